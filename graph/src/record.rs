@@ -1,0 +1,219 @@
+//! The records the subscriber's hot path hands to the background builder.
+//!
+//! Records are small and `Copy` where they happen per instance (submission,
+//! task begin/end, signal, device times); the ones that carry strings
+//! ([`NodeInfo`], [`EdgeInfo`]) are sent once per node or edge. Every record
+//! names nodes by the [`NodeId`] the subscriber assigned, never by the
+//! runtime's `unique_id` alone (unique_ids can collide; see intel/llvm#7860).
+
+/// Our identifier for one distinct node (code location + payload), assigned by
+/// the subscriber in order of first sight, starting at 0.
+pub type NodeId = u32;
+
+/// Our identifier for one distinct edge, assigned like [`NodeId`].
+pub type EdgeId = u32;
+
+/// Index of a string in the subscriber's interner (see [`Record::String`]).
+pub type StrId = u32;
+
+/// A key/value pair of XPTI metadata, both rendered as text.
+pub type Metadata = Vec<(String, String)>;
+
+/// Everything the runtime tells about a node, read once when it is first seen.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NodeInfo {
+    /// Our id for the node.
+    pub id: NodeId,
+    /// The runtime's unique_id of the node event.
+    pub uid: u64,
+    /// The node_create user_data string, e.g. `command_group_node`,
+    /// `memory_transfer_node::memcpy`.
+    pub kind_hint: String,
+    /// The payload name (often the kernel name or the operation).
+    pub name: String,
+    /// Source file, when the runtime knew it (not `<unknown-file>`).
+    pub source_file: Option<String>,
+    /// Source line, when known (non-zero).
+    pub source_line: Option<u32>,
+    /// Source column, when known.
+    pub source_column: Option<u32>,
+    /// Every metadata pair the event carried (merged from `sycl` and `sycl.debug`).
+    pub metadata: Metadata,
+}
+
+/// Everything the runtime tells about an edge, read once when first seen.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EdgeInfo {
+    /// Our id for the edge.
+    pub id: EdgeId,
+    /// The runtime's unique_id of the edge event.
+    pub uid: u64,
+    /// The node the dependency comes from (the producer).
+    pub source: NodeId,
+    /// The node that depends on `source`.
+    pub target: NodeId,
+    /// Every metadata pair of the edge event (`access_mode`, `memory_object`, `event`).
+    pub metadata: Metadata,
+}
+
+/// Which host-side blocking span a [`Record::SpanBegin`]/[`Record::SpanEnd`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SpanKind {
+    /// `wait_begin`/`wait_end`: the host waited on an event or queue.
+    Wait,
+    /// `barrier_begin`/`barrier_end`.
+    Barrier,
+}
+
+/// How far a device command could be timed (see `kernels.csv`'s `timing` column).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum TimingStatus {
+    /// Device start and end are known.
+    Ok,
+    /// The queue was created without profiling; the device gave no times.
+    NoProfiling,
+    /// The device's timestamps failed the sanity checks.
+    Invalid,
+    /// The event could not be read before the runtime tore down.
+    Lost,
+    /// No timestamp source is available in this process.
+    Unavailable,
+}
+
+impl TimingStatus {
+    /// The word written in `kernels.csv`'s `timing` column.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TimingStatus::Ok => "ok",
+            TimingStatus::NoProfiling => "no_profiling",
+            TimingStatus::Invalid => "invalid",
+            TimingStatus::Lost => "lost",
+            TimingStatus::Unavailable => "unavailable",
+        }
+    }
+}
+
+/// Device times of one command instance, on the host CLOCK_MONOTONIC timeline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DeviceTimes {
+    /// Node of the command.
+    pub node: NodeId,
+    /// Instance of the node.
+    pub instance: u64,
+    /// Whether `start_ns`/`end_ns` hold real values.
+    pub status: TimingStatus,
+    /// Device start, host ns (0 unless `status` is `Ok`).
+    pub start_ns: u64,
+    /// Device end, host ns (0 unless `status` is `Ok`).
+    pub end_ns: u64,
+}
+
+/// One thing that happened, in the order the subscriber saw it on one thread.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Record {
+    /// A string interned by the subscriber, sent once before its first use.
+    String {
+        /// The id later records use.
+        id: StrId,
+        /// The text.
+        text: Box<str>,
+    },
+    /// A node seen for the first time.
+    NodeDefined(Box<NodeInfo>),
+    /// Extra metadata for a known node (e.g. from the `sycl.debug` stream).
+    NodeMetadata {
+        /// The node.
+        node: NodeId,
+        /// Pairs to merge (existing keys keep their value).
+        metadata: Box<Metadata>,
+    },
+    /// An edge seen for the first time.
+    EdgeDefined(Box<EdgeInfo>),
+    /// One more submission created the edge again.
+    EdgeInstance {
+        /// The edge.
+        edge: EdgeId,
+        /// The instance of the edge event.
+        instance: u64,
+    },
+    /// node_create: one submission of a node.
+    Submitted {
+        /// The node.
+        node: NodeId,
+        /// The runtime's instance number.
+        instance: u64,
+        /// Submitting thread (our small per-process thread number).
+        thread: u32,
+        /// Host CLOCK_MONOTONIC ns.
+        ns: u64,
+    },
+    /// task_begin of an instance.
+    TaskBegin {
+        /// The node.
+        node: NodeId,
+        /// The instance.
+        instance: u64,
+        /// Thread number.
+        thread: u32,
+        /// Host CLOCK_MONOTONIC ns.
+        ns: u64,
+    },
+    /// task_end of an instance.
+    TaskEnd {
+        /// The node.
+        node: NodeId,
+        /// The instance.
+        instance: u64,
+        /// Thread number.
+        thread: u32,
+        /// Host CLOCK_MONOTONIC ns.
+        ns: u64,
+    },
+    /// signal: the instance's device event handle (0 for host tasks).
+    Signal {
+        /// The node.
+        node: NodeId,
+        /// The instance.
+        instance: u64,
+        /// The `ur_event_handle_t` as an address.
+        event: u64,
+    },
+    /// Begin of a host wait or barrier.
+    SpanBegin {
+        /// Wait or barrier.
+        kind: SpanKind,
+        /// What the runtime said it waits for (interned).
+        label: StrId,
+        /// Thread number.
+        thread: u32,
+        /// Host CLOCK_MONOTONIC ns.
+        ns: u64,
+    },
+    /// End of a host wait or barrier.
+    SpanEnd {
+        /// Wait or barrier.
+        kind: SpanKind,
+        /// Thread number.
+        thread: u32,
+        /// Host CLOCK_MONOTONIC ns.
+        ns: u64,
+    },
+    /// A queue was created.
+    QueueCreated {
+        /// The runtime's queue id.
+        queue_id: u64,
+        /// Device name (interned).
+        device: StrId,
+        /// Host CLOCK_MONOTONIC ns.
+        ns: u64,
+    },
+    /// A queue was destroyed.
+    QueueDestroyed {
+        /// The runtime's queue id.
+        queue_id: u64,
+        /// Host CLOCK_MONOTONIC ns.
+        ns: u64,
+    },
+    /// Device times for a command instance, from the timestamp collector.
+    Device(DeviceTimes),
+}

@@ -1,0 +1,63 @@
+//! Device timestamps for the events the SYCL runtime signals.
+//!
+//! The subscriber receives a `ur_event_handle_t` with every `signal` trace
+//! point. A [`TimestampSource`] keeps that event alive ([`TimestampSource::retain`],
+//! on the submitting thread, cheap), later reads the device's start/end times
+//! once the command completed ([`TimestampSource::read`], on the collector
+//! thread) and finally lets go of it ([`TimestampSource::release`]).
+//!
+//! Two sources exist, both loaded at run time so that the subscriber works in
+//! a process where neither library is present:
+//! - [`ur`]: Unified Runtime, every backend.
+//! - [`level_zero`]: Level Zero directly, for events of the Level Zero backend
+//!   (kernel timestamps in device ticks, converted by [`clock`]).
+#![warn(missing_docs)]
+
+pub mod clock;
+pub mod level_zero;
+pub mod ur;
+
+/// An opaque `ur_event_handle_t`, as delivered by the `signal` trace point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct UrEvent(pub usize);
+
+/// Why a completed command has no device times.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Untimed {
+    /// The queue was created without profiling.
+    NoProfiling,
+    /// The timestamps failed the sanity checks (end before start, absurd values).
+    Invalid,
+    /// The command failed, or the source could not read the event.
+    Failed,
+}
+
+/// What reading an event gave.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Readout {
+    /// The command has not completed yet: ask again later.
+    Pending,
+    /// Device start and end, on the host CLOCK_MONOTONIC timeline, in ns.
+    Times {
+        /// Start of execution on the device.
+        start_ns: u64,
+        /// End of execution on the device.
+        end_ns: u64,
+    },
+    /// The command completed (or cannot be read) without times.
+    Untimed(Untimed),
+}
+
+/// A source of device timestamps for signalled events.
+pub trait TimestampSource: Send + Sync {
+    /// A short name for messages ("unified-runtime", "level-zero").
+    fn name(&self) -> &'static str;
+    /// Keeps `event` alive until [`TimestampSource::release`]. Called on the
+    /// application's submitting thread: must not block. Returns false when
+    /// the event could not be retained (then it must not be read).
+    fn retain(&self, event: UrEvent) -> bool;
+    /// Reads a retained event if its command completed. Never blocks.
+    fn read(&self, event: UrEvent) -> Readout;
+    /// Lets go of a retained event.
+    fn release(&self, event: UrEvent);
+}
