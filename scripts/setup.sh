@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Installs what syclgraph needs on a fresh Debian machine (run as root):
+#   - Debian packages: g++ graphviz libze1 libze-dev valgrind
+#   - the project-local Python venv <repo>/.venv with the pinned DPC++ runtime
+#     (intel-sycl-rt, intel-opencl-rt), dpctl, dpnp, pydot, networkx.
+# Idempotent: apt runs only for missing packages, pip only when the venv does
+# not already hold every pinned requirement at its pinned version.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="${SYCLGRAPH_VENV:-$ROOT/.venv}"
+PYTHON="${PYTHON:-python3}"
+
+APT_PACKAGES=(g++ graphviz libze1 libze-dev valgrind)
+PIP_REQUIREMENTS=(
+  intel-sycl-rt==2026.2.0
+  intel-opencl-rt==2026.2.0
+  dpctl==0.22.1
+  dpnp==0.20.0
+  pydot==4.0.1
+  networkx==3.6.1
+)
+
+log() { echo "setup: $*" >&2; }
+
+# ---- Debian packages -------------------------------------------------------
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  status="$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)"
+  [[ "$status" == "install ok installed" ]] || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  if [[ $(id -u) -ne 0 ]]; then
+    log "missing Debian packages (${missing[*]}) and not root: install them by hand"
+    exit 1
+  fi
+  log "apt-get install ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update
+  apt-get install -y --no-install-recommends "${missing[@]}"
+else
+  log "Debian packages present"
+fi
+
+# ---- Python venv -------------------------------------------------------------
+if [[ ! -x "$VENV/bin/python" ]]; then
+  log "creating venv $VENV"
+  if ! "$PYTHON" -m venv "$VENV"; then
+    # Debian splits ensurepip into python3-venv.
+    if [[ $(id -u) -eq 0 ]]; then
+      pyver="$("$PYTHON" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')"
+      export DEBIAN_FRONTEND=noninteractive
+      apt-get update
+      apt-get install -y --no-install-recommends "python${pyver}-venv" || \
+        apt-get install -y --no-install-recommends python3-venv
+      rm -rf "$VENV"
+      "$PYTHON" -m venv "$VENV"
+    else
+      exit 1
+    fi
+  fi
+fi
+
+STAMP="$VENV/.syclgraph-requirements"
+WANT="$(printf '%s\n' "${PIP_REQUIREMENTS[@]}")"
+
+venv_has_all() {
+  # True when every pinned requirement is installed at exactly its version.
+  "$VENV/bin/python" - "${PIP_REQUIREMENTS[@]}" <<'PY'
+import sys
+from importlib import metadata
+ok = True
+for req in sys.argv[1:]:
+    name, ver = req.split("==")
+    try:
+        have = metadata.version(name)
+    except metadata.PackageNotFoundError:
+        have = None
+    if have != ver:
+        ok = False
+sys.exit(0 if ok else 1)
+PY
+}
+
+if [[ -f "$STAMP" && "$(cat "$STAMP")" == "$WANT" ]] && venv_has_all; then
+  log "venv up to date ($VENV)"
+elif venv_has_all; then
+  log "venv already holds the pinned packages; writing stamp"
+  printf '%s\n' "$WANT" >"$STAMP"
+else
+  log "pip install ${PIP_REQUIREMENTS[*]}"
+  "$VENV/bin/python" -m pip install --disable-pip-version-check -q "${PIP_REQUIREMENTS[@]}"
+  venv_has_all
+  printf '%s\n' "$WANT" >"$STAMP"
+fi
+
+# ---- OpenCL CPU device -------------------------------------------------------
+# The intel-opencl-rt wheel ships .icd files holding a conda placeholder prefix
+# (/opt/anaconda1anaconda2anaconda3/lib/...). env.sh sets OCL_ICD_FILENAMES,
+# which is enough; the .icd files are also pointed at the venv so that
+# OCL_ICD_VENDORS=$VENV/etc/OpenCL/vendors works as well.
+for icd in "$VENV"/etc/OpenCL/vendors/*.icd; do
+  [[ -f "$icd" ]] || continue
+  lib="$(basename "$(head -n1 "$icd")")"
+  if [[ -f "$VENV/lib/$lib" && "$(head -n1 "$icd")" != "$VENV/lib/$lib" ]]; then
+    printf '%s\n' "$VENV/lib/$lib" >"$icd"
+    log "pointed $(basename "$icd") at $VENV/lib/$lib"
+  fi
+done
+
+for f in libsycl.so.9 libxptifw.so libintelocl.so libOpenCL.so.1; do
+  [[ -e "$VENV/lib/$f" ]] || { log "missing $VENV/lib/$f"; exit 1; }
+done
+log "done; source scripts/env.sh to use the runtime"
