@@ -1,0 +1,558 @@
+//! The task graph: [`TaskGraph::apply`] turns [`Record`]s, in arrival order,
+//! into nodes, edges, instances and exact aggregates.
+//!
+//! Records may arrive in any order across threads: an edge or an instance can
+//! name a node before its NodeDefined (a placeholder node stands in until the
+//! definition arrives, or for good), an EdgeInstance can come before its
+//! EdgeDefined, a Device record before the Signal. Nothing panics on any
+//! order; oddities are counted in [`Stats`].
+//!
+//! # Instances
+//!
+//! Records sharing a (node, instance) key are merged into one [`Instance`] in
+//! a bounded pending table. An instance is *complete*, and leaves the table,
+//! once its node is defined and it has a Submitted record and
+//! - a virtual node: nothing more (virtual nodes never run);
+//! - a device command (kernel, memcpy, memset, fill, copy): a TaskEnd and a
+//!   Device record (with any [`TimingStatus`]);
+//! - anything else: a TaskEnd.
+//!
+//! The subscriber should therefore send a Device record for every device
+//! command, with a final status. An instance that never completes is
+//! *flushed* when the pending table is full (oldest first) or at
+//! [`TaskGraph::finish`]; its timing is then `lost` if the signal gave an
+//! event and `unavailable` if not (see [`Instance::timing`]).
+//!
+//! Every finalised (complete or flushed) instance is handed back as a
+//! [`Completed`] exactly once, so the subscriber can stream it to
+//! `kernels.csv`; then it is folded into its node's exact aggregates and kept
+//! in memory while fewer than [`Limits::max_instances`] are kept in the whole
+//! graph (the rest are counted as dropped).
+
+use std::collections::HashMap;
+
+use petgraph::graph::{DiGraph, EdgeIndex, NodeIndex};
+
+use crate::edge::Edge;
+use crate::instance::{Completed, Instance, InstanceStatus};
+use crate::node::Node;
+use crate::pending::{Key, PendingTable};
+use crate::queues::{Queue, QueueTable};
+use crate::record::{EdgeId, EdgeInfo, NodeId, NodeInfo, Record, StrId, TimingStatus};
+use crate::spans::{HostSpan, SpanTracker};
+use crate::timing::UntimedCounts;
+
+/// How much the graph keeps in memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Finalised instances kept in memory over the whole graph; the rest are
+    /// only counted (their aggregates stay exact, their rows were streamed).
+    pub max_instances: usize,
+    /// Instances waiting for records; when full, the oldest is flushed.
+    pub max_pending: usize,
+    /// Finalised instance keys remembered to recognise late records.
+    pub recent_finalised: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_instances: 5000,
+            max_pending: 65_536,
+            recent_finalised: 4096,
+        }
+    }
+}
+
+/// Counts describing a graph and how its records went.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Records applied.
+    pub records: u64,
+    /// Nodes (defined or not).
+    pub nodes: usize,
+    /// Nodes named by records but never defined.
+    pub undefined_nodes: usize,
+    /// Edges.
+    pub edges: usize,
+    /// Submitted records (instances created by the runtime).
+    pub submissions: u64,
+    /// Instances finalised (complete + flushed).
+    pub instances: u64,
+    /// Instances finalised without all their records.
+    pub instances_flushed: u64,
+    /// Finalised instances kept in memory.
+    pub instances_kept: usize,
+    /// Finalised instances not kept in memory (beyond `max_instances`).
+    pub instances_dropped: u64,
+    /// Instances still waiting for records.
+    pub instances_pending: usize,
+    /// Instances flushed because the pending table was full.
+    pub pending_evicted: u64,
+    /// Device commands that could not be timed, by reason.
+    pub untimed: UntimedCounts,
+    /// Records that named a node not defined (yet) when they arrived.
+    pub unknown_node_records: u64,
+    /// EdgeInstance records for an edge not defined (yet).
+    pub unknown_edge_records: u64,
+    /// NodeDefined records for a node already defined.
+    pub duplicate_node_definitions: u64,
+    /// EdgeDefined records for an edge already defined.
+    pub duplicate_edge_definitions: u64,
+    /// Instance records repeating a value the instance already had.
+    pub duplicate_instance_records: u64,
+    /// Instance records arriving after their instance was finalised.
+    pub late_records: u64,
+    /// Span ends with no open begin.
+    pub unmatched_span_ends: u64,
+    /// Spans begun and not ended.
+    pub open_spans: usize,
+    /// Queues seen.
+    pub queues: usize,
+    /// Interned strings received.
+    pub strings: usize,
+}
+
+/// Counters kept while applying records.
+#[derive(Clone, Debug, Default)]
+struct Counters {
+    records: u64,
+    submissions: u64,
+    instances: u64,
+    flushed: u64,
+    kept: usize,
+    dropped: u64,
+    evicted: u64,
+    unknown_node_records: u64,
+    unknown_edge_records: u64,
+    duplicate_node_definitions: u64,
+    duplicate_edge_definitions: u64,
+    duplicate_instance_records: u64,
+    late_records: u64,
+}
+
+/// The task graph the runtime built, with what each command cost.
+#[derive(Debug)]
+pub struct TaskGraph {
+    graph: DiGraph<Node, Edge>,
+    nodes: HashMap<NodeId, NodeIndex>,
+    edges: HashMap<EdgeId, EdgeIndex>,
+    /// EdgeInstance counts for edges not defined yet.
+    early_edge_instances: HashMap<EdgeId, u64>,
+    pending: PendingTable,
+    spans: SpanTracker,
+    queues: QueueTable,
+    strings: HashMap<StrId, Box<str>>,
+    limits: Limits,
+    counters: Counters,
+}
+
+impl Default for TaskGraph {
+    fn default() -> TaskGraph {
+        TaskGraph::new()
+    }
+}
+
+/// Set `slot` to `value` unless it already has one; `true` if it had one.
+fn set_once<T>(slot: &mut Option<T>, value: T) -> bool {
+    if slot.is_some() {
+        return true;
+    }
+    *slot = Some(value);
+    false
+}
+
+impl TaskGraph {
+    /// An empty graph with the default [`Limits`].
+    pub fn new() -> TaskGraph {
+        TaskGraph::with_limits(Limits::default())
+    }
+
+    /// An empty graph with these limits.
+    pub fn with_limits(limits: Limits) -> TaskGraph {
+        TaskGraph {
+            graph: DiGraph::new(),
+            nodes: HashMap::new(),
+            edges: HashMap::new(),
+            early_edge_instances: HashMap::new(),
+            pending: PendingTable::new(limits.max_pending, limits.recent_finalised),
+            spans: SpanTracker::default(),
+            queues: QueueTable::default(),
+            strings: HashMap::new(),
+            limits,
+            counters: Counters::default(),
+        }
+    }
+
+    /// The limits in force.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// Apply one record. Instances it finalises (at most two: its own, and
+    /// the oldest pending one when the table was full) are appended to `done`.
+    pub fn apply(&mut self, record: Record, done: &mut Vec<Completed>) {
+        self.counters.records += 1;
+        match record {
+            Record::String { id, text } => {
+                self.strings.entry(id).or_insert(text);
+            }
+            Record::NodeDefined(info) => self.define_node(*info, done),
+            Record::NodeMetadata { node, metadata } => {
+                let idx = self.touch(node);
+                self.graph[idx].merge_metadata(*metadata);
+                self.recheck(node, done);
+            }
+            Record::EdgeDefined(info) => self.define_edge(*info),
+            Record::EdgeInstance { edge, .. } => match self.edges.get(&edge) {
+                Some(&idx) => self.graph[idx].count += 1,
+                None => {
+                    self.counters.unknown_edge_records += 1;
+                    *self.early_edge_instances.entry(edge).or_default() += 1;
+                }
+            },
+            Record::Submitted {
+                node,
+                instance,
+                thread,
+                ns,
+            } => {
+                let idx = self.touch(node);
+                self.graph[idx].submissions += 1;
+                self.counters.submissions += 1;
+                self.update(node, instance, done, |i| {
+                    set_once(&mut i.submit_ns, ns) | set_once(&mut i.thread, thread)
+                });
+            }
+            Record::TaskBegin {
+                node,
+                instance,
+                thread,
+                ns,
+            } => {
+                self.touch(node);
+                self.update(node, instance, done, |i| {
+                    let dup = set_once(&mut i.begin_ns, ns);
+                    i.task_thread = Some(thread);
+                    dup
+                });
+            }
+            Record::TaskEnd {
+                node,
+                instance,
+                thread,
+                ns,
+            } => {
+                self.touch(node);
+                self.update(node, instance, done, |i| {
+                    i.task_thread.get_or_insert(thread);
+                    set_once(&mut i.end_ns, ns)
+                });
+            }
+            Record::Signal {
+                node,
+                instance,
+                event,
+            } => {
+                self.touch(node);
+                self.update(node, instance, done, |i| set_once(&mut i.event, event));
+            }
+            Record::Device(mut times) => {
+                if times.status == TimingStatus::Ok && times.end_ns < times.start_ns {
+                    times.status = TimingStatus::Invalid;
+                }
+                self.touch(times.node);
+                self.update(times.node, times.instance, done, |i| {
+                    set_once(&mut i.device, times)
+                });
+            }
+            Record::SpanBegin {
+                kind,
+                label,
+                thread,
+                ns,
+            } => self.spans.begin(kind, label, thread, ns),
+            Record::SpanEnd { kind, thread, ns } => self.spans.end(kind, thread, ns),
+            Record::QueueCreated {
+                queue_id,
+                device,
+                ns,
+            } => self.queues.created(queue_id, device, ns),
+            Record::QueueDestroyed { queue_id, ns } => self.queues.destroyed(queue_id, ns),
+        }
+    }
+
+    /// Apply records in order and return every instance they finalised.
+    pub fn apply_all(&mut self, records: impl IntoIterator<Item = Record>) -> Vec<Completed> {
+        let mut done = Vec::new();
+        for r in records {
+            self.apply(r, &mut done);
+        }
+        done
+    }
+
+    /// Flush every pending instance (oldest first) into `done`: call once the
+    /// records have stopped. Calling it again flushes only what came since.
+    pub fn finish(&mut self, done: &mut Vec<Completed>) {
+        while let Some((key, instance)) = self.pending.pop_oldest() {
+            self.finalise(key, instance, InstanceStatus::Flushed, done);
+        }
+    }
+
+    /// The node with this id.
+    pub fn node(&self, id: NodeId) -> Option<&Node> {
+        self.nodes.get(&id).map(|&i| &self.graph[i])
+    }
+
+    /// Every node, by id.
+    pub fn nodes(&self) -> impl Iterator<Item = &Node> + '_ {
+        let mut v: Vec<&Node> = self.graph.node_weights().collect();
+        v.sort_by_key(|n| n.id);
+        v.into_iter()
+    }
+
+    /// The edge with this id.
+    pub fn edge(&self, id: EdgeId) -> Option<&Edge> {
+        self.edges.get(&id).map(|&i| &self.graph[i])
+    }
+
+    /// Every edge, by id.
+    pub fn edges(&self) -> impl Iterator<Item = &Edge> + '_ {
+        let mut v: Vec<&Edge> = self.graph.edge_weights().collect();
+        v.sort_by_key(|e| e.id);
+        v.into_iter()
+    }
+
+    /// The edges into a node (its dependencies), by edge id.
+    pub fn edges_into(&self, id: NodeId) -> Vec<&Edge> {
+        self.edges_dir(id, petgraph::Direction::Incoming)
+    }
+
+    /// The edges out of a node (what waits for it), by edge id.
+    pub fn edges_from(&self, id: NodeId) -> Vec<&Edge> {
+        self.edges_dir(id, petgraph::Direction::Outgoing)
+    }
+
+    fn edges_dir(&self, id: NodeId, dir: petgraph::Direction) -> Vec<&Edge> {
+        let Some(&idx) = self.nodes.get(&id) else {
+            return Vec::new();
+        };
+        let mut v: Vec<&Edge> = self
+            .graph
+            .edges_directed(idx, dir)
+            .map(|e| e.weight())
+            .collect();
+        v.sort_by_key(|e| e.id);
+        v
+    }
+
+    /// The underlying petgraph graph, for analyses (node and edge weights are
+    /// [`Node`] and [`Edge`]; indices are not our ids).
+    pub fn petgraph(&self) -> &DiGraph<Node, Edge> {
+        &self.graph
+    }
+
+    /// Instances still waiting for records, oldest first.
+    pub fn pending(&self) -> impl Iterator<Item = (NodeId, &Instance)> + '_ {
+        self.pending.iter().map(|((node, _), i)| (node, i))
+    }
+
+    /// An interned string, if its String record arrived.
+    pub fn string(&self, id: StrId) -> Option<&str> {
+        self.strings.get(&id).map(|s| &**s)
+    }
+
+    /// An interned string, or `<string N>` when it never arrived.
+    fn string_or_id(&self, id: StrId) -> String {
+        self.string(id)
+            .map_or_else(|| format!("<string {id}>"), str::to_string)
+    }
+
+    /// Host waits and barriers, aggregated per label, largest total first.
+    pub fn host_spans(&self) -> Vec<HostSpan> {
+        self.spans.spans(|id| self.string_or_id(id))
+    }
+
+    /// The queues seen, by id.
+    pub fn queues(&self) -> Vec<Queue> {
+        self.queues.queues(|id| self.string_or_id(id))
+    }
+
+    /// Counts describing the graph and how its records went.
+    pub fn stats(&self) -> Stats {
+        let c = &self.counters;
+        let mut untimed = UntimedCounts::default();
+        for n in self.graph.node_weights() {
+            untimed.merge(&n.times.untimed);
+        }
+        Stats {
+            records: c.records,
+            nodes: self.graph.node_count(),
+            undefined_nodes: self.graph.node_weights().filter(|n| !n.defined).count(),
+            edges: self.graph.edge_count(),
+            submissions: c.submissions,
+            instances: c.instances,
+            instances_flushed: c.flushed,
+            instances_kept: c.kept,
+            instances_dropped: c.dropped,
+            instances_pending: self.pending.len(),
+            pending_evicted: c.evicted,
+            untimed,
+            unknown_node_records: c.unknown_node_records,
+            unknown_edge_records: c.unknown_edge_records,
+            duplicate_node_definitions: c.duplicate_node_definitions,
+            duplicate_edge_definitions: c.duplicate_edge_definitions,
+            duplicate_instance_records: c.duplicate_instance_records,
+            late_records: c.late_records,
+            unmatched_span_ends: self.spans.unmatched_ends,
+            open_spans: self.spans.open_count(),
+            queues: self.queues.len(),
+            strings: self.strings.len(),
+        }
+    }
+
+    /// The index of a node, creating a placeholder for an unknown id; counts
+    /// the record as naming an unknown node when the node is not defined.
+    fn touch(&mut self, id: NodeId) -> NodeIndex {
+        let idx = self.node_index(id);
+        if !self.graph[idx].defined {
+            self.counters.unknown_node_records += 1;
+        }
+        idx
+    }
+
+    /// The index of a node, creating a placeholder for an unknown id.
+    fn node_index(&mut self, id: NodeId) -> NodeIndex {
+        if let Some(&idx) = self.nodes.get(&id) {
+            return idx;
+        }
+        let idx = self.graph.add_node(Node::placeholder(id));
+        self.nodes.insert(id, idx);
+        idx
+    }
+
+    fn define_node(&mut self, info: NodeInfo, done: &mut Vec<Completed>) {
+        let id = info.id;
+        let existed = self.nodes.contains_key(&id);
+        let idx = self.node_index(id);
+        let node = &mut self.graph[idx];
+        if node.defined {
+            self.counters.duplicate_node_definitions += 1;
+        }
+        node.define(info);
+        if existed {
+            self.recheck(id, done);
+        }
+    }
+
+    fn define_edge(&mut self, info: EdgeInfo) {
+        if let Some(&idx) = self.edges.get(&info.id) {
+            self.counters.duplicate_edge_definitions += 1;
+            self.graph[idx].merge_metadata(info.metadata);
+            return;
+        }
+        let source = self.touch(info.source);
+        let target = self.touch(info.target);
+        let id = info.id;
+        let mut edge = Edge::from_info(info);
+        edge.count += self.early_edge_instances.remove(&id).unwrap_or(0);
+        let idx = self.graph.add_edge(source, target, edge);
+        self.edges.insert(id, idx);
+    }
+
+    /// Apply `f` to the instance `(node, instance)`: a pending one, a late
+    /// record for a recently finalised one, or a new one. `f` returns whether
+    /// the record repeated a value the instance already had.
+    fn update(
+        &mut self,
+        node: NodeId,
+        instance: u64,
+        done: &mut Vec<Completed>,
+        f: impl FnOnce(&mut Instance) -> bool,
+    ) {
+        let key = (node, instance);
+        if let Some(i) = self.pending.get_mut(key) {
+            if f(i) {
+                self.counters.duplicate_instance_records += 1;
+            }
+            self.try_complete(key, done);
+            return;
+        }
+        if self.pending.was_finalised(key) {
+            self.counters.late_records += 1;
+            if let Some(&idx) = self.nodes.get(&node) {
+                if let Some(kept) = self.graph[idx]
+                    .instances
+                    .iter_mut()
+                    .rev()
+                    .find(|i| i.instance == instance)
+                {
+                    f(kept);
+                }
+            }
+            return;
+        }
+        let mut fresh = Instance::new(instance);
+        f(&mut fresh);
+        if let Some((old_key, old)) = self.pending.insert(key, fresh) {
+            self.counters.evicted += 1;
+            self.finalise(old_key, old, InstanceStatus::Flushed, done);
+        }
+        self.try_complete(key, done);
+    }
+
+    /// Check every pending instance of a node again (its kind may have changed
+    /// or it may have just been defined).
+    fn recheck(&mut self, node: NodeId, done: &mut Vec<Completed>) {
+        for key in self.pending.keys_of(node) {
+            self.try_complete(key, done);
+        }
+    }
+
+    /// Finalise a pending instance if it has everything it needs.
+    fn try_complete(&mut self, key: Key, done: &mut Vec<Completed>) {
+        let (Some(&idx), Some(i)) = (self.nodes.get(&key.0), self.pending.get(key)) else {
+            return;
+        };
+        let node = &self.graph[idx];
+        let complete = node.defined
+            && i.submit_ns.is_some()
+            && (!node.kind.expects_task()
+                || (i.end_ns.is_some() && (!node.kind.is_device_command() || i.device.is_some())));
+        if complete {
+            if let Some(i) = self.pending.remove(key) {
+                self.finalise(key, i, InstanceStatus::Complete, done);
+            }
+        }
+    }
+
+    /// Fold an instance that left the pending table into its node, keep it if
+    /// there is room, and hand it to `done`.
+    fn finalise(
+        &mut self,
+        key: Key,
+        mut instance: Instance,
+        status: InstanceStatus,
+        done: &mut Vec<Completed>,
+    ) {
+        instance.status = status;
+        let idx = self.node_index(key.0);
+        let node = &mut self.graph[idx];
+        node.times.add(node.kind, &instance);
+        if self.counters.kept < self.limits.max_instances {
+            node.instances.push(instance);
+            self.counters.kept += 1;
+        } else {
+            self.counters.dropped += 1;
+        }
+        self.counters.instances += 1;
+        if status == InstanceStatus::Flushed {
+            self.counters.flushed += 1;
+        }
+        self.pending.remember(key);
+        done.push(Completed {
+            node: key.0,
+            instance,
+        });
+    }
+}

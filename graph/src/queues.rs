@@ -1,0 +1,88 @@
+//! The queues the runtime created and destroyed.
+
+use std::collections::BTreeMap;
+
+use crate::record::StrId;
+
+/// One queue.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Queue {
+    /// The runtime's queue id.
+    pub id: u64,
+    /// Its device, when a QueueCreated named one.
+    pub device: Option<String>,
+    /// Creation time, host ns.
+    pub created_ns: Option<u64>,
+    /// Destruction time, host ns.
+    pub destroyed_ns: Option<u64>,
+}
+
+/// Queue records as they arrive; device names stay interned ids until read
+/// (the String record may arrive after the QueueCreated that uses it).
+#[derive(Debug, Default)]
+pub(crate) struct QueueTable {
+    queues: BTreeMap<u64, QueueEntry>,
+}
+
+/// What the records said about one queue.
+#[derive(Clone, Copy, Debug, Default)]
+struct QueueEntry {
+    device: Option<StrId>,
+    created_ns: Option<u64>,
+    destroyed_ns: Option<u64>,
+}
+
+impl QueueTable {
+    /// A queue was created (a second creation of the same id keeps the first).
+    pub fn created(&mut self, id: u64, device: StrId, ns: u64) {
+        let q = self.queues.entry(id).or_default();
+        q.device.get_or_insert(device);
+        q.created_ns.get_or_insert(ns);
+    }
+
+    /// A queue was destroyed.
+    pub fn destroyed(&mut self, id: u64, ns: u64) {
+        self.queues
+            .entry(id)
+            .or_default()
+            .destroyed_ns
+            .get_or_insert(ns);
+    }
+
+    /// How many queues are known.
+    pub fn len(&self) -> usize {
+        self.queues.len()
+    }
+
+    /// The queues by id, device names resolved with `resolve`.
+    pub fn queues(&self, resolve: impl Fn(StrId) -> String) -> Vec<Queue> {
+        self.queues
+            .iter()
+            .map(|(&id, q)| Queue {
+                id,
+                device: q.device.map(&resolve),
+                created_ns: q.created_ns,
+                destroyed_ns: q.destroyed_ns,
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn create_and_destroy_in_any_order() {
+        let mut t = QueueTable::default();
+        t.destroyed(2, 50);
+        t.created(1, 7, 10);
+        t.created(2, 8, 5);
+        t.created(1, 9, 11);
+        let q = t.queues(|id| format!("dev{id}"));
+        assert_eq!(q.len(), 2);
+        assert_eq!(q[0].device.as_deref(), Some("dev7"));
+        assert_eq!((q[0].created_ns, q[0].destroyed_ns), (Some(10), None));
+        assert_eq!((q[1].created_ns, q[1].destroyed_ns), (Some(5), Some(50)));
+    }
+}

@@ -1,0 +1,195 @@
+//! Exact duration aggregates: count/total/min/max, untimed counts by reason,
+//! nearest-rank percentiles, and a human-readable nanosecond formatter.
+
+use crate::record::TimingStatus;
+
+/// Count, total, minimum and maximum of a set of durations (ns).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DurationStats {
+    /// How many durations were added.
+    pub count: u64,
+    /// Their sum (saturating).
+    pub total_ns: u64,
+    /// The smallest (0 when `count` is 0).
+    pub min_ns: u64,
+    /// The largest.
+    pub max_ns: u64,
+}
+
+impl DurationStats {
+    /// Add one duration.
+    pub fn add(&mut self, ns: u64) {
+        if self.count == 0 || ns < self.min_ns {
+            self.min_ns = ns;
+        }
+        self.max_ns = self.max_ns.max(ns);
+        self.total_ns = self.total_ns.saturating_add(ns);
+        self.count += 1;
+    }
+
+    /// Fold another set into this one.
+    pub fn merge(&mut self, other: &DurationStats) {
+        if other.count == 0 {
+            return;
+        }
+        if self.count == 0 || other.min_ns < self.min_ns {
+            self.min_ns = other.min_ns;
+        }
+        self.max_ns = self.max_ns.max(other.max_ns);
+        self.total_ns = self.total_ns.saturating_add(other.total_ns);
+        self.count += other.count;
+    }
+
+    /// The mean, rounded to the nearest ns; `None` when empty.
+    pub fn mean_ns(&self) -> Option<u64> {
+        (self.count > 0).then(|| {
+            let total = u128::from(self.total_ns);
+            let n = u128::from(self.count);
+            ((total + n / 2) / n) as u64
+        })
+    }
+}
+
+/// How many device commands could not be timed, by reason.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UntimedCounts {
+    /// Queue without profiling.
+    pub no_profiling: u64,
+    /// Timestamps failed the sanity checks.
+    pub invalid: u64,
+    /// Event not read before teardown.
+    pub lost: u64,
+    /// No timestamp source.
+    pub unavailable: u64,
+}
+
+impl UntimedCounts {
+    /// Count one command with this status (`Ok` is not counted here).
+    pub fn add(&mut self, status: TimingStatus) {
+        match status {
+            TimingStatus::Ok => {}
+            TimingStatus::NoProfiling => self.no_profiling += 1,
+            TimingStatus::Invalid => self.invalid += 1,
+            TimingStatus::Lost => self.lost += 1,
+            TimingStatus::Unavailable => self.unavailable += 1,
+        }
+    }
+
+    /// Fold another set of counts into this one.
+    pub fn merge(&mut self, other: &UntimedCounts) {
+        self.no_profiling += other.no_profiling;
+        self.invalid += other.invalid;
+        self.lost += other.lost;
+        self.unavailable += other.unavailable;
+    }
+
+    /// All untimed commands.
+    pub fn total(&self) -> u64 {
+        self.no_profiling + self.invalid + self.lost + self.unavailable
+    }
+
+    /// The non-zero counts with their status, in `TimingStatus` order.
+    pub fn nonzero(&self) -> Vec<(TimingStatus, u64)> {
+        [
+            (TimingStatus::NoProfiling, self.no_profiling),
+            (TimingStatus::Invalid, self.invalid),
+            (TimingStatus::Lost, self.lost),
+            (TimingStatus::Unavailable, self.unavailable),
+        ]
+        .into_iter()
+        .filter(|&(_, n)| n > 0)
+        .collect()
+    }
+}
+
+/// Nearest-rank percentile of already sorted values: the smallest value with
+/// at least `p` percent of the values at or below it (`p` in 0..=100).
+/// `None` for an empty slice.
+pub fn percentile(sorted: &[u64], p: f64) -> Option<u64> {
+    if sorted.is_empty() {
+        return None;
+    }
+    let n = sorted.len();
+    let rank = ((p.clamp(0.0, 100.0) / 100.0) * n as f64).ceil() as usize;
+    Some(sorted[rank.clamp(1, n) - 1])
+}
+
+/// `850 ns`, `12.3 µs`, `4.56 ms`, `1.23 s`: three significant digits.
+pub fn format_ns(ns: u64) -> String {
+    let ns_f = ns as f64;
+    let (value, unit) = if ns < 1_000 {
+        return format!("{ns} ns");
+    } else if ns < 1_000_000 {
+        (ns_f / 1e3, "µs")
+    } else if ns < 1_000_000_000 {
+        (ns_f / 1e6, "ms")
+    } else {
+        (ns_f / 1e9, "s")
+    };
+    let decimals = if value >= 100.0 {
+        0
+    } else if value >= 10.0 {
+        1
+    } else {
+        2
+    };
+    format!("{value:.decimals$} {unit}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stats_track_min_max_total_mean() {
+        let mut s = DurationStats::default();
+        assert_eq!(s.mean_ns(), None);
+        for d in [30, 10, 20] {
+            s.add(d);
+        }
+        assert_eq!((s.count, s.total_ns, s.min_ns, s.max_ns), (3, 60, 10, 30));
+        assert_eq!(s.mean_ns(), Some(20));
+        s.add(1);
+        assert_eq!(s.mean_ns(), Some(15)); // 61 / 4 = 15.25
+        let mut other = DurationStats::default();
+        other.add(0);
+        s.merge(&other);
+        assert_eq!((s.count, s.min_ns), (5, 0));
+    }
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        let v = [10, 20, 30, 40];
+        assert_eq!(percentile(&v, 50.0), Some(20));
+        assert_eq!(percentile(&v, 95.0), Some(40));
+        assert_eq!(percentile(&v, 0.0), Some(10));
+        let v: Vec<u64> = (1..=20).collect();
+        assert_eq!(percentile(&v, 95.0), Some(19));
+        assert_eq!(percentile(&v, 50.0), Some(10));
+        assert_eq!(percentile(&[], 50.0), None);
+        assert_eq!(percentile(&[7], 95.0), Some(7));
+    }
+
+    #[test]
+    fn untimed_counts_by_reason() {
+        let mut u = UntimedCounts::default();
+        u.add(TimingStatus::Ok);
+        u.add(TimingStatus::Lost);
+        u.add(TimingStatus::NoProfiling);
+        u.add(TimingStatus::NoProfiling);
+        assert_eq!(u.total(), 3);
+        assert_eq!(
+            u.nonzero(),
+            vec![(TimingStatus::NoProfiling, 2), (TimingStatus::Lost, 1)]
+        );
+    }
+
+    #[test]
+    fn human_durations() {
+        assert_eq!(format_ns(850), "850 ns");
+        assert_eq!(format_ns(12_345), "12.3 µs");
+        assert_eq!(format_ns(4_560_000), "4.56 ms");
+        assert_eq!(format_ns(1_230_000_000), "1.23 s");
+        assert_eq!(format_ns(250_000), "250 µs");
+    }
+}
