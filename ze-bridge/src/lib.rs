@@ -16,6 +16,7 @@
 pub mod clock;
 pub mod level_zero;
 pub mod ur;
+pub mod ur_source;
 
 /// An opaque `ur_event_handle_t`, as delivered by the `signal` trace point.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

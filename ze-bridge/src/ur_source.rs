@@ -1,0 +1,497 @@
+//! [`UrTimestampSource`]: device times of signalled events through Unified
+//! Runtime, on the host `CLOCK_MONOTONIC` timeline.
+//!
+//! # Reading an event
+//!
+//! 1. `urEventGetInfo(COMMAND_EXECUTION_STATUS)`: anything but `COMPLETE` is
+//!    [`Readout::Pending`]; `ERROR` (or a failed query, or a status this crate
+//!    does not know) is [`Untimed::Failed`].
+//! 2. The event's device (event → queue → device) and, once per device, its
+//!    platform's backend and its clock offset (below).
+//! 3. On a Level Zero platform with a [`NativeLevelZero`] reader attached:
+//!    the native event and device handles go to it and its [`Readout`] is
+//!    returned as is.
+//! 4. Otherwise `urEventGetProfilingInfo(START)` and `(END)`:
+//!    `PROFILING_INFO_NOT_AVAILABLE` is [`Untimed::NoProfiling`], any other
+//!    error [`Untimed::Failed`].
+//! 5. [`to_host_times`] converts them (checks: [`Untimed::Invalid`]).
+//!
+//! # Clocks
+//!
+//! UR profiling values are device nanoseconds. `urDeviceGetGlobalTimestamps`
+//! returns a device time `D` and a host time `H` read together, but which
+//! host clock `H` is on is the adapter's business. So every calibration
+//! samples `CLOCK_MONOTONIC` just before (`m0`) and just after (`m1`) the call:
+//! if `m0 ≤ H ≤ m1`, `H` is on `CLOCK_MONOTONIC` and is used; otherwise the
+//! midpoint of `[m0, m1]` stands for the instant `D` was read. Of three such
+//! samples the one with the narrowest `[m0, m1]` wins. The offset is
+//! `H − D`; it is kept per device and taken again after
+//! [`RECALIBRATE_AFTER_NS`], so a device clock that drifts is followed.
+//!
+//! Observed with DPC++ 2026.2's OpenCL CPU device (Intel OpenCL 2026.22 on an
+//! AMD EPYC): the adapter's `clGetDeviceAndHostTimer` reads `CLOCK_MONOTONIC`
+//! for *both* values (an `LD_PRELOAD` shim on `clock_gettime` saw clock id 1
+//! twice per call), `H` always fell inside `[m0, m1]`, `D − H` was 30–180 ns,
+//! and profiling START of a command lay between two `CLOCK_MONOTONIC` reads
+//! around its submission and wait. The device clock *is* `CLOCK_MONOTONIC`
+//! there, and the offset is a few tens of ns.
+//!
+//! The start is converted and the duration (`end − start`) added to it, so
+//! `end_ns − start_ns` is exactly the device's duration.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use crate::ur::{Backend, EventStatus, NativeHandle, ProfilingInfo, UnifiedRuntime, UrDevice};
+use crate::{Readout, TimestampSource, Untimed, UrEvent};
+
+/// Durations above this (one hour) are taken as garbage.
+pub const MAX_DURATION_NS: u64 = 3600 * 1_000_000_000;
+
+/// Converted starts further than this (one hour) from the calibration are
+/// taken as garbage.
+pub const MAX_SYNC_DISTANCE_NS: u64 = 3600 * 1_000_000_000;
+
+/// A device's offset is measured again when it is older than this (1 s).
+pub const RECALIBRATE_AFTER_NS: u64 = 1_000_000_000;
+
+/// Calibration samples taken; the narrowest bracket wins.
+const CALIBRATION_SAMPLES: usize = 3;
+
+/// Reads Level Zero kernel timestamps from native handles.
+///
+/// `level_zero::LevelZero` is meant to implement it by forwarding to its
+/// `kernel_times(ze_event_handle_t, ze_device_handle_t) -> Readout`; the
+/// handles arrive as UR gives them (`ur_native_handle_t`, the `ze_*_handle_t`
+/// pointer as an integer).
+pub trait NativeLevelZero: Send + Sync {
+    /// Device start/end of a completed command on the host `CLOCK_MONOTONIC`
+    /// timeline. `event` is the `ze_event_handle_t` and `device` the
+    /// `ze_device_handle_t` of the UR event and device.
+    fn kernel_times(&self, event: NativeHandle, device: NativeHandle) -> Readout;
+}
+
+/// One calibration sample: `CLOCK_MONOTONIC` before, the device/host pair,
+/// `CLOCK_MONOTONIC` after.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CalibrationSample {
+    /// `CLOCK_MONOTONIC` just before `urDeviceGetGlobalTimestamps`.
+    pub mono_before: u64,
+    /// The device time it returned.
+    pub device_ns: u64,
+    /// The host time it returned (any clock).
+    pub host_ns: u64,
+    /// `CLOCK_MONOTONIC` just after.
+    pub mono_after: u64,
+}
+
+/// Which host value a calibration used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HostReference {
+    /// The adapter's host time, found inside the `CLOCK_MONOTONIC` bracket.
+    AdapterHost,
+    /// The bracket's midpoint (the adapter's host time is on another clock).
+    BracketMidpoint,
+}
+
+/// A device clock's offset to `CLOCK_MONOTONIC`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Calibration {
+    /// `CLOCK_MONOTONIC − device clock`, in ns.
+    pub offset_ns: i64,
+    /// `CLOCK_MONOTONIC` of the instant the pair stands for.
+    pub at_mono_ns: u64,
+    /// Width of the bracket of the sample used (the uncertainty bound).
+    pub bracket_ns: u64,
+    /// Where the host side came from.
+    pub host: HostReference,
+}
+
+/// The offset from the best of `samples` (narrowest bracket; the first on
+/// ties). `None` without a usable sample (`mono_after < mono_before`, or an
+/// offset outside `i64`).
+pub fn calibrate(samples: &[CalibrationSample]) -> Option<Calibration> {
+    let best = samples
+        .iter()
+        .filter(|s| s.mono_after >= s.mono_before)
+        .min_by_key(|s| s.mono_after - s.mono_before)?;
+    let (host, reference) = if (best.mono_before..=best.mono_after).contains(&best.host_ns) {
+        (best.host_ns, HostReference::AdapterHost)
+    } else {
+        (
+            best.mono_before + (best.mono_after - best.mono_before) / 2,
+            HostReference::BracketMidpoint,
+        )
+    };
+    let offset = i64::try_from(i128::from(host) - i128::from(best.device_ns)).ok()?;
+    Some(Calibration {
+        offset_ns: offset,
+        at_mono_ns: host,
+        bracket_ns: best.mono_after - best.mono_before,
+        host: reference,
+    })
+}
+
+/// Device `start`/`end` (ns) on the host timeline through `calibration`.
+///
+/// [`Untimed::Invalid`] when: start and end are both 0 (never written); end
+/// before start; a duration above [`MAX_DURATION_NS`]; a converted start more
+/// than [`MAX_SYNC_DISTANCE_NS`] from the calibration instant; a result
+/// outside `0..=u64::MAX`.
+pub fn to_host_times(calibration: &Calibration, start: u64, end: u64) -> Readout {
+    const INVALID: Readout = Readout::Untimed(Untimed::Invalid);
+    if (start == 0 && end == 0) || end < start {
+        return INVALID;
+    }
+    let duration = end - start;
+    if duration > MAX_DURATION_NS {
+        return INVALID;
+    }
+    let Ok(start_ns) = u64::try_from(i128::from(start) + i128::from(calibration.offset_ns)) else {
+        return INVALID;
+    };
+    if start_ns.abs_diff(calibration.at_mono_ns) > MAX_SYNC_DISTANCE_NS {
+        return INVALID;
+    }
+    match start_ns.checked_add(duration) {
+        Some(end_ns) => Readout::Times { start_ns, end_ns },
+        None => INVALID,
+    }
+}
+
+/// What is remembered per device.
+#[derive(Clone, Copy, Debug)]
+struct DeviceEntry {
+    backend: Option<Backend>,
+    native: Option<NativeHandle>,
+    /// `None`: the last calibration failed (retried after the interval).
+    calibration: Option<Calibration>,
+    calibrated_at_mono: u64,
+}
+
+/// A [`TimestampSource`] over [`UnifiedRuntime`]; see the module docs.
+pub struct UrTimestampSource {
+    ur: Arc<UnifiedRuntime>,
+    level_zero: Option<Arc<dyn NativeLevelZero>>,
+    devices: Mutex<HashMap<UrDevice, DeviceEntry>>,
+}
+
+impl std::fmt::Debug for UrTimestampSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UrTimestampSource")
+            .field("ur", &self.ur)
+            .field("level_zero", &self.level_zero.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl UrTimestampSource {
+    /// A source reading every event through `ur`.
+    pub fn new(ur: Arc<UnifiedRuntime>) -> Self {
+        UrTimestampSource {
+            ur,
+            level_zero: None,
+            devices: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Events of Level Zero platforms are read by `level_zero` instead.
+    pub fn with_level_zero(mut self, level_zero: Arc<dyn NativeLevelZero>) -> Self {
+        self.level_zero = Some(level_zero);
+        self
+    }
+
+    /// The runtime this source calls.
+    pub fn runtime(&self) -> &Arc<UnifiedRuntime> {
+        &self.ur
+    }
+
+    /// The current calibration of `device` (measured now if missing or stale).
+    pub fn calibration(&self, device: UrDevice) -> Option<Calibration> {
+        self.device_entry(device).calibration
+    }
+
+    fn device_entry(&self, device: UrDevice) -> DeviceEntry {
+        let now = monotonic_ns();
+        let mut devices = self.devices.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(entry) = devices.get(&device) {
+            if now.saturating_sub(entry.calibrated_at_mono) < RECALIBRATE_AFTER_NS {
+                return *entry;
+            }
+        }
+        let (backend, native) = match devices.get(&device) {
+            Some(entry) => (entry.backend, entry.native),
+            None => {
+                let backend = self
+                    .ur
+                    .device_platform(device)
+                    .and_then(|p| self.ur.platform_backend(p))
+                    .ok();
+                let native = if backend == Some(Backend::LEVEL_ZERO) && self.level_zero.is_some() {
+                    self.ur.device_native_handle(device).ok()
+                } else {
+                    None
+                };
+                (backend, native)
+            }
+        };
+        let entry = DeviceEntry {
+            backend,
+            native,
+            calibration: self.measure(device),
+            calibrated_at_mono: now,
+        };
+        devices.insert(device, entry);
+        entry
+    }
+
+    fn measure(&self, device: UrDevice) -> Option<Calibration> {
+        let mut samples = [CalibrationSample {
+            mono_before: 0,
+            device_ns: 0,
+            host_ns: 0,
+            mono_after: 0,
+        }; CALIBRATION_SAMPLES];
+        for sample in &mut samples {
+            let mono_before = monotonic_ns();
+            let (device_ns, host_ns) = self.ur.device_global_timestamps(device).ok()?;
+            let mono_after = monotonic_ns();
+            *sample = CalibrationSample {
+                mono_before,
+                device_ns,
+                host_ns,
+                mono_after,
+            };
+        }
+        calibrate(&samples)
+    }
+
+    fn read_profiling(&self, event: UrEvent, what: ProfilingInfo) -> Result<u64, Untimed> {
+        self.ur.event_profiling(event, what).map_err(|e| {
+            if e.is_profiling_not_available() {
+                Untimed::NoProfiling
+            } else {
+                Untimed::Failed
+            }
+        })
+    }
+
+    fn read_inner(&self, event: UrEvent) -> Result<Readout, Untimed> {
+        match self.ur.event_status(event).map_err(|_| Untimed::Failed)? {
+            EventStatus::Complete => {}
+            EventStatus::Running | EventStatus::Submitted | EventStatus::Queued => {
+                return Ok(Readout::Pending)
+            }
+            EventStatus::Error | EventStatus::Other(_) => return Err(Untimed::Failed),
+        }
+        let device = self
+            .ur
+            .event_queue(event)
+            .and_then(|q| self.ur.queue_device(q))
+            .map_err(|_| Untimed::Failed)?;
+        let entry = self.device_entry(device);
+
+        if let (Some(lz), Some(Backend::LEVEL_ZERO), Some(native_device)) =
+            (&self.level_zero, entry.backend, entry.native)
+        {
+            if let Ok(native_event) = self.ur.event_native_handle(event) {
+                return Ok(lz.kernel_times(native_event, native_device));
+            }
+        }
+
+        let start = self.read_profiling(event, ProfilingInfo::Start)?;
+        let end = self.read_profiling(event, ProfilingInfo::End)?;
+        let calibration = entry.calibration.ok_or(Untimed::Failed)?;
+        Ok(to_host_times(&calibration, start, end))
+    }
+}
+
+impl TimestampSource for UrTimestampSource {
+    fn name(&self) -> &'static str {
+        "unified-runtime"
+    }
+
+    fn retain(&self, event: UrEvent) -> bool {
+        self.ur.event_retain(event).is_ok()
+    }
+
+    fn read(&self, event: UrEvent) -> Readout {
+        self.read_inner(event).unwrap_or_else(Readout::Untimed)
+    }
+
+    fn release(&self, event: UrEvent) {
+        // Nothing to do about a failed release: the event is not read again.
+        let _ = self.ur.event_release(event);
+    }
+}
+
+/// `clock_gettime(CLOCK_MONOTONIC)` in ns.
+pub fn monotonic_ns() -> u64 {
+    #[repr(C)]
+    struct Timespec {
+        tv_sec: i64,
+        tv_nsec: i64,
+    }
+    extern "C" {
+        fn clock_gettime(clock_id: i32, tp: *mut Timespec) -> i32;
+    }
+    const CLOCK_MONOTONIC: i32 = 1;
+    let mut ts = Timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: glibc's clock_gettime with a valid clock id writes one
+    // `struct timespec` (two 64-bit fields on the 64-bit Linux targets we
+    // build for) through a valid, writable pointer; CLOCK_MONOTONIC cannot fail.
+    let rc = unsafe { clock_gettime(CLOCK_MONOTONIC, &mut ts) };
+    debug_assert_eq!(rc, 0);
+    (ts.tv_sec as u64)
+        .wrapping_mul(1_000_000_000)
+        .wrapping_add(ts.tv_nsec as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(
+        mono_before: u64,
+        device_ns: u64,
+        host_ns: u64,
+        mono_after: u64,
+    ) -> CalibrationSample {
+        CalibrationSample {
+            mono_before,
+            device_ns,
+            host_ns,
+            mono_after,
+        }
+    }
+
+    fn cal(offset_ns: i64, at_mono_ns: u64) -> Calibration {
+        Calibration {
+            offset_ns,
+            at_mono_ns,
+            bracket_ns: 0,
+            host: HostReference::AdapterHost,
+        }
+    }
+
+    const INVALID: Readout = Readout::Untimed(Untimed::Invalid);
+
+    #[test]
+    fn host_inside_bracket_is_used() {
+        // As observed on the OpenCL CPU device: host on CLOCK_MONOTONIC,
+        // device 180 ns later.
+        let c = calibrate(&[sample(1_000, 1_250, 1_070, 1_500)]).unwrap();
+        assert_eq!(c.host, HostReference::AdapterHost);
+        assert_eq!(c.offset_ns, -180);
+        assert_eq!(c.at_mono_ns, 1_070);
+        assert_eq!(c.bracket_ns, 500);
+    }
+
+    #[test]
+    fn host_on_another_clock_falls_back_to_the_midpoint() {
+        // Host value on CLOCK_MONOTONIC_RAW, far from the bracket.
+        let c = calibrate(&[sample(10_000, 7_000_000, 9_000_000_000, 10_400)]).unwrap();
+        assert_eq!(c.host, HostReference::BracketMidpoint);
+        assert_eq!(c.at_mono_ns, 10_200);
+        assert_eq!(c.offset_ns, 10_200 - 7_000_000);
+    }
+
+    #[test]
+    fn narrowest_bracket_wins() {
+        let c = calibrate(&[
+            sample(0, 100, 50, 1_000),
+            sample(2_000, 2_100, 2_010, 2_030),
+            sample(3_000, 3_100, 3_050, 3_900),
+        ])
+        .unwrap();
+        assert_eq!(c.bracket_ns, 30);
+        assert_eq!(c.offset_ns, 2_010 - 2_100);
+        // Ties keep the first; backwards brackets are ignored.
+        let c = calibrate(&[sample(10, 0, 12, 5), sample(0, 7, 1, 2), sample(3, 9, 4, 5)]).unwrap();
+        assert_eq!(c.offset_ns, 1 - 7);
+        assert_eq!(calibrate(&[]), None);
+        assert_eq!(calibrate(&[sample(10, 0, 12, 5)]), None);
+    }
+
+    #[test]
+    fn offset_outside_i64_is_no_calibration() {
+        assert_eq!(
+            calibrate(&[sample(u64::MAX - 1, 0, u64::MAX, u64::MAX)]),
+            None
+        );
+    }
+
+    #[test]
+    fn conversion_keeps_the_duration_exact() {
+        let c = cal(-180, 5_000_000_000);
+        assert_eq!(
+            to_host_times(&c, 5_000_000_180, 5_000_021_200),
+            Readout::Times {
+                start_ns: 5_000_000_000,
+                end_ns: 5_000_021_020
+            }
+        );
+        // A device clock far behind the host.
+        let c = cal(4_000_000_000, 5_000_000_000);
+        assert_eq!(
+            to_host_times(&c, 1_000_000_000, 1_000_000_001),
+            Readout::Times {
+                start_ns: 5_000_000_000,
+                end_ns: 5_000_000_001
+            }
+        );
+        // Zero-length commands are fine.
+        assert_eq!(
+            to_host_times(&cal(0, 10), 10, 10),
+            Readout::Times {
+                start_ns: 10,
+                end_ns: 10
+            }
+        );
+    }
+
+    #[test]
+    fn sanity_checks() {
+        let c = cal(0, 2 * MAX_DURATION_NS);
+        // never written, end before start
+        assert_eq!(to_host_times(&c, 0, 0), INVALID);
+        assert_eq!(
+            to_host_times(&c, MAX_DURATION_NS + 2, MAX_DURATION_NS + 1),
+            INVALID
+        );
+        // exactly one hour is accepted, one ns more is not
+        let s = MAX_DURATION_NS;
+        assert_eq!(
+            to_host_times(&c, s, s + MAX_DURATION_NS),
+            Readout::Times {
+                start_ns: s,
+                end_ns: s + MAX_DURATION_NS
+            }
+        );
+        assert_eq!(to_host_times(&c, s, s + MAX_DURATION_NS + 1), INVALID);
+        // start more than an hour from the calibration instant
+        assert_eq!(to_host_times(&c, s - 1, s), INVALID);
+        assert_eq!(to_host_times(&c, 3 * s + 1, 3 * s + 2), INVALID);
+        // before host time 0, past u64::MAX
+        assert_eq!(to_host_times(&cal(-1_000, 0), 500, 600), INVALID);
+        assert_eq!(
+            to_host_times(&cal(10, u64::MAX), u64::MAX - 5, u64::MAX - 1),
+            INVALID
+        );
+    }
+
+    #[test]
+    fn monotonic_clock_moves_forward() {
+        let a = monotonic_ns();
+        let b = monotonic_ns();
+        assert!(a > 0 && b >= a);
+        // Same clock as std's Instant on Linux: within a second of each other
+        // is all we can say without a raw view of Instant.
+        let t = std::time::Instant::now();
+        let c = monotonic_ns();
+        assert!(t.elapsed().as_secs() < 1 && c >= b);
+    }
+}
