@@ -1,0 +1,61 @@
+//! Host clocks: the `clock_gettime` declaration (glibc, Linux x86_64/aarch64)
+//! and a safe reader, so the bridge can relate the clock a Level Zero driver
+//! uses for `zeDeviceGetGlobalTimestamps` (Intel's compute-runtime on Linux:
+//! `CLOCK_MONOTONIC_RAW`) to `CLOCK_MONOTONIC`.
+
+use std::ffi::c_int;
+
+/// `clockid_t`.
+pub type clockid_t = c_int;
+/// `CLOCK_MONOTONIC` (Linux).
+pub const CLOCK_MONOTONIC: clockid_t = 1;
+/// `CLOCK_MONOTONIC_RAW` (Linux): not slewed by NTP.
+pub const CLOCK_MONOTONIC_RAW: clockid_t = 4;
+
+/// `struct timespec` on 64-bit Linux.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct timespec {
+    /// Seconds.
+    pub tv_sec: i64,
+    /// Nanoseconds, `0..1_000_000_000`.
+    pub tv_nsec: i64,
+}
+
+extern "C" {
+    /// `int clock_gettime(clockid_t, struct timespec *)`.
+    pub fn clock_gettime(clock: clockid_t, tp: *mut timespec) -> c_int;
+}
+
+/// Reads `clock` in ns, or `None` if the kernel refused (unknown clock).
+pub fn now_ns(clock: clockid_t) -> Option<u64> {
+    let mut ts = timespec::default();
+    // SAFETY: `ts` is a valid, writable `timespec` of the layout the kernel
+    // ABI expects on 64-bit Linux; `clock_gettime` writes only into it.
+    let rc = unsafe { clock_gettime(clock, &mut ts) };
+    if rc != 0 || ts.tv_sec < 0 || ts.tv_nsec < 0 {
+        return None;
+    }
+    (ts.tv_sec as u64)
+        .checked_mul(1_000_000_000)?
+        .checked_add(ts.tv_nsec as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timespec_layout() {
+        assert_eq!(std::mem::size_of::<timespec>(), 16);
+    }
+
+    #[test]
+    fn clocks_advance() {
+        let a = now_ns(CLOCK_MONOTONIC).unwrap();
+        let r = now_ns(CLOCK_MONOTONIC_RAW).unwrap();
+        let b = now_ns(CLOCK_MONOTONIC).unwrap();
+        assert!(b >= a && r > 0);
+        assert!(now_ns(12345).is_none());
+    }
+}
