@@ -103,13 +103,18 @@ int main() {
   });
   sycl::event x_copy = ino.memcpy(host.data(), a, bytes);  // @node x_memcpy_ino
   x_copy.wait();
-  sycl::event x_barrier = ooo.ext_oneapi_submit_barrier({x_fill});  // @node x_barrier_ooo
+  sycl::event x_refill = ooo.fill(b, 4.0f, N);  // @node x_refill_ooo
+  sycl::event x_barrier = ooo.ext_oneapi_submit_barrier();  // @node x_barrier_ooo
+  sycl::event x_barrier_wl = ooo.ext_oneapi_submit_barrier({x_refill});  // @node x_barrier_waitlist_ooo
+  x_barrier_wl.wait();
   x_barrier.wait();
   std::printf("cross checksum %lld\n", progs::checksum(host.data(), N));
   progs::print_profiling("x_fill_ooo", 0, x_fill);
   progs::print_profiling("x_axpy_ino", 0, x_axpy);
   progs::print_profiling("x_memcpy_ino", 0, x_copy);
+  progs::print_profiling("x_refill_ooo", 0, x_refill);
   progs::print_profiling("x_barrier_ooo", 0, x_barrier);
+  progs::print_profiling("x_barrier_waitlist_ooo", 0, x_barrier_wl);
 
   sycl::free(a, ooo);
   sycl::free(b, ooo);
