@@ -2,28 +2,38 @@
 //!
 //! The subscriber's background thread feeds [`Record`]s to
 //! [`TaskGraph::apply`], streams the [`Completed`] instances it hands back
-//! into `kernels.csv`, calls [`TaskGraph::finish`] at the end, and writes
-//! `graph.dot` and `summary.csv`.
+//! through a [`KernelRowWriter`] into `kernels.csv`, calls
+//! [`TaskGraph::finish`] at the end (streaming what it flushes too), and
+//! writes `graph.dot` and `summary.csv` with [`write_all`];
+//! [`summary_table`] is the same summary for stderr.
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod dot;
 pub mod edge;
 pub mod instance;
+pub mod kernels_csv;
 pub mod kind;
 pub mod model;
 pub mod names;
 pub mod node;
+pub mod output;
 mod pending;
 pub mod queues;
 pub mod record;
 pub mod spans;
+pub mod summary;
 pub mod timing;
 
+pub use dot::{render_dot, to_dot, write_dot};
 pub use edge::{Edge, EdgeKind};
 pub use instance::{Completed, Instance, InstanceStatus};
+pub use kernels_csv::{write_kernel_rows, KernelRowWriter, KERNEL_COLUMNS};
 pub use kind::{classify, Classification, NodeKind};
 pub use model::{Limits, Stats, TaskGraph};
 pub use node::{Node, NodeTimes};
+pub use output::{write_all, write_atomically, write_kernels_csv};
 pub use queues::Queue;
 pub use record::Record;
 pub use spans::HostSpan;
+pub use summary::{summary_rows, summary_table, write_summary_csv, SummaryRow};

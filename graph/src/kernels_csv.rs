@@ -1,0 +1,139 @@
+//! `kernels.csv`: one row per device command instance (kinds kernel, memcpy,
+//! memset, fill, copy), written as instances are finalised
+//! ([`KernelRowWriter`]) or all at once from a graph ([`write_kernel_rows`]).
+//!
+//! Columns, in order: see [`KERNEL_COLUMNS`]. `start_ns`, `end_ns` and
+//! `duration_ns` are empty unless `timing` is `ok`; `bytes` comes from the
+//! metadata `memory_size` (or `size`); `global_size`/`local_size` from the
+//! metadata of the same names when present. Empty means unknown.
+
+use std::io::{self, Write};
+
+use crate::instance::{Completed, Instance};
+use crate::model::TaskGraph;
+use crate::node::{Node, GLOBAL_SIZE_KEY, LOCAL_SIZE_KEY};
+
+/// The header of `kernels.csv`.
+pub const KERNEL_COLUMNS: [&str; 17] = [
+    "name",
+    "kind",
+    "node_uid",
+    "instance",
+    "queue_id",
+    "device",
+    "thread_id",
+    "submit_ns",
+    "start_ns",
+    "end_ns",
+    "duration_ns",
+    "timing",
+    "global_size",
+    "local_size",
+    "bytes",
+    "source_file",
+    "source_line",
+];
+
+/// Text of an optional value; empty when unknown.
+fn opt<T: ToString>(v: Option<T>) -> String {
+    v.map(|v| v.to_string()).unwrap_or_default()
+}
+
+/// The row of one instance of a device command, or `None` for other kinds.
+pub fn kernel_row(node: &Node, instance: &Instance) -> Option<[String; 17]> {
+    if !node.kind.is_device_command() {
+        return None;
+    }
+    let span = instance.device_span();
+    Some([
+        node.operation.clone(),
+        node.kind.as_str().to_string(),
+        opt(node.uid),
+        instance.instance.to_string(),
+        node.queue_text().unwrap_or_default(),
+        node.device.clone().unwrap_or_default(),
+        opt(instance.thread),
+        opt(instance.submit_ns),
+        opt(span.map(|(s, _)| s)),
+        opt(span.map(|(_, e)| e)),
+        opt(instance.device_ns()),
+        instance.timing().as_str().to_string(),
+        opt(node.metadata_value(GLOBAL_SIZE_KEY)),
+        opt(node.metadata_value(LOCAL_SIZE_KEY)),
+        opt(node.bytes()),
+        node.source_file.clone().unwrap_or_default(),
+        opt(node.source_line),
+    ])
+}
+
+/// Streams `kernels.csv` rows to any writer: the header on creation, then one
+/// row per finalised device command instance.
+pub struct KernelRowWriter<W: Write> {
+    csv: csv::Writer<W>,
+    rows: u64,
+}
+
+impl<W: Write> KernelRowWriter<W> {
+    /// Start a `kernels.csv` on `w` (writes the header).
+    pub fn new(w: W) -> io::Result<KernelRowWriter<W>> {
+        let mut csv = csv::WriterBuilder::new().has_headers(false).from_writer(w);
+        csv.write_record(KERNEL_COLUMNS)?;
+        Ok(KernelRowWriter { csv, rows: 0 })
+    }
+
+    /// Write the row of a finalised instance; `Ok(false)` when its node is not
+    /// a device command (or unknown to `graph`) and nothing was written.
+    pub fn write(&mut self, graph: &TaskGraph, done: &Completed) -> io::Result<bool> {
+        match graph.node(done.node) {
+            Some(node) => self.write_instance(node, &done.instance),
+            None => Ok(false),
+        }
+    }
+
+    /// Write the row of one instance of `node`; `Ok(false)` when `node` is
+    /// not a device command and nothing was written.
+    pub fn write_instance(&mut self, node: &Node, instance: &Instance) -> io::Result<bool> {
+        let Some(row) = kernel_row(node, instance) else {
+            return Ok(false);
+        };
+        self.csv.write_record(&row)?;
+        self.rows += 1;
+        Ok(true)
+    }
+
+    /// Rows written so far (not counting the header).
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// Flush buffered rows to the underlying writer.
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.csv.flush()
+    }
+
+    /// Flush and give the underlying writer back.
+    pub fn into_inner(self) -> io::Result<W> {
+        self.csv.into_inner().map_err(|e| e.into_error())
+    }
+}
+
+/// Write a whole `kernels.csv` from a graph: the kept instances of every
+/// device command (by node id, in finalisation order), then the instances
+/// still pending. Instances dropped from memory are not there: in a
+/// subscriber, rows are streamed with [`KernelRowWriter`] instead. Returns
+/// the number of rows.
+pub fn write_kernel_rows<W: Write>(w: W, graph: &TaskGraph) -> io::Result<u64> {
+    let mut rows = KernelRowWriter::new(w)?;
+    for node in graph.nodes() {
+        for instance in &node.instances {
+            rows.write_instance(node, instance)?;
+        }
+    }
+    for (id, instance) in graph.pending() {
+        if let Some(node) = graph.node(id) {
+            rows.write_instance(node, instance)?;
+        }
+    }
+    rows.flush()?;
+    Ok(rows.rows())
+}
