@@ -60,15 +60,27 @@ const CALIBRATION_SAMPLES: usize = 3;
 
 /// Reads Level Zero kernel timestamps from native handles.
 ///
-/// `level_zero::LevelZero` is meant to implement it by forwarding to its
-/// `kernel_times(ze_event_handle_t, ze_device_handle_t) -> Readout`; the
-/// handles arrive as UR gives them (`ur_native_handle_t`, the `ze_*_handle_t`
-/// pointer as an integer).
+/// [`crate::level_zero::LevelZero`] implements it by forwarding to its
+/// `kernel_times(ze_event_handle_t, ze_device_handle_t)`; the handles arrive
+/// as UR gives them (`ur_native_handle_t`: the `ze_*_handle_t` pointer as an
+/// integer). A trait so that tests can stand in for Level Zero.
 pub trait NativeLevelZero: Send + Sync {
     /// Device start/end of a completed command on the host `CLOCK_MONOTONIC`
     /// timeline. `event` is the `ze_event_handle_t` and `device` the
     /// `ze_device_handle_t` of the UR event and device.
     fn kernel_times(&self, event: NativeHandle, device: NativeHandle) -> Readout;
+}
+
+impl NativeLevelZero for crate::level_zero::LevelZero {
+    fn kernel_times(&self, event: NativeHandle, device: NativeHandle) -> Readout {
+        // UR's native handles of a Level Zero event and device are the
+        // `ze_event_handle_t` and `ze_device_handle_t` themselves.
+        crate::level_zero::LevelZero::kernel_times(
+            self,
+            event.0 as ze_sys::ze_event_handle_t,
+            device.0 as ze_sys::ze_device_handle_t,
+        )
+    }
 }
 
 /// One calibration sample: `CLOCK_MONOTONIC` before, the device/host pair,
