@@ -149,7 +149,8 @@ pub fn write_summary_csv<W: Write>(w: W, graph: &TaskGraph) -> io::Result<()> {
     csv.flush()
 }
 
-/// The summary as an aligned text table for stderr, with human durations,
+/// The summary as an aligned text table for stderr, with human durations
+/// (names on one line, cut to 48 characters),
 /// then an `untimed:` line counting untimed device commands by reason and a
 /// `dropped:` line when instances were dropped from memory or flushed early.
 pub fn summary_table(graph: &TaskGraph) -> String {
@@ -161,12 +162,17 @@ pub fn summary_table(graph: &TaskGraph) -> String {
     let mut table: Vec<[String; 10]> = vec![header.map(str::to_string)];
     for r in &rows {
         let t = r.timed();
-        let name = if r.name.chars().count() > TABLE_NAME_MAX {
-            let mut s: String = r.name.chars().take(TABLE_NAME_MAX - 1).collect();
+        let one_line: String = r
+            .name
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect();
+        let name = if one_line.chars().count() > TABLE_NAME_MAX {
+            let mut s: String = one_line.chars().take(TABLE_NAME_MAX - 1).collect();
             s.push('…');
             s
         } else {
-            r.name.clone()
+            one_line
         };
         table.push([
             r.kind.as_str().to_string(),

@@ -107,10 +107,13 @@ fn kinds_and_operations() {
     assert_eq!(init.queue_ids, ["1"]);
 }
 
+/// source, target, kind, access mode, memory object, count.
+type EdgeRow<'a> = (u32, u32, EdgeKind, Option<&'a str>, Option<&'a str>, u64);
+
 #[test]
 fn accessor_edges_carry_mode_and_buffer() {
     let (g, _) = build(buffer_program());
-    let got: Vec<(u32, u32, EdgeKind, Option<&str>, Option<&str>, u64)> = g
+    let got: Vec<EdgeRow> = g
         .edges()
         .map(|e| {
             (
