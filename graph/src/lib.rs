@@ -6,6 +6,32 @@
 //! [`TaskGraph::finish`] at the end (streaming what it flushes too), and
 //! writes `graph.dot` and `summary.csv` with [`write_all`];
 //! [`summary_table`] is the same summary for stderr.
+//!
+//! ```
+//! use syclgraph_graph::{summary_table, write_all, KernelRowWriter, Record, TaskGraph};
+//!
+//! # fn main() -> std::io::Result<()> {
+//! # let dir = tempfile::tempdir()?;
+//! # let records: Vec<Record> = Vec::new();
+//! let mut graph = TaskGraph::new();
+//! let mut rows = KernelRowWriter::new(std::fs::File::create(dir.path().join("kernels.csv"))?)?;
+//! let mut done = Vec::new();
+//! for record in records {
+//!     graph.apply(record, &mut done);
+//!     for finished in done.drain(..) {
+//!         rows.write(&graph, &finished)?;
+//!     }
+//! }
+//! graph.finish(&mut done);
+//! for finished in done.drain(..) {
+//!     rows.write(&graph, &finished)?;
+//! }
+//! rows.flush()?;
+//! eprint!("{}", summary_table(&graph));
+//! write_all(dir.path(), &graph)?;
+//! # Ok(())
+//! # }
+//! ```
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
