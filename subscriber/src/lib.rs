@@ -1,1 +1,88 @@
-//! placeholder
+//! libsyclgraph.so: an XPTI subscriber that records the SYCL task graph a
+//! DPC++ application builds, and what each command cost on the device.
+//!
+//! Load it into any DPC++ program, no rebuild:
+//! `XPTI_TRACE_ENABLE=1 XPTI_FRAMEWORK_DISPATCHER=.../libxptifw.so
+//! XPTI_SUBSCRIBERS=.../libsyclgraph.so ./app`.
+//!
+//! Where data flows (see docs/architecture.md):
+//! 1. [`callbacks`]: XPTI calls our `extern "C"` callbacks on the
+//!    application's threads.
+//! 2. [`recorder`]: each callback becomes one small record on a bounded
+//!    queue (node metadata read once per node, see [`identity`]).
+//! 3. [`collector`]: a background thread builds the task graph
+//!    (`syclgraph-graph`), reads device timestamps through `ze-bridge`, and
+//!    streams `kernels.csv`.
+//! 4. [`shutdown`]: at exit, before the runtime tears down, the collector
+//!    drains, and graph.dot / summary.csv are written atomically.
+#![warn(missing_docs)]
+
+pub mod callbacks;
+pub mod clock;
+pub mod collector;
+pub mod config;
+pub mod identity;
+pub mod output;
+pub mod recorder;
+pub mod shutdown;
+pub mod thread_number;
+pub mod timing_slot;
+pub mod xpti;
+
+use std::ffi::c_char;
+use std::panic::catch_unwind;
+use std::sync::OnceLock;
+
+use recorder::Recorder;
+
+/// The recorder, once tracing started; `None` inside when it could not start.
+static RECORDER: OnceLock<Option<Recorder>> = OnceLock::new();
+
+/// The recorder, if tracing is on.
+#[inline]
+pub fn recorder() -> Option<&'static Recorder> {
+    RECORDER.get().and_then(Option::as_ref)
+}
+
+/// Prints one line on stderr, prefixed with `syclgraph:`.
+pub fn warn(message: impl std::fmt::Display) {
+    eprintln!("syclgraph: {message}");
+}
+
+/// Called by the XPTI framework once per stream the runtime announces.
+///
+/// # Safety
+/// `stream_name` is null or a NUL-terminated string (the framework's contract).
+#[no_mangle]
+pub unsafe extern "C" fn xptiTraceInit(
+    _major: u32,
+    _minor: u32,
+    _version: *const c_char,
+    stream_name: *const c_char,
+) {
+    let _ = catch_unwind(|| {
+        // SAFETY: guaranteed by the caller.
+        let stream = unsafe { xpti::c_str(stream_name) };
+        let recorder = RECORDER.get_or_init(shutdown::start);
+        if let Some(recorder) = recorder {
+            shutdown::register_stream(recorder, stream);
+        }
+    });
+}
+
+/// Called by the XPTI framework when a stream ends. For `sycl` this comes
+/// late in the runtime's shutdown: the outputs are normally written already
+/// (at exit); if not, they are written now, without touching the runtime.
+///
+/// # Safety
+/// `stream_name` is null or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn xptiTraceFinish(stream_name: *const c_char) {
+    let _ = catch_unwind(|| {
+        // SAFETY: guaranteed by the caller.
+        let stream = unsafe { xpti::c_str(stream_name) };
+        if stream == "sycl" {
+            shutdown::finish(shutdown::Teardown::RuntimeGone);
+        }
+    });
+}

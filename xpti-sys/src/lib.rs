@@ -213,6 +213,10 @@ pub type XptiQueryMetadataFn = unsafe extern "C" fn(event: *mut trace_event_data
 pub type XptiQueryPayloadFn =
     unsafe extern "C" fn(event: *mut trace_event_data_t) -> *const payload_t;
 
+/// `xptiGetStashedTuple` (the C++ `uint64_t &` is a pointer in the ABI).
+pub type XptiGetStashedTupleFn =
+    unsafe extern "C" fn(key: *mut *mut c_char, value: *mut u64) -> result_t;
+
 /// The visitor [`syclgraph_visit_metadata`] calls once per pair.
 pub type MetadataVisitor = unsafe extern "C" fn(
     ctx: *mut c_void,

@@ -1,0 +1,235 @@
+//! The collector: a background thread that owns the task graph.
+//!
+//! It receives records from the application's threads over the bounded
+//! queue, applies them to the graph, keeps the retained device events of
+//! signalled commands and polls them (batched, adaptive interval) until the
+//! device finished, then turns their timestamps into [`Record::Device`].
+//! At exit ([`Message::Finish`]) it drains everything, gives up on events
+//! still running after the drain timeout (timing `lost`), and writes the
+//! outputs.
+
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use syclgraph_graph::record::{DeviceTimes, NodeId, Record, TimingStatus};
+use ze_bridge::{Readout, TimestampSource, Untimed, UrEvent};
+
+use crate::config::Config;
+use crate::recorder::LossCounters;
+use crate::shutdown::Teardown;
+use crate::timing_slot::TimingSlot;
+use crate::warn;
+
+/// What the application's threads send the collector.
+pub enum Message {
+    /// One record.
+    Record(Record),
+    /// Drain, write the outputs, then reply.
+    Finish {
+        /// Whether device events may still be read and released.
+        teardown: Teardown,
+        /// Signalled when the outputs are written.
+        reply: SyncSender<()>,
+    },
+}
+
+/// A signalled device event whose command has not been read yet.
+struct Pending {
+    node: NodeId,
+    instance: u64,
+    event: UrEvent,
+}
+
+/// Shortest and longest wait between two polls of pending events.
+const POLL_MIN: Duration = Duration::from_micros(500);
+const POLL_MAX: Duration = Duration::from_millis(50);
+/// Records handled between two polls while the queue is busy.
+const BATCH: usize = 4096;
+
+/// The collector thread's state.
+pub struct Collector {
+    config: Config,
+    slot: TimingSlot,
+    timestamps: Option<Arc<dyn TimestampSource>>,
+    losses: Arc<LossCounters>,
+    output: crate::output::Output,
+    pending: Vec<Pending>,
+    poll_interval: Duration,
+}
+
+impl Collector {
+    /// A collector writing to `config.output_dir`.
+    pub fn new(config: Config, slot: TimingSlot, losses: Arc<LossCounters>) -> Collector {
+        let output = crate::output::Output::new(&config);
+        Collector {
+            config,
+            slot,
+            timestamps: None,
+            losses,
+            output,
+            pending: Vec::new(),
+            poll_interval: POLL_MIN,
+        }
+    }
+
+    /// Runs until [`Message::Finish`] or until every sender is gone.
+    pub fn run(mut self, receiver: Receiver<Message>) {
+        self.load_timestamps();
+        loop {
+            let timeout = if self.pending.is_empty() {
+                POLL_MAX
+            } else {
+                self.poll_interval
+            };
+            match receiver.recv_timeout(timeout) {
+                Ok(Message::Record(record)) => {
+                    self.handle(record);
+                    for _ in 0..BATCH {
+                        match receiver.try_recv() {
+                            Ok(Message::Record(record)) => self.handle(record),
+                            Ok(Message::Finish { teardown, reply }) => {
+                                return self.finish(&receiver, teardown, reply)
+                            }
+                            Err(_) => break,
+                        }
+                    }
+                }
+                Ok(Message::Finish { teardown, reply }) => {
+                    return self.finish(&receiver, teardown, reply)
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => {
+                    let (reply, _) = std::sync::mpsc::sync_channel(1);
+                    return self.finish(&receiver, Teardown::RuntimeGone, reply);
+                }
+            }
+            self.poll();
+        }
+    }
+
+    /// Loads the timestamp source (see [`TimingSlot`] for why here) and
+    /// publishes it to the callbacks.
+    fn load_timestamps(&mut self) {
+        if self.config.device_timing {
+            match crate::shutdown::load_timestamps() {
+                Ok(source) => self.timestamps = Some(source),
+                Err(e) => warn(format_args!("no device timestamps: {e}")),
+            }
+        }
+        self.slot.fill(self.timestamps.clone());
+    }
+
+    fn handle(&mut self, record: Record) {
+        if let Record::Signal {
+            node,
+            instance,
+            event,
+        } = record
+        {
+            if event != 0 {
+                self.pending.push(Pending {
+                    node,
+                    instance,
+                    event: UrEvent(event as usize),
+                });
+            }
+        }
+        self.output.apply(record);
+    }
+
+    /// Reads every pending event once; adapts the interval to what completed.
+    fn poll(&mut self) {
+        let Some(source) = self.timestamps.clone() else {
+            return;
+        };
+        if self.pending.is_empty() {
+            return;
+        }
+        let before = self.pending.len();
+        let mut i = 0;
+        while i < self.pending.len() {
+            let readout = source.read(self.pending[i].event);
+            if readout == Readout::Pending {
+                i += 1;
+                continue;
+            }
+            let done = self.pending.swap_remove(i);
+            source.release(done.event);
+            self.output
+                .apply(Record::Device(device_times(&done, readout)));
+        }
+        self.poll_interval = if self.pending.len() < before {
+            POLL_MIN
+        } else {
+            (self.poll_interval * 2).min(POLL_MAX)
+        };
+    }
+
+    fn finish(mut self, receiver: &Receiver<Message>, teardown: Teardown, reply: SyncSender<()>) {
+        while let Ok(message) = receiver.try_recv() {
+            match message {
+                Message::Record(record) => self.handle(record),
+                Message::Finish { reply, .. } => {
+                    let _ = reply.send(());
+                }
+            }
+        }
+        if teardown == Teardown::RuntimeAlive {
+            let deadline = Instant::now() + Duration::from_millis(self.config.drain_timeout_ms);
+            while !self.pending.is_empty() && Instant::now() < deadline {
+                self.poll();
+                if !self.pending.is_empty() {
+                    std::thread::sleep(POLL_MIN);
+                }
+            }
+        }
+        for lost in std::mem::take(&mut self.pending) {
+            if teardown == Teardown::RuntimeAlive {
+                if let Some(source) = &self.timestamps {
+                    source.release(lost.event);
+                }
+            }
+            self.output.apply(Record::Device(DeviceTimes {
+                node: lost.node,
+                instance: lost.instance,
+                status: TimingStatus::Lost,
+                start_ns: 0,
+                end_ns: 0,
+            }));
+        }
+        let losses = crate::output::Losses {
+            queue_full: self.losses.queue_full.load(Ordering::Relaxed),
+            after_finish: self.losses.after_finish.load(Ordering::Relaxed),
+            without_event: self.losses.without_event.load(Ordering::Relaxed),
+            not_retained: self.losses.not_retained.load(Ordering::Relaxed),
+            before_timing_ready: self.losses.before_timing_ready.load(Ordering::Relaxed),
+            unknown_edge_end: self.losses.unknown_edge_end.load(Ordering::Relaxed),
+            timing_unavailable: self.config.device_timing && self.timestamps.is_none(),
+        };
+        if let Err(e) = self.output.finish(&losses) {
+            warn(format_args!(
+                "could not write the outputs to {}: {e}",
+                self.config.output_dir.display()
+            ));
+        }
+        let _ = reply.send(());
+    }
+}
+
+fn device_times(done: &Pending, readout: Readout) -> DeviceTimes {
+    let (status, start_ns, end_ns) = match readout {
+        Readout::Times { start_ns, end_ns } => (TimingStatus::Ok, start_ns, end_ns),
+        Readout::Untimed(Untimed::NoProfiling) => (TimingStatus::NoProfiling, 0, 0),
+        Readout::Untimed(Untimed::Invalid) => (TimingStatus::Invalid, 0, 0),
+        Readout::Untimed(Untimed::Failed) | Readout::Pending => (TimingStatus::Lost, 0, 0),
+    };
+    DeviceTimes {
+        node: done.node,
+        instance: done.instance,
+        status,
+        start_ns,
+        end_ns,
+    }
+}

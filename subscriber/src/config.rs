@@ -1,0 +1,145 @@
+//! Settings from `SYCLGRAPH_*` environment variables, read once at start.
+//!
+//! A bad value never stops the traced program: it is reported on one stderr
+//! line naming syclgraph and the default is used instead.
+
+use std::path::PathBuf;
+
+/// Everything the user can set.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// `SYCLGRAPH_OUTPUT_DIR`: where graph.dot and the CSV files go.
+    pub output_dir: PathBuf,
+    /// `SYCLGRAPH_MAX_INSTANCES`: instances kept in memory for the instance graph.
+    pub max_instances: usize,
+    /// `SYCLGRAPH_QUEUE_CAPACITY`: records buffered between the application's
+    /// threads and the collector before new ones are dropped (and counted).
+    pub queue_capacity: usize,
+    /// `SYCLGRAPH_DEVICE_TIMING`: read device timestamps (`1`, default) or not (`0`).
+    pub device_timing: bool,
+    /// `SYCLGRAPH_DRAIN_TIMEOUT_MS`: how long the exit drain waits for
+    /// commands still running on the device.
+    pub drain_timeout_ms: u64,
+    /// `SYCLGRAPH_QUIET`: `1` leaves out the summary on stderr.
+    pub quiet: bool,
+}
+
+impl Config {
+    /// Reads the process environment; `warn` receives one message per bad value.
+    pub fn from_env(mut warn: impl FnMut(String)) -> Config {
+        Self::from_lookup(|k| std::env::var(k).ok(), std::process::id(), &mut warn)
+    }
+
+    /// Reads settings through `lookup` (testable without touching the environment).
+    pub fn from_lookup(
+        lookup: impl Fn(&str) -> Option<String>,
+        pid: u32,
+        warn: &mut dyn FnMut(String),
+    ) -> Config {
+        let output_dir = match lookup("SYCLGRAPH_OUTPUT_DIR") {
+            Some(dir) if !dir.trim().is_empty() => PathBuf::from(dir),
+            Some(_) => {
+                warn("SYCLGRAPH_OUTPUT_DIR is empty; using ./syclgraph-<pid>".into());
+                default_dir(pid)
+            }
+            None => default_dir(pid),
+        };
+        let mut number = |name: &str, default: u64, min: u64, max: u64| -> u64 {
+            let Some(raw) = lookup(name) else {
+                return default;
+            };
+            match raw.trim().parse::<u64>() {
+                Ok(v) if (min..=max).contains(&v) => v,
+                _ => {
+                    warn(format!(
+                        "{name}={raw:?} is not a whole number from {min} to {max}; using {default}"
+                    ));
+                    default
+                }
+            }
+        };
+        let max_instances = number("SYCLGRAPH_MAX_INSTANCES", 5000, 0, 100_000_000) as usize;
+        let queue_capacity = number("SYCLGRAPH_QUEUE_CAPACITY", 65536, 16, 1 << 26) as usize;
+        let drain_timeout_ms = number("SYCLGRAPH_DRAIN_TIMEOUT_MS", 10_000, 0, 3_600_000);
+        let mut flag = |name: &str, default: bool| -> bool {
+            match lookup(name).as_deref().map(str::trim) {
+                None => default,
+                Some("1" | "true" | "yes" | "on") => true,
+                Some("0" | "false" | "no" | "off") => false,
+                Some(other) => {
+                    warn(format!(
+                        "{name}={other:?} is not 0 or 1; using {}",
+                        u8::from(default)
+                    ));
+                    default
+                }
+            }
+        };
+        let device_timing = flag("SYCLGRAPH_DEVICE_TIMING", true);
+        let quiet = flag("SYCLGRAPH_QUIET", false);
+        Config {
+            output_dir,
+            max_instances,
+            queue_capacity,
+            device_timing,
+            drain_timeout_ms,
+            quiet,
+        }
+    }
+}
+
+fn default_dir(pid: u32) -> PathBuf {
+    PathBuf::from(format!("syclgraph-{pid}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn read(pairs: &[(&str, &str)]) -> (Config, Vec<String>) {
+        let map: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let mut warnings = Vec::new();
+        let config = Config::from_lookup(|k| map.get(k).cloned(), 42, &mut |w| warnings.push(w));
+        (config, warnings)
+    }
+
+    #[test]
+    fn defaults_without_variables() {
+        let (c, w) = read(&[]);
+        assert!(w.is_empty());
+        assert_eq!(c.output_dir, PathBuf::from("syclgraph-42"));
+        assert_eq!(c.max_instances, 5000);
+        assert!(c.device_timing);
+    }
+
+    #[test]
+    fn bad_values_warn_once_each_and_fall_back() {
+        let (c, w) = read(&[
+            ("SYCLGRAPH_MAX_INSTANCES", "lots"),
+            ("SYCLGRAPH_DEVICE_TIMING", "maybe"),
+            ("SYCLGRAPH_QUEUE_CAPACITY", "3"),
+        ]);
+        assert_eq!(w.len(), 3, "{w:?}");
+        assert!(w[0].contains("SYCLGRAPH_MAX_INSTANCES"));
+        assert_eq!(c.max_instances, 5000);
+        assert!(c.device_timing);
+        assert_eq!(c.queue_capacity, 65536);
+    }
+
+    #[test]
+    fn good_values_are_taken() {
+        let (c, w) = read(&[
+            ("SYCLGRAPH_OUTPUT_DIR", "/tmp/x"),
+            ("SYCLGRAPH_MAX_INSTANCES", "10"),
+            ("SYCLGRAPH_DEVICE_TIMING", "0"),
+        ]);
+        assert!(w.is_empty());
+        assert_eq!(c.output_dir, PathBuf::from("/tmp/x"));
+        assert_eq!(c.max_instances, 10);
+        assert!(!c.device_timing);
+    }
+}

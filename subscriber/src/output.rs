@@ -1,0 +1,151 @@
+//! The collector's side of the outputs: the task graph it builds, the
+//! `kernels.csv` rows it streams as instances complete, and the files it
+//! writes once at the end (`graph.dot`, `summary.csv`, the stderr summary).
+
+use std::fs::File;
+use std::io::{self, BufWriter};
+use std::path::{Path, PathBuf};
+
+use syclgraph_graph::kernels_csv::KernelRowWriter;
+use syclgraph_graph::record::Record;
+use syclgraph_graph::{dot, summary, Completed, Limits, TaskGraph};
+
+use crate::config::Config;
+use crate::warn;
+
+/// What the recorder could not record, for the summary.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Losses {
+    /// Records dropped because the queue was full.
+    pub queue_full: u64,
+    /// Events after the exit drain started.
+    pub after_finish: u64,
+    /// Callbacks without an event.
+    pub without_event: u64,
+    /// Device events that could not be retained.
+    pub not_retained: u64,
+    /// Device events signalled before the timestamp source was ready.
+    pub before_timing_ready: u64,
+    /// Edges whose ends were not known.
+    pub unknown_edge_end: u64,
+    /// True when device timing was wanted but no source could be loaded.
+    pub timing_unavailable: bool,
+}
+
+/// The graph and the streamed `kernels.csv`.
+pub struct Output {
+    dir: PathBuf,
+    quiet: bool,
+    graph: TaskGraph,
+    kernels: Option<KernelRowWriter<BufWriter<File>>>,
+    completed: Vec<Completed>,
+}
+
+impl Output {
+    /// Starts `kernels.csv` in the output directory.
+    pub fn new(config: &Config) -> Output {
+        let kernels = File::create(config.output_dir.join("kernels.csv"))
+            .and_then(|f| KernelRowWriter::new(BufWriter::new(f)));
+        let kernels = match kernels {
+            Ok(k) => Some(k),
+            Err(e) => {
+                warn(format_args!("cannot write kernels.csv: {e}"));
+                None
+            }
+        };
+        Output {
+            dir: config.output_dir.clone(),
+            quiet: config.quiet,
+            graph: TaskGraph::with_limits(Limits {
+                max_instances: config.max_instances,
+                ..Limits::default()
+            }),
+            kernels,
+            completed: Vec::new(),
+        }
+    }
+
+    /// Applies one record; streams the rows of the instances it completed.
+    pub fn apply(&mut self, record: Record) {
+        self.graph.apply(record, &mut self.completed);
+        self.write_completed();
+    }
+
+    fn write_completed(&mut self) {
+        if let Some(kernels) = &mut self.kernels {
+            for done in self.completed.drain(..) {
+                if let Err(e) = kernels.write(&self.graph, &done) {
+                    warn(format_args!("kernels.csv: {e}; no more rows are written"));
+                    self.kernels = None;
+                    break;
+                }
+            }
+        }
+        self.completed.clear();
+    }
+
+    /// Completes every instance, flushes `kernels.csv`, writes `graph.dot`
+    /// and `summary.csv` atomically, and prints the summary on stderr.
+    pub fn finish(&mut self, losses: &Losses) -> io::Result<()> {
+        self.graph.finish(&mut self.completed);
+        self.write_completed();
+        if let Some(mut kernels) = self.kernels.take() {
+            kernels.flush()?;
+        }
+        write_atomically(&self.dir.join("graph.dot"), |w| {
+            dot::write_dot(w, &self.graph)
+        })?;
+        write_atomically(&self.dir.join("summary.csv"), |w| {
+            summary::write_summary_csv(w, &self.graph)
+        })?;
+        if !self.quiet {
+            let mut text = summary::summary_table(&self.graph);
+            text.push_str(&loss_lines(losses));
+            eprint!("syclgraph: outputs in {}\n{text}", self.dir.display());
+        }
+        Ok(())
+    }
+}
+
+/// One line per kind of loss the graph itself does not know about.
+fn loss_lines(losses: &Losses) -> String {
+    let mut lines = String::new();
+    let mut line = |count: u64, what: &str| {
+        if count > 0 {
+            lines.push_str(&format!("lost: {count} {what}\n"));
+        }
+    };
+    line(
+        losses.queue_full,
+        "records (the queue to the collector was full)",
+    );
+    line(losses.after_finish, "events after the exit drain started");
+    line(losses.without_event, "callbacks without an event");
+    line(
+        losses.not_retained,
+        "device events that could not be retained",
+    );
+    line(
+        losses.before_timing_ready,
+        "device events signalled before the timestamp source was ready",
+    );
+    line(losses.unknown_edge_end, "edges whose ends were not seen");
+    if losses.timing_unavailable {
+        lines.push_str("device timing: unavailable in this process\n");
+    }
+    lines
+}
+
+/// Writes `path` through a temporary file in the same directory and renames
+/// it into place, so the file is either complete or absent.
+fn write_atomically(
+    path: &Path,
+    write: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>,
+) -> io::Result<()> {
+    let tmp = path.with_extension("tmp");
+    let mut w = BufWriter::new(File::create(&tmp)?);
+    write(&mut w)?;
+    let file = w.into_inner().map_err(|e| e.into_error())?;
+    file.sync_all()?;
+    std::fs::rename(&tmp, path)
+}

@@ -1,0 +1,339 @@
+//! The recorder: the state the callbacks share, and the hot-path work of
+//! turning one XPTI callback into one small [`Record`] on the bounded queue.
+//!
+//! Nothing here takes a global lock, does I/O or waits on the device. Node
+//! and edge metadata are read once, on first sight; everything per instance
+//! is a few integers. When the queue to the collector is full the record is
+//! dropped and counted (reported in the summary), never waited for.
+
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::mpsc::{SyncSender, TrySendError};
+use std::sync::Arc;
+
+use syclgraph_graph::record::{EdgeInfo, Metadata, NodeId, NodeInfo, Record, SpanKind, StrId};
+use ze_bridge::UrEvent;
+
+use crate::clock::monotonic_ns;
+use crate::collector::Message;
+use crate::identity::{EdgeTable, Interner, NodeTable, Resolved};
+use crate::thread_number;
+use crate::timing_slot::{Timing, TimingSlot};
+use crate::xpti::{EventRef, Xpti};
+
+/// The recorder is taking events.
+pub const RUNNING: u8 = 0;
+/// The exit drain started: new events are counted, not recorded.
+pub const FINISHING: u8 = 1;
+/// Outputs are written.
+pub const FINISHED: u8 = 2;
+
+/// Counters of what could not be recorded.
+#[derive(Default)]
+pub struct LossCounters {
+    /// Records dropped because the queue to the collector was full.
+    pub queue_full: AtomicU64,
+    /// Events that arrived after the exit drain had started.
+    pub after_finish: AtomicU64,
+    /// Callbacks without an event to attribute them to.
+    pub without_event: AtomicU64,
+    /// Signalled device events that could not be retained.
+    pub not_retained: AtomicU64,
+    /// Signalled device events that came before the timestamp source was ready.
+    pub before_timing_ready: AtomicU64,
+    /// Edges whose ends were submitted before tracing started (or are unknown).
+    pub unknown_edge_end: AtomicU64,
+}
+
+/// Everything the callbacks share.
+pub struct Recorder {
+    /// The XPTI framework's functions.
+    pub xpti: Xpti,
+    nodes: NodeTable,
+    edges: EdgeTable,
+    strings: Interner,
+    sender: SyncSender<Message>,
+    /// Where device timestamps come from, once the collector loaded it.
+    pub timestamps: TimingSlot,
+    /// [`RUNNING`], [`FINISHING`] or [`FINISHED`].
+    pub state: AtomicU8,
+    /// What could not be recorded.
+    pub losses: Arc<LossCounters>,
+}
+
+impl Recorder {
+    /// A recorder sending to `sender`.
+    pub fn new(
+        xpti: Xpti,
+        sender: SyncSender<Message>,
+        timestamps: TimingSlot,
+        losses: Arc<LossCounters>,
+    ) -> Recorder {
+        Recorder {
+            xpti,
+            nodes: NodeTable::default(),
+            edges: EdgeTable::default(),
+            strings: Interner::default(),
+            sender,
+            timestamps,
+            state: AtomicU8::new(RUNNING),
+            losses,
+        }
+    }
+
+    /// True while events are recorded; counts the ones that come too late.
+    #[inline]
+    fn accepting(&self) -> bool {
+        if self.state.load(Ordering::Relaxed) == RUNNING {
+            return true;
+        }
+        self.losses.after_finish.fetch_add(1, Ordering::Relaxed);
+        false
+    }
+
+    /// Queues a record; counts it when the queue is full. Returns whether it was queued.
+    #[inline]
+    fn send(&self, record: Record) -> bool {
+        match self.sender.try_send(Message::Record(record)) {
+            Ok(()) => true,
+            Err(TrySendError::Full(_)) | Err(TrySendError::Disconnected(_)) => {
+                self.losses.queue_full.fetch_add(1, Ordering::Relaxed);
+                false
+            }
+        }
+    }
+
+    /// The node of `event`'s code location, announcing it (payload +
+    /// metadata) on first sight.
+    #[inline]
+    fn node(&self, event: EventRef<'_>, kind_hint: &str) -> NodeId {
+        match self.nodes.resolve(event) {
+            Resolved::Known(id) => id,
+            Resolved::New(id) => {
+                self.define_node(id, event, kind_hint);
+                id
+            }
+        }
+    }
+
+    /// The submission an event stands for: bound at its node_create, or
+    /// (for events we saw no node_create of) its code location and instance.
+    #[inline]
+    fn submission(&self, event: EventRef<'_>) -> (NodeId, u64) {
+        self.nodes
+            .submission(event.unique_id())
+            .unwrap_or_else(|| (self.node(event, ""), event.instance_id()))
+    }
+
+    #[cold]
+    fn define_node(&self, id: NodeId, event: EventRef<'_>, kind_hint: &str) {
+        let payload = event.payload();
+        let known_file = |f: &str| !f.is_empty() && f != "<unknown-file>";
+        let mut metadata = self.metadata(event);
+        if !metadata.iter().any(|(k, _)| k == "queue_id") {
+            if let Some(("queue_id", queue)) = self.xpti.stashed_tuple() {
+                metadata.push(("queue_id".to_owned(), queue.to_string()));
+            }
+        }
+        let info = NodeInfo {
+            id,
+            uid: event.unique_id(),
+            kind_hint: kind_hint.to_owned(),
+            name: payload.map(|p| p.name.to_owned()).unwrap_or_default(),
+            source_file: payload
+                .filter(|p| known_file(p.source_file))
+                .map(|p| p.source_file.to_owned()),
+            source_line: payload.map(|p| p.line).filter(|&l| l != 0),
+            source_column: payload.map(|p| p.column).filter(|&c| c != 0),
+            metadata,
+        };
+        self.send(Record::NodeDefined(Box::new(info)));
+    }
+
+    fn metadata(&self, event: EventRef<'_>) -> Metadata {
+        let mut pairs = Metadata::new();
+        self.xpti
+            .for_each_metadata(event, |k, v| pairs.push((k.to_owned(), v)));
+        pairs.sort();
+        pairs
+    }
+
+    fn intern(&self, text: &str) -> StrId {
+        let (id, new) = self.strings.intern(text);
+        if new {
+            self.send(Record::String {
+                id,
+                text: text.into(),
+            });
+        }
+        id
+    }
+
+    /// node_create: one submission of a code location.
+    pub fn node_create(&self, event: EventRef<'_>, kind: &str) {
+        if !self.accepting() {
+            return;
+        }
+        let node = self.node(event, kind);
+        let instance = event.instance_id();
+        self.nodes.bind(event.unique_id(), node, instance);
+        self.send(Record::Submitted {
+            node,
+            instance,
+            thread: thread_number::current(),
+            ns: monotonic_ns(),
+        });
+    }
+
+    /// edge_create: a dependency between two submissions.
+    pub fn edge_create(&self, event: EventRef<'_>) {
+        if !self.accepting() {
+            return;
+        }
+        let ends = (
+            self.nodes.submission(event.source_id()),
+            self.nodes.submission(event.target_id()),
+        );
+        let (Some((source, _)), Some((target, target_instance))) = ends else {
+            self.losses.unknown_edge_end.fetch_add(1, Ordering::Relaxed);
+            return;
+        };
+        let (edge, new) = self.edges.resolve(source, target);
+        if new {
+            let info = EdgeInfo {
+                id: edge,
+                uid: event.unique_id(),
+                source,
+                target,
+                metadata: self.metadata(event),
+            };
+            self.send(Record::EdgeDefined(Box::new(info)));
+        } else {
+            self.send(Record::EdgeInstance {
+                edge,
+                instance: target_instance,
+            });
+        }
+    }
+
+    /// task_begin (`begin`) or task_end of an instance.
+    pub fn task(&self, begin: bool, event: EventRef<'_>) {
+        if !self.accepting() {
+            return;
+        }
+        let (node, instance) = self.submission(event);
+        let (thread, ns) = (thread_number::current(), monotonic_ns());
+        self.send(if begin {
+            Record::TaskBegin {
+                node,
+                instance,
+                thread,
+                ns,
+            }
+        } else {
+            Record::TaskEnd {
+                node,
+                instance,
+                thread,
+                ns,
+            }
+        });
+    }
+
+    /// signal: the instance's device event (`ur_event_handle_t`, may be null).
+    pub fn signal(&self, event: EventRef<'_>, device_event: usize) {
+        if !self.accepting() {
+            return;
+        }
+        let (node, instance) = self.submission(event);
+        let mut retained = None;
+        if device_event != 0 {
+            match self.timestamps.state() {
+                Timing::Ready(source) => {
+                    if source.retain(UrEvent(device_event)) {
+                        retained = Some(source);
+                    } else {
+                        self.losses.not_retained.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+                Timing::Loading => {
+                    self.losses
+                        .before_timing_ready
+                        .fetch_add(1, Ordering::Relaxed);
+                }
+                Timing::Unavailable => {}
+            }
+        }
+        let event_addr = if retained.is_some() { device_event } else { 0 };
+        let queued = self.send(Record::Signal {
+            node,
+            instance,
+            event: event_addr as u64,
+        });
+        if let (false, Some(source)) = (queued, retained) {
+            source.release(UrEvent(device_event));
+        }
+    }
+
+    /// wait/barrier begin (`begin`) or end. The label is what the runtime
+    /// says it waits on (`queue.wait`, `event.wait`; the address in brackets
+    /// is left out) and, when known, where in the source.
+    pub fn span(&self, kind: SpanKind, begin: bool, what: &str, event: Option<EventRef<'_>>) {
+        if !self.accepting() {
+            return;
+        }
+        let (thread, ns) = (thread_number::current(), monotonic_ns());
+        if begin {
+            let what = what.split('[').next().unwrap_or(what);
+            let label = match event.and_then(|e| e.payload()) {
+                Some(p) if p.line != 0 && !p.source_file.is_empty() => {
+                    format!("{what} {}:{}", p.source_file, p.line)
+                }
+                _ => what.to_owned(),
+            };
+            let label = self.intern(&label);
+            self.send(Record::SpanBegin {
+                kind,
+                label,
+                thread,
+                ns,
+            });
+        } else {
+            self.send(Record::SpanEnd { kind, thread, ns });
+        }
+    }
+
+    /// queue_create (`created`) or queue_destroy.
+    pub fn queue(&self, created: bool, event: Option<EventRef<'_>>) {
+        if !self.accepting() {
+            return;
+        }
+        let Some(event) = event else {
+            self.losses.without_event.fetch_add(1, Ordering::Relaxed);
+            return;
+        };
+        let metadata = self.metadata(event);
+        let get = |key: &str| {
+            metadata
+                .iter()
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| v.as_str())
+        };
+        let queue_id = get("queue_id").and_then(|v| v.parse().ok()).unwrap_or(0);
+        let ns = monotonic_ns();
+        if created {
+            let device = self.intern(get("sycl_device_name").unwrap_or(""));
+            self.send(Record::QueueCreated {
+                queue_id,
+                device,
+                ns,
+            });
+        } else {
+            self.send(Record::QueueDestroyed { queue_id, ns });
+        }
+    }
+
+    /// Counts a callback that came without the event it needs.
+    pub fn count_without_event(&self) {
+        self.losses.without_event.fetch_add(1, Ordering::Relaxed);
+    }
+}

@@ -1,0 +1,355 @@
+//! The XPTI framework, loaded once at run time, and safe views of its events.
+//!
+//! The framework library (the "dispatcher") is already in the process when
+//! the runtime calls our `xptiTraceInit`: we open it again by the path in
+//! `XPTI_FRAMEWORK_DISPATCHER` (the same instance, since it is loaded) and
+//! take the few functions we call from it. Nothing is linked at build time.
+
+use std::ffi::{c_char, c_void, CStr};
+
+use xpti_sys as sys;
+
+/// The XPTI functions syclgraph calls, looked up once.
+pub struct Xpti {
+    /// Keeps the framework library mapped while the pointers are used.
+    _library: libloading::Library,
+    register_stream: sys::XptiRegisterStreamFn,
+    register_callback: sys::XptiRegisterCallbackFn,
+    lookup_string: sys::XptiLookupStringFn,
+    lookup_object: sys::XptiLookupObjectFn,
+    query_metadata: sys::XptiQueryMetadataFn,
+    get_stashed_tuple: Option<sys::XptiGetStashedTupleFn>,
+}
+
+/// Why the framework's functions could not be had.
+#[derive(Debug)]
+pub struct LoadError(pub String);
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Xpti {
+    /// Finds the XPTI framework the runtime loaded (by `XPTI_FRAMEWORK_DISPATCHER`,
+    /// then by soname) and looks up the functions we use.
+    pub fn load() -> Result<Xpti, LoadError> {
+        let mut names: Vec<std::ffi::OsString> = Vec::new();
+        if let Some(path) = std::env::var_os("XPTI_FRAMEWORK_DISPATCHER") {
+            names.push(path);
+        }
+        names.push("libxptifw.so.1".into());
+        names.push("libxptifw.so".into());
+        let mut last_error = String::from("no candidate");
+        for name in &names {
+            // SAFETY: the framework library is already loaded by the runtime;
+            // opening it again runs no initialisers and returns the same instance.
+            match unsafe { libloading::Library::new(name) } {
+                Ok(library) => return Self::from_library(library),
+                Err(e) => last_error = e.to_string(),
+            }
+        }
+        Err(LoadError(format!(
+            "the XPTI framework library could not be opened ({last_error})"
+        )))
+    }
+
+    fn from_library(library: libloading::Library) -> Result<Xpti, LoadError> {
+        /// Looks a symbol up as a plain function pointer of type `T`.
+        fn get<T: Copy>(lib: &libloading::Library, name: &[u8]) -> Result<T, LoadError> {
+            // SAFETY: each call site names the pointer type of that symbol as
+            // declared in xpti_trace_framework.h (see xpti-sys).
+            unsafe { lib.get::<T>(name) }.map(|s| *s).map_err(|e| {
+                LoadError(format!(
+                    "the XPTI framework lacks {}: {e}",
+                    String::from_utf8_lossy(&name[..name.len() - 1])
+                ))
+            })
+        }
+        Ok(Xpti {
+            register_stream: get(&library, b"xptiRegisterStream\0")?,
+            register_callback: get(&library, b"xptiRegisterCallback\0")?,
+            lookup_string: get(&library, b"xptiLookupString\0")?,
+            lookup_object: get(&library, b"xptiLookupObject\0")?,
+            query_metadata: get(&library, b"xptiQueryMetadata\0")?,
+            get_stashed_tuple: get(&library, b"xptiGetStashedTuple\0").ok(),
+            _library: library,
+        })
+    }
+
+    /// Registers `callback` for `trace_type` on `stream`. Returns false when
+    /// the framework refused it.
+    pub fn register(
+        &self,
+        stream: &CStr,
+        trace_type: u16,
+        callback: sys::tracepoint_callback_api_t,
+    ) -> bool {
+        // SAFETY: `stream` is a valid C string; the callback has the
+        // signature the framework expects and lives as long as the library.
+        unsafe {
+            let id = (self.register_stream)(stream.as_ptr());
+            (self.register_callback)(id, trace_type, callback) == 0
+        }
+    }
+
+    /// The tuple the runtime stashed for the current submission on this
+    /// thread (DPC++ stashes `queue_id` there), if any.
+    pub fn stashed_tuple(&self) -> Option<(&'static str, u64)> {
+        let get = self.get_stashed_tuple?;
+        let mut key: *mut c_char = std::ptr::null_mut();
+        let mut value = 0u64;
+        // SAFETY: both out-pointers are valid for writes; the key string is
+        // owned by the runtime and lives for the process (a literal).
+        let result = unsafe { get(&mut key, &mut value) };
+        if result != 0 || key.is_null() {
+            return None;
+        }
+        // SAFETY: non-null, NUL-terminated key from the runtime.
+        Some((unsafe { c_str(key) }, value))
+    }
+
+    /// Calls `visit(key, value)` for every metadata pair of `event`, values
+    /// rendered as text.
+    pub fn for_each_metadata(&self, event: EventRef<'_>, mut visit: impl FnMut(&str, String)) {
+        // SAFETY: `event` points at a live event for the duration of the
+        // callback that handed it to us.
+        let md = unsafe { (self.query_metadata)(event.ptr) };
+        if md.is_null() {
+            return;
+        }
+        let mut visitor: &mut dyn FnMut(&str, String) = &mut visit;
+        // SAFETY: `md` came from xptiQueryMetadata; the visitor context is a
+        // pointer to `visitor`, alive for the whole call, used only by
+        // `metadata_trampoline` below.
+        unsafe {
+            sys::syclgraph_visit_metadata(
+                md,
+                self.lookup_string,
+                self.lookup_object,
+                metadata_trampoline,
+                (&mut visitor) as *mut &mut dyn FnMut(&str, String) as *mut c_void,
+            );
+        }
+    }
+}
+
+unsafe extern "C" fn metadata_trampoline(
+    ctx: *mut c_void,
+    key: *const c_char,
+    value: *const c_char,
+    size: usize,
+    type_: u8,
+) {
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        // SAFETY: `ctx` is the `&mut &mut dyn FnMut` made in `for_each_metadata`.
+        let visitor = unsafe { &mut *(ctx as *mut &mut dyn FnMut(&str, String)) };
+        // SAFETY: the framework returns NUL-terminated keys or null.
+        let key = unsafe { c_str(key) };
+        let bytes: &[u8] = if value.is_null() || size == 0 {
+            &[]
+        } else {
+            // SAFETY: `value` points at `size` bytes owned by the framework.
+            unsafe { std::slice::from_raw_parts(value as *const u8, size) }
+        };
+        visitor(key, render_value(bytes, type_));
+    }));
+    let _ = result;
+}
+
+/// Renders a metadata value as text by its `metadata_type_t`.
+pub fn render_value(bytes: &[u8], type_: u8) -> String {
+    use sys::metadata_type as t;
+    let int_bytes = |bytes: &[u8]| {
+        let mut buf = [0u8; 8];
+        let n = bytes.len().min(8);
+        buf[..n].copy_from_slice(&bytes[..n]);
+        (u64::from_le_bytes(buf), n)
+    };
+    match type_ {
+        t::STRING => {
+            let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+            String::from_utf8_lossy(&bytes[..end]).into_owned()
+        }
+        t::UNSIGNED_INTEGER => int_bytes(bytes).0.to_string(),
+        t::SIGNED_INTEGER => {
+            let (v, n) = int_bytes(bytes);
+            let shift = 64 - 8 * n.max(1) as u32;
+            (((v << shift) as i64) >> shift).to_string()
+        }
+        t::BOOLEAN => (bytes.first().copied().unwrap_or(0) != 0).to_string(),
+        t::FLOATING => match bytes.len() {
+            4 => f32::from_le_bytes(bytes.try_into().unwrap_or([0; 4])).to_string(),
+            8 => f64::from_le_bytes(bytes.try_into().unwrap_or([0; 8])).to_string(),
+            _ => hex(bytes),
+        },
+        _ => hex(bytes),
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    let mut s = String::with_capacity(2 + 2 * bytes.len());
+    s.push_str("0x");
+    for b in bytes.iter().rev() {
+        let _ = write!(s, "{b:02x}");
+    }
+    s
+}
+
+/// Reads a C string the runtime owns, as UTF-8 (lossy text becomes "").
+///
+/// # Safety
+/// `p` is null or points at a NUL-terminated string alive for `'a`.
+pub unsafe fn c_str<'a>(p: *const c_char) -> &'a str {
+    if p.is_null() {
+        return "";
+    }
+    // SAFETY: guaranteed by the caller.
+    unsafe { CStr::from_ptr(p) }.to_str().unwrap_or("")
+}
+
+/// A borrowed XPTI event, valid during the callback that received it.
+#[derive(Clone, Copy)]
+pub struct EventRef<'a> {
+    ptr: *mut sys::trace_event_data_t,
+    _life: std::marker::PhantomData<&'a sys::trace_event_data_t>,
+}
+
+/// The source location and name of an event, borrowed from the runtime.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PayloadView<'a> {
+    /// The payload name.
+    pub name: &'a str,
+    /// Source file, "" when unknown.
+    pub source_file: &'a str,
+    /// Line, 0 when unknown.
+    pub line: u32,
+    /// Column, 0 when unknown.
+    pub column: u32,
+    /// Address of the name string: equal addresses mean equal names.
+    pub name_ptr: usize,
+    /// Address of the file string.
+    pub file_ptr: usize,
+}
+
+impl<'a> EventRef<'a> {
+    /// Wraps the pointer a callback received; `None` when null.
+    ///
+    /// # Safety
+    /// `ptr` is null or points at an event alive for `'a`.
+    pub unsafe fn new(ptr: *mut sys::trace_event_data_t) -> Option<EventRef<'a>> {
+        (!ptr.is_null()).then_some(EventRef {
+            ptr,
+            _life: std::marker::PhantomData,
+        })
+    }
+
+    fn data(&self) -> &'a sys::trace_event_data_t {
+        // SAFETY: non-null and alive for 'a (see `new`).
+        unsafe { &*self.ptr }
+    }
+
+    /// The event's unique_id.
+    #[inline]
+    pub fn unique_id(&self) -> u64 {
+        self.data().unique_id
+    }
+
+    /// The event's instance number: how many times its code location was
+    /// submitted so far (1-based).
+    #[inline]
+    pub fn instance_id(&self) -> u64 {
+        self.data().instance_id
+    }
+
+    /// For edge events: the unique_id of the source node.
+    #[inline]
+    pub fn source_id(&self) -> u64 {
+        self.data().source_id
+    }
+
+    /// For edge events: the unique_id of the target node.
+    #[inline]
+    pub fn target_id(&self) -> u64 {
+        self.data().target_id
+    }
+
+    /// The payload's identity fields only (no string reads): cheap enough
+    /// for every instance.
+    #[inline]
+    pub fn payload_key(&self) -> PayloadKey {
+        let p = self.data().reserved.payload;
+        if p.is_null() {
+            return PayloadKey::default();
+        }
+        // SAFETY: the framework keeps the payload alive with the event.
+        let p = unsafe { &*p };
+        PayloadKey {
+            name_ptr: p.name as usize,
+            file_ptr: p.source_file as usize,
+            line: p.line_no,
+            column: p.column_no,
+        }
+    }
+
+    /// The payload, read as text.
+    pub fn payload(&self) -> Option<PayloadView<'a>> {
+        let p = self.data().reserved.payload;
+        if p.is_null() {
+            return None;
+        }
+        // SAFETY: the framework keeps the payload and its strings alive with
+        // the event (strings are interned by the framework).
+        let p = unsafe { &*p };
+        // SAFETY: as above, NUL-terminated or null.
+        let (name, file) = unsafe { (c_str(p.name), c_str(p.source_file)) };
+        let known = |v: u32| if v == u32::MAX { 0 } else { v };
+        Some(PayloadView {
+            name,
+            source_file: file,
+            line: known(p.line_no),
+            column: known(p.column_no),
+            name_ptr: p.name as usize,
+            file_ptr: p.source_file as usize,
+        })
+    }
+}
+
+/// The fields that tell two payloads with the same unique_id apart, compared
+/// by address first (the framework interns its strings).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct PayloadKey {
+    /// Address of the name string.
+    pub name_ptr: usize,
+    /// Address of the source-file string.
+    pub file_ptr: usize,
+    /// Line number as stored.
+    pub line: u32,
+    /// Column number as stored.
+    pub column: u32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::render_value;
+    use xpti_sys::metadata_type as t;
+
+    #[test]
+    fn renders_each_metadata_type() {
+        assert_eq!(render_value(b"abc\0", t::STRING), "abc");
+        assert_eq!(render_value(b"abc", t::STRING), "abc");
+        assert_eq!(
+            render_value(&42u64.to_le_bytes(), t::UNSIGNED_INTEGER),
+            "42"
+        );
+        assert_eq!(
+            render_value(&(-5i32).to_le_bytes(), t::SIGNED_INTEGER),
+            "-5"
+        );
+        assert_eq!(render_value(&[1], t::BOOLEAN), "true");
+        assert_eq!(render_value(&1.5f64.to_le_bytes(), t::FLOATING), "1.5");
+        assert_eq!(render_value(&[0x34, 0x12], t::BINARY), "0x1234");
+    }
+}
