@@ -1,1 +1,389 @@
-//! Helpers shared by the integration tests.
+//! Helpers shared by the integration tests: find the runtime and the built
+//! subscriber, build the SYCL test programs, run them with and without
+//! tracing, and read what syclgraph wrote.
+//!
+//! The tests run real programs on the real DPC++ runtime from the project's
+//! venv (made by `scripts/setup.sh`). `scripts/test.sh` builds
+//! `target/release/libsyclgraph.so` before `cargo test`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use graphviz_rust::dot_structures as dot;
+
+/// The repository root.
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ has a parent")
+        .to_path_buf()
+}
+
+/// The venv holding the DPC++ runtime.
+pub fn venv() -> PathBuf {
+    let venv = std::env::var_os("SYCLGRAPH_VENV")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join(".venv"));
+    assert!(
+        venv.join("lib/libsycl.so.9").exists(),
+        "no DPC++ runtime in {}: run scripts/setup.sh",
+        venv.display()
+    );
+    venv
+}
+
+/// The subscriber under test, `target/release/libsyclgraph.so`.
+pub fn subscriber() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("target"));
+    let lib = target.join("release/libsyclgraph.so");
+    assert!(
+        lib.exists(),
+        "{} is missing: run scripts/test.sh, which builds it before the tests",
+        lib.display()
+    );
+    lib
+}
+
+/// The compiled test program `name` (from `examples/` or `tests/programs/`),
+/// built once per test process by `scripts/build-programs.sh`.
+pub fn program(name: &str) -> PathBuf {
+    static BUILT: OnceLock<()> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let status = Command::new("bash")
+            .arg(repo_root().join("scripts/build-programs.sh"))
+            .status()
+            .expect("run scripts/build-programs.sh");
+        assert!(status.success(), "building the test programs failed");
+    });
+    let path = repo_root().join("build/programs").join(name);
+    assert!(path.exists(), "{} was not built", path.display());
+    path
+}
+
+/// A command with the runtime's environment (library path, OpenCL CPU device).
+pub fn runtime_command(program: &Path) -> Command {
+    let venv = venv();
+    let mut cmd = Command::new(program);
+    let lib = venv.join("lib");
+    let ld = match std::env::var_os("LD_LIBRARY_PATH") {
+        Some(old) => {
+            let mut paths = vec![lib];
+            paths.extend(std::env::split_paths(&old));
+            std::env::join_paths(paths).expect("joinable paths")
+        }
+        None => lib.into_os_string(),
+    };
+    cmd.env("LD_LIBRARY_PATH", ld)
+        .env("OCL_ICD_FILENAMES", venv.join("lib/libintelocl.so"))
+        .env_remove("XPTI_TRACE_ENABLE")
+        .env_remove("XPTI_SUBSCRIBERS")
+        .env_remove("XPTI_FRAMEWORK_DISPATCHER");
+    cmd
+}
+
+/// The venv's Python, with the runtime's environment.
+pub fn python_command(script: &Path) -> Command {
+    let mut cmd = runtime_command(&venv().join("bin/python"));
+    cmd.arg(script);
+    cmd
+}
+
+/// Adds the three XPTI variables that load `subscriber` (nothing else).
+pub fn with_xpti(cmd: &mut Command, subscriber: &Path) {
+    cmd.env("XPTI_TRACE_ENABLE", "1")
+        .env("XPTI_FRAMEWORK_DISPATCHER", venv().join("lib/libxptifw.so"))
+        .env("XPTI_SUBSCRIBERS", subscriber);
+}
+
+/// A fresh, empty output directory for one test.
+pub fn fresh_dir(test: &str) -> PathBuf {
+    let dir = repo_root()
+        .join("target/test-output")
+        .join(format!("{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create the output dir");
+    dir
+}
+
+/// What a traced run gave.
+pub struct Traced {
+    /// The process output.
+    pub output: Output,
+    /// Where syclgraph wrote.
+    pub dir: PathBuf,
+}
+
+impl Traced {
+    /// The traced program's stdout as text.
+    pub fn stdout(&self) -> String {
+        String::from_utf8_lossy(&self.output.stdout).into_owned()
+    }
+
+    /// The traced program's stderr as text.
+    pub fn stderr(&self) -> String {
+        String::from_utf8_lossy(&self.output.stderr).into_owned()
+    }
+
+    /// graph.dot, parsed.
+    pub fn graph(&self) -> DotGraph {
+        DotGraph::read(&self.dir.join("graph.dot"))
+    }
+
+    /// A CSV file of the output directory as rows of column → value.
+    pub fn csv(&self, name: &str) -> Vec<BTreeMap<String, String>> {
+        read_csv(&self.dir.join(name))
+    }
+}
+
+/// Runs `cmd` untraced, then traced with syclgraph writing to a fresh
+/// directory; asserts the program behaved the same (stdout, exit code).
+pub fn run_both(test: &str, make: impl Fn() -> Command, env: &[(&str, &str)]) -> Traced {
+    let untraced = make().output().expect("run untraced");
+    assert!(
+        untraced.status.success(),
+        "untraced run failed: {}",
+        String::from_utf8_lossy(&untraced.stderr)
+    );
+    let traced = run_traced(test, make(), env);
+    assert_eq!(
+        traced.output.status.code(),
+        untraced.status.code(),
+        "exit code changed under tracing; stderr:\n{}",
+        traced.stderr()
+    );
+    assert_eq!(
+        strip_profiling(&traced.stdout()),
+        strip_profiling(&String::from_utf8_lossy(&untraced.stdout)),
+        "stdout changed under tracing"
+    );
+    traced
+}
+
+/// Runs `cmd` with syclgraph loaded, writing to a fresh directory.
+pub fn run_traced(test: &str, mut cmd: Command, env: &[(&str, &str)]) -> Traced {
+    let dir = fresh_dir(test);
+    with_xpti(&mut cmd, &subscriber());
+    cmd.env("SYCLGRAPH_OUTPUT_DIR", &dir);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let output = cmd.output().expect("run traced");
+    Traced { output, dir }
+}
+
+/// Lines `profiling <label> <instance> <ns>` carry measured durations, which
+/// differ between runs; everything else must be identical.
+pub fn strip_profiling(stdout: &str) -> String {
+    stdout
+        .lines()
+        .map(|l| {
+            if l.starts_with("profiling ") {
+                l.rsplit_once(' ').map(|(head, _)| head).unwrap_or(l)
+            } else {
+                l
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The application's own measurements: (label, instance) → duration ns.
+pub fn profiling_lines(stdout: &str) -> BTreeMap<(String, u64), u64> {
+    stdout
+        .lines()
+        .filter_map(|l| {
+            let mut parts = l.split_whitespace();
+            (parts.next()? == "profiling").then_some(())?;
+            let label = parts.next()?.to_owned();
+            let instance = parts.next()?.parse().ok()?;
+            let ns = parts.next()?.parse().ok()?;
+            Some(((label, instance), ns))
+        })
+        .collect()
+}
+
+/// Reads a CSV file with a header into rows.
+pub fn read_csv(path: &Path) -> Vec<BTreeMap<String, String>> {
+    let mut reader =
+        csv::Reader::from_path(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    let headers = reader.headers().expect("csv header").clone();
+    reader
+        .records()
+        .map(|r| {
+            let r = r.expect("csv row");
+            headers
+                .iter()
+                .zip(r.iter())
+                .map(|(h, v)| (h.to_owned(), v.to_owned()))
+                .collect()
+        })
+        .collect()
+}
+
+/// A node or edge of graph.dot: its attributes, unquoted.
+pub type Attrs = BTreeMap<String, String>;
+
+/// graph.dot as plain maps.
+#[derive(Debug)]
+pub struct DotGraph {
+    /// Node id → attributes.
+    pub nodes: BTreeMap<String, Attrs>,
+    /// (from, to, attributes).
+    pub edges: Vec<(String, String, Attrs)>,
+}
+
+impl DotGraph {
+    /// Parses a DOT file with graphviz-rust's parser.
+    pub fn read(path: &Path) -> DotGraph {
+        let text = std::fs::read_to_string(path)
+            .unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+        let graph = graphviz_rust::parse(&text)
+            .unwrap_or_else(|e| panic!("{} is not valid DOT: {e}", path.display()));
+        let stmts = match graph {
+            dot::Graph::Graph { stmts, .. } | dot::Graph::DiGraph { stmts, .. } => stmts,
+        };
+        let mut out = DotGraph {
+            nodes: BTreeMap::new(),
+            edges: Vec::new(),
+        };
+        for stmt in stmts {
+            match stmt {
+                dot::Stmt::Node(n) => {
+                    out.nodes.insert(id_text(&n.id.0), attrs(&n.attributes));
+                }
+                dot::Stmt::Edge(e) => {
+                    if let dot::EdgeTy::Pair(dot::Vertex::N(a), dot::Vertex::N(b)) = &e.ty {
+                        out.edges
+                            .push((id_text(&a.0), id_text(&b.0), attrs(&e.attributes)));
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// Nodes whose attribute `key` equals `value`.
+    pub fn nodes_where(&self, key: &str, value: &str) -> Vec<(&String, &Attrs)> {
+        self.nodes
+            .iter()
+            .filter(|(_, a)| a.get(key).map(String::as_str) == Some(value))
+            .collect()
+    }
+
+    /// Edges from a node matching `from` to a node matching `to`.
+    pub fn edges_between(
+        &self,
+        from: impl Fn(&Attrs) -> bool,
+        to: impl Fn(&Attrs) -> bool,
+    ) -> Vec<&Attrs> {
+        self.edges
+            .iter()
+            .filter(|(a, b, _)| {
+                self.nodes.get(a).is_some_and(&from) && self.nodes.get(b).is_some_and(&to)
+            })
+            .map(|(_, _, attrs)| attrs)
+            .collect()
+    }
+}
+
+fn id_text(id: &dot::Id) -> String {
+    match id {
+        dot::Id::Html(s) | dot::Id::Escaped(s) | dot::Id::Plain(s) | dot::Id::Anonymous(s) => {
+            unquote(s)
+        }
+    }
+}
+
+fn unquote(s: &str) -> String {
+    match s.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
+        Some(inner) => inner.replace("\\\"", "\"").replace("\\\\", "\\"),
+        None => s.to_owned(),
+    }
+}
+
+fn attrs(list: &[dot::Attribute]) -> Attrs {
+    list.iter()
+        .map(|dot::Attribute(k, v)| (id_text(k), id_text(v)))
+        .collect()
+}
+
+/// The line of `// @node <label>` (or `// @wait <label>`) in a program's
+/// source: where the test expects syclgraph to place that command.
+pub fn tag_line(source: &str, label: &str) -> u32 {
+    let path = repo_root().join(source);
+    let text =
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    let wanted = [format!("@node {label}"), format!("@wait {label}")];
+    let found: Vec<u32> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| {
+            wanted.iter().any(|w| {
+                l.split_once(w.as_str())
+                    .is_some_and(|(_, rest)| rest.trim().is_empty())
+            })
+        })
+        .map(|(i, _)| i as u32 + 1)
+        .collect();
+    assert_eq!(found.len(), 1, "tag {label} in {source}: {found:?}");
+    found[0]
+}
+
+/// The single node of graph.dot at `file:line`, with its DOT id.
+pub fn node_at<'g>(graph: &'g DotGraph, file: &str, line: u32) -> (&'g String, &'g Attrs) {
+    let found: Vec<_> = graph
+        .nodes
+        .iter()
+        .filter(|(_, a)| {
+            a.get("file").is_some_and(|f| f.ends_with(file))
+                && a.get("line").map(String::as_str) == Some(&line.to_string())
+        })
+        .collect();
+    assert_eq!(
+        found.len(),
+        1,
+        "expected one node at {file}:{line}, found {found:?}"
+    );
+    found[0]
+}
+
+/// Rows of kernels.csv at `line` of a source file, in instance order.
+pub fn rows_at<'r>(
+    rows: &'r [BTreeMap<String, String>],
+    file: &str,
+    line: u32,
+) -> Vec<&'r BTreeMap<String, String>> {
+    let mut found: Vec<_> = rows
+        .iter()
+        .filter(|r| r["source_file"].ends_with(file) && r["source_line"] == line.to_string())
+        .collect();
+    found.sort_by_key(|r| r["instance"].parse::<u64>().unwrap_or(0));
+    found
+}
+
+impl DotGraph {
+    /// True when a chain of edges leads from node `from` to node `to`.
+    pub fn reaches(&self, from: &str, to: &str) -> bool {
+        let mut seen = std::collections::BTreeSet::new();
+        let mut stack = vec![from.to_owned()];
+        while let Some(n) = stack.pop() {
+            if n == to && n != from {
+                return true;
+            }
+            for (a, b, _) in &self.edges {
+                if *a == n && seen.insert(b.clone()) {
+                    if b == to {
+                        return true;
+                    }
+                    stack.push(b.clone());
+                }
+            }
+        }
+        false
+    }
+}

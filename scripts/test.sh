@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Everything CI checks, in the order CI checks it: installs what is missing
+# (scripts/setup.sh), then format, lints, builds the subscriber and the
+# Level Zero test driver, and runs every test on the real DPC++ runtime.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+bash scripts/setup.sh
+# shellcheck source=env.sh
+. scripts/env.sh
+
+cargo fmt --all -- --check
+cargo clippy --workspace --all-targets -- -D warnings
+cargo build --release -p syclgraph
+cargo build -p ze-test-driver
+cargo test --workspace -- --test-threads=2
