@@ -206,6 +206,7 @@ impl Collector {
             not_retained: self.losses.not_retained.load(Ordering::Relaxed),
             before_timing_ready: self.losses.before_timing_ready.load(Ordering::Relaxed),
             unknown_edge_end: self.losses.unknown_edge_end.load(Ordering::Relaxed),
+            queues_forced: crate::ur_calls::QUEUES_FORCED.load(Ordering::Relaxed),
             timing_unavailable: self.config.device_timing && self.timestamps.is_none(),
         };
         if let Err(e) = self.output.finish(&losses) {

@@ -22,6 +22,9 @@ pub struct Config {
     pub drain_timeout_ms: u64,
     /// `SYCLGRAPH_QUIET`: `1` leaves out the summary on stderr.
     pub quiet: bool,
+    /// `SYCLGRAPH_FORCE_PROFILING`: turn device profiling on for every
+    /// queue (`1`, default) or leave queues as the application made them (`0`).
+    pub force_profiling: bool,
 }
 
 impl Config {
@@ -77,6 +80,7 @@ impl Config {
         };
         let device_timing = flag("SYCLGRAPH_DEVICE_TIMING", true);
         let quiet = flag("SYCLGRAPH_QUIET", false);
+        let force_profiling = flag("SYCLGRAPH_FORCE_PROFILING", true);
         Config {
             output_dir,
             max_instances,
@@ -84,6 +88,7 @@ impl Config {
             device_timing,
             drain_timeout_ms,
             quiet,
+            force_profiling,
         }
     }
 }

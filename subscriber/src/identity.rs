@@ -9,7 +9,8 @@
 //! ends by unique_id: [`NodeTable::bind`] remembers which submission each
 //! live unique_id stands for.
 
-use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use dashmap::DashMap;
 use syclgraph_graph::record::{EdgeId, NodeId, StrId};
@@ -38,11 +39,16 @@ struct PayloadText {
 /// unseen addresses are compared by text every time instead of remembered.
 const MAX_EXTRA_ADDRESSES: usize = 65_536;
 
+/// A node's id and its submission counter (our instance numbers: the
+/// runtime's `instance_id` also counts UR calls made at the same code
+/// location when the UR tracing layer is on).
+type Entry = (NodeId, Arc<AtomicU64>);
+
 /// Code location → [`NodeId`], and live unique_id → submission.
 #[derive(Default)]
 pub struct NodeTable {
-    by_address: DashMap<PayloadKey, NodeId>,
-    by_text: DashMap<PayloadText, NodeId>,
+    by_address: DashMap<PayloadKey, Entry>,
+    by_text: DashMap<PayloadText, Entry>,
     extra_addresses: AtomicUsize,
     live: DashMap<u64, (NodeId, u64)>,
     next: AtomicU32,
@@ -52,15 +58,28 @@ impl NodeTable {
     /// The node of `event`'s code location, assigning a new id on first sight.
     #[inline]
     pub fn resolve(&self, event: EventRef<'_>) -> Resolved {
+        self.lookup(event, false).0
+    }
+
+    /// Like [`NodeTable::resolve`], and counts one more submission of the
+    /// node: returns its instance number (1, 2, ...).
+    #[inline]
+    pub fn submit(&self, event: EventRef<'_>) -> (Resolved, u64) {
+        self.lookup(event, true)
+    }
+
+    #[inline]
+    fn lookup(&self, event: EventRef<'_>, count: bool) -> (Resolved, u64) {
         let key = event.payload_key();
-        match self.by_address.get(&key) {
-            Some(node) => Resolved::Known(*node),
-            None => self.resolve_by_text(event, key),
+        if let Some(entry) = self.by_address.get(&key) {
+            return (Resolved::Known(entry.0), next_instance(&entry, count));
         }
+        let (resolved, entry) = self.resolve_by_text(event, key);
+        (resolved, next_instance(&entry, count))
     }
 
     #[cold]
-    fn resolve_by_text(&self, event: EventRef<'_>, key: PayloadKey) -> Resolved {
+    fn resolve_by_text(&self, event: EventRef<'_>, key: PayloadKey) -> (Resolved, Entry) {
         let (name, file) = event
             .payload()
             .map(|p| (p.name, p.source_file))
@@ -72,18 +91,23 @@ impl NodeTable {
             column: key.column,
         };
         let mut new = false;
-        let node = *self.by_text.entry(text).or_insert_with(|| {
-            new = true;
-            self.next.fetch_add(1, Ordering::Relaxed)
-        });
+        let entry = self
+            .by_text
+            .entry(text)
+            .or_insert_with(|| {
+                new = true;
+                (self.next.fetch_add(1, Ordering::Relaxed), Arc::default())
+            })
+            .clone();
         if new || self.extra_addresses.fetch_add(1, Ordering::Relaxed) < MAX_EXTRA_ADDRESSES {
-            self.by_address.insert(key, node);
+            self.by_address.insert(key, entry.clone());
         }
-        if new {
-            Resolved::New(node)
+        let resolved = if new {
+            Resolved::New(entry.0)
         } else {
-            Resolved::Known(node)
-        }
+            Resolved::Known(entry.0)
+        };
+        (resolved, entry)
     }
 
     /// Remembers that the event with `uid` is instance `instance` of `node`.
@@ -106,6 +130,14 @@ impl NodeTable {
     /// True when no node was seen.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+fn next_instance(entry: &Entry, count: bool) -> u64 {
+    if count {
+        entry.1.fetch_add(1, Ordering::Relaxed) + 1
+    } else {
+        0
     }
 }
 

@@ -27,6 +27,7 @@ pub mod recorder;
 pub mod shutdown;
 pub mod thread_number;
 pub mod timing_slot;
+pub mod ur_calls;
 pub mod xpti;
 
 use std::ffi::c_char;

@@ -28,6 +28,8 @@ pub struct Losses {
     pub before_timing_ready: u64,
     /// Edges whose ends were not known.
     pub unknown_edge_end: u64,
+    /// Queues whose device profiling syclgraph turned on.
+    pub queues_forced: u64,
     /// True when device timing was wanted but no source could be loaded.
     pub timing_unavailable: bool,
 }
@@ -130,6 +132,12 @@ fn loss_lines(losses: &Losses) -> String {
         "device events signalled before the timestamp source was ready",
     );
     line(losses.unknown_edge_end, "edges whose ends were not seen");
+    if losses.queues_forced > 0 {
+        lines.push_str(&format!(
+            "device profiling: turned on for {} queue(s) made without it (SYCLGRAPH_FORCE_PROFILING=0 turns this off)\n",
+            losses.queues_forced
+        ));
+    }
     if losses.timing_unavailable {
         lines.push_str("device timing: unavailable in this process\n");
     }

@@ -58,6 +58,15 @@ pub struct Recorder {
     pub state: AtomicU8,
     /// What could not be recorded.
     pub losses: Arc<LossCounters>,
+    /// Turn device profiling on for every queue (`SYCLGRAPH_FORCE_PROFILING`).
+    pub force_profiling: bool,
+}
+
+thread_local! {
+    /// The direct-path USM submission (memcpy/memset, which send no
+    /// `signal`) whose UR call this thread is about to make.
+    static DIRECT_SUBMISSION: std::cell::Cell<Option<(NodeId, u64)>> =
+        const { std::cell::Cell::new(None) };
 }
 
 impl Recorder {
@@ -67,6 +76,7 @@ impl Recorder {
         sender: SyncSender<Message>,
         timestamps: TimingSlot,
         losses: Arc<LossCounters>,
+        force_profiling: bool,
     ) -> Recorder {
         Recorder {
             xpti,
@@ -77,6 +87,7 @@ impl Recorder {
             timestamps,
             state: AtomicU8::new(RUNNING),
             losses,
+            force_profiling,
         }
     }
 
@@ -173,9 +184,18 @@ impl Recorder {
         if !self.accepting() {
             return;
         }
-        let node = self.node(event, kind);
-        let instance = event.instance_id();
+        let (resolved, instance) = self.nodes.submit(event);
+        let node = match resolved {
+            Resolved::Known(id) => id,
+            Resolved::New(id) => {
+                self.define_node(id, event, kind);
+                id
+            }
+        };
         self.nodes.bind(event.unique_id(), node, instance);
+        if kind.starts_with("memory_transfer_node::") {
+            DIRECT_SUBMISSION.with(|d| d.set(Some((node, instance))));
+        }
         self.send(Record::Submitted {
             node,
             instance,
@@ -245,6 +265,23 @@ impl Recorder {
             return;
         }
         let (node, instance) = self.submission(event);
+        self.device_event(node, instance, device_event);
+    }
+
+    /// The output event of a UR USM call: the device event of the
+    /// direct-path submission in progress on this thread, if any.
+    pub fn direct_command_event(&self, device_event: usize) {
+        let Some((node, instance)) = DIRECT_SUBMISSION.with(|d| d.take()) else {
+            return;
+        };
+        if self.accepting() {
+            self.device_event(node, instance, device_event);
+        }
+    }
+
+    /// Retains a command's device event for the collector to time, and
+    /// tells the collector (a null event: nothing to time).
+    fn device_event(&self, node: NodeId, instance: u64, device_event: usize) {
         let mut retained = None;
         if device_event != 0 {
             match self.timestamps.state() {

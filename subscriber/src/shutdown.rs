@@ -21,8 +21,10 @@ use crate::collector::{Collector, Message};
 use crate::config::Config;
 use crate::recorder::{LossCounters, Recorder, FINISHED, FINISHING, RUNNING};
 use crate::timing_slot::TimingSlot;
+use crate::ur_calls::{enable_tracing_layer, on_ur_call, LayerState};
 use crate::xpti::Xpti;
 use crate::{recorder, warn};
+use xpti_sys::trace_point as tp;
 
 /// How the runtime stands when the outputs are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,6 +61,13 @@ pub fn start() -> Option<Recorder> {
             return None;
         }
     };
+    // Before any thread of ours exists: see `enable_tracing_layer`.
+    let force_profiling = config.force_profiling && config.device_timing;
+    if config.device_timing {
+        if let LayerState::Off(why) = enable_tracing_layer() {
+            warn(why);
+        }
+    }
     let timestamps = TimingSlot::new();
     let losses = Arc::new(LossCounters::default());
     let (sender, receiver) = sync_channel(config.queue_capacity);
@@ -80,7 +89,13 @@ pub fn start() -> Option<Recorder> {
     if unsafe { libc::atexit(at_exit) } != 0 {
         warn("cannot register the exit handler; outputs are written at runtime shutdown, without device times still in flight");
     }
-    Some(Recorder::new(xpti, sender, timestamps, losses))
+    Some(Recorder::new(
+        xpti,
+        sender,
+        timestamps,
+        losses,
+        force_profiling,
+    ))
 }
 
 /// Unified Runtime for every backend, with Level Zero read directly where
@@ -106,6 +121,14 @@ pub fn register_stream(recorder: &Recorder, stream: &str) {
     let name: &CStr = match stream {
         "sycl" => c"sycl",
         "sycl.debug" => c"sycl.debug",
+        "ur.call.debug" => {
+            for trace_type in [tp::FUNCTION_WITH_ARGS_BEGIN, tp::FUNCTION_WITH_ARGS_END] {
+                recorder
+                    .xpti
+                    .register(c"ur.call.debug", trace_type, on_ur_call);
+            }
+            return;
+        }
         _ => return,
     };
     for trace_type in TRACE_POINTS {

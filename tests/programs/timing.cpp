@@ -75,7 +75,21 @@ int main(int argc, char **argv) {
     });
     ++large_count;
   }
+  // The application's own view of a queue made without enable_profiling
+  // must stay what SYCL specifies (an exception), even when a tool turned
+  // device profiling on underneath.
+  sycl::event plain_ev = plain.submit([&](sycl::handler &h) {  // @node probe_plain
+    h.set_args(xs, kRounds);
+    h.parallel_for(sycl::range<1>(kSmall), small);
+  });
   plain.wait();
+  bool threw = false;
+  try {
+    (void)plain_ev.get_profiling_info<sycl::info::event_profiling::command_start>();
+  } catch (const sycl::exception &) {
+    threw = true;
+  }
+  std::printf("plain queue profiling info throws %d\n", threw ? 1 : 0);
   std::printf("noprofiling small %d\n", small_count);
   std::printf("noprofiling large %d\n", large_count);
 

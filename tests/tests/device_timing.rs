@@ -7,9 +7,9 @@ use syclgraph_tests::*;
 const SRC: &str = "tests/programs/timing.cpp";
 const N: usize = 6;
 
-fn traced() -> Traced {
+fn traced(test: &str) -> Traced {
     run_both(
-        "timing",
+        test,
         || {
             let mut cmd = runtime_command(&program("timing"));
             cmd.arg(N.to_string());
@@ -21,7 +21,7 @@ fn traced() -> Traced {
 
 #[test]
 fn profiled_kernels_have_the_applications_durations_on_one_clock() {
-    let traced = traced();
+    let traced = traced("timing-profiled");
     let measured = profiling_lines(&traced.stdout());
     let rows = traced.csv("kernels.csv");
     for (label, tag) in [("small", "small_profiled"), ("large", "large_profiled")] {
@@ -67,6 +67,40 @@ fn a_queue_without_profiling_gives_rows_without_times() {
     assert!(
         traced.stderr().contains("no_profiling"),
         "the stderr summary counts untimed commands: {}",
+        traced.stderr()
+    );
+}
+
+#[test]
+fn queues_without_profiling_are_timed_and_the_application_cannot_tell() {
+    // run_both: the traced program prints exactly what the untraced one
+    // does, including that its own get_profiling_info on the plain queue
+    // still throws as SYCL specifies.
+    let traced = traced("timing-forced");
+    assert!(traced
+        .stdout()
+        .contains("plain queue profiling info throws 1"));
+    let rows = traced.csv("kernels.csv");
+    for tag in ["small_plain", "large_plain", "probe_plain"] {
+        let found = rows_at(&rows, SRC, tag_line(SRC, tag));
+        assert!(!found.is_empty(), "{tag}");
+        for row in found {
+            assert_eq!(row["timing"], "ok", "{tag}: {row:?}");
+            let n = |k: &str| row[k].parse::<u64>().unwrap();
+            assert!(n("duration_ns") > 0);
+            assert!(n("submit_ns") <= n("start_ns") && n("start_ns") <= n("end_ns"));
+        }
+    }
+    // Direct-path USM memcpys send no signal; their UR output event times them.
+    let memcpys: Vec<_> = rows.iter().filter(|r| r["kind"] == "memcpy").collect();
+    assert_eq!(memcpys.len(), 2, "{memcpys:?}");
+    for row in memcpys {
+        assert_eq!(row["timing"], "ok", "{row:?}");
+        assert_eq!(row["bytes"], "4");
+    }
+    assert!(
+        traced.stderr().contains("device profiling: turned on for"),
+        "{}",
         traced.stderr()
     );
 }

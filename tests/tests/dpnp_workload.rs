@@ -38,3 +38,54 @@ fn dpnp_kernels_appear_with_demangled_names() {
         "one row per kernel instance"
     );
 }
+
+#[test]
+fn dpnp_kernels_are_timed_when_the_ur_tracing_layer_is_on() {
+    // Python has threads (numpy's pool) before the runtime starts, so
+    // syclgraph does not change the environment itself there; with the
+    // layer named by the user, dpnp's queues (made without profiling) are
+    // timed anyway.
+    let script = repo_root().join("tests/programs/dpnp_workload.py");
+    let traced = run_both(
+        "dpnp-layer",
+        || {
+            let mut cmd = python_command(&script);
+            cmd.env("UR_ENABLE_LAYERS", "UR_LAYER_TRACING");
+            cmd
+        },
+        &[],
+    );
+    let rows = traced.csv("kernels.csv");
+    let kernels: Vec<_> = rows.iter().filter(|r| r["kind"] == "kernel").collect();
+    assert!(kernels.len() >= 5);
+    for row in &kernels {
+        assert_eq!(row["timing"], "ok", "{row:?}");
+    }
+    // Direct-path USM copies (dpnp's host <-> device transfers) are timed too.
+    let copies: Vec<_> = rows.iter().filter(|r| r["kind"] == "memcpy").collect();
+    assert!(!copies.is_empty());
+    assert!(copies.iter().all(|r| r["timing"] == "ok"), "{copies:?}");
+}
+
+#[test]
+fn without_the_layer_in_a_threaded_process_syclgraph_says_how_to_get_times() {
+    let script = repo_root().join("tests/programs/dpnp_workload.py");
+    let traced = run_both("dpnp-threads", || python_command(&script), &[]);
+    let rows = traced.csv("kernels.csv");
+    let untimed = rows
+        .iter()
+        .filter(|r| r["kind"] == "kernel" && r["timing"] == "no_profiling")
+        .count();
+    if untimed > 0 {
+        assert!(
+            traced
+                .stderr()
+                .contains("set UR_ENABLE_LAYERS=UR_LAYER_TRACING"),
+            "{}",
+            traced.stderr()
+        );
+    }
+    assert!(rows
+        .iter()
+        .all(|r| r["timing"] == "ok" || r["timing"] == "no_profiling" || r["kind"] != "kernel"));
+}

@@ -1,0 +1,204 @@
+//! What syclgraph takes from the Unified Runtime call stream (`ur.call.debug`).
+//!
+//! With the UR tracing layer on, every UR call arrives as
+//! `function_with_args_begin/end` carrying a pointer to the call's
+//! `ur_<fn>_params_t`. Only three things are looked at, by function id, so
+//! every other call costs one comparison:
+//! - `urQueueCreate` (begin): the profiling flag is or-ed into the queue's
+//!   flags, so queues the application made without `enable_profiling` give
+//!   device timestamps (`SYCLGRAPH_FORCE_PROFILING=0` turns this off). SYCL
+//!   keeps its own record of the property, so the application's
+//!   `get_profiling_info` still behaves as for a queue without it.
+//! - `urEnqueueUSMMemcpy`/`urEnqueueUSMFill`/`urEnqueueUSMMemcpy2D` (end):
+//!   direct-path USM memcpy/memset send no `signal`; their output event is
+//!   taken here and attributed to the submission in progress on the thread.
+//!
+//! The tracing layer is switched on by `UR_ENABLE_LAYERS=UR_LAYER_TRACING`,
+//! which the runtime reads when it starts; [`enable_tracing_layer`] sets it
+//! from our first `xptiTraceInit` when that is safe.
+
+use std::ffi::{c_void, CStr};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use ur_sys::{
+    ur_enqueue_usm_fill_params_t, ur_enqueue_usm_memcpy_2d_params_t,
+    ur_enqueue_usm_memcpy_params_t, ur_event_handle_t, ur_function_t, ur_queue_create_params_t,
+    ur_queue_flags_t, ur_queue_properties_t, ur_structure_type_t,
+};
+use xpti_sys::{function_with_args_t, trace_event_data_t, trace_point as tp};
+
+/// Queues whose profiling flag syclgraph turned on.
+pub static QUEUES_FORCED: AtomicU64 = AtomicU64::new(0);
+
+/// Properties handed to `urQueueCreate` calls that had none.
+struct StaticProperties(ur_queue_properties_t);
+// SAFETY: the value is never written after initialisation; pNext is null.
+unsafe impl Sync for StaticProperties {}
+
+static PROFILING_PROPERTIES: StaticProperties = StaticProperties(ur_queue_properties_t {
+    stype: ur_structure_type_t::QUEUE_PROPERTIES,
+    pNext: std::ptr::null_mut(),
+    flags: ur_queue_flags_t::PROFILING_ENABLE,
+});
+
+/// The callback registered on `ur.call.debug`.
+///
+/// # Safety
+/// Called by the XPTI framework only; for function_with_args trace points
+/// `user_data` points at a `function_with_args_t` whose `args_data` is the
+/// params struct of `function_id`.
+pub unsafe extern "C" fn on_ur_call(
+    trace_type: u16,
+    _parent: *mut trace_event_data_t,
+    _event: *mut trace_event_data_t,
+    _instance: u64,
+    user_data: *const c_void,
+) {
+    let Some(recorder) = crate::recorder() else {
+        return;
+    };
+    if user_data.is_null() {
+        return;
+    }
+    // SAFETY: see the function's contract.
+    let call = unsafe { &*(user_data as *const function_with_args_t) };
+    if call.args_data.is_null() {
+        return;
+    }
+    let id = ur_function_t(call.function_id);
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match trace_type {
+        tp::FUNCTION_WITH_ARGS_BEGIN if id == ur_function_t::QUEUE_CREATE => {
+            if recorder.force_profiling {
+                // SAFETY: args_data is this call's ur_queue_create_params_t.
+                unsafe { force_profiling(call.args_data as *mut ur_queue_create_params_t) }
+            }
+        }
+        tp::FUNCTION_WITH_ARGS_END => {
+            // SAFETY: args_data is the params struct of `id`, and after the
+            // call its output event (if any) is written.
+            let event = unsafe { output_event(id, call.args_data) };
+            if let Some(event) = event {
+                recorder.direct_command_event(event as usize);
+            }
+        }
+        _ => {}
+    }));
+}
+
+/// Or-s the profiling flag into a `urQueueCreate`'s properties.
+///
+/// # Safety
+/// `params` is the live params struct of a `urQueueCreate` call that has not
+/// run yet.
+unsafe fn force_profiling(params: *mut ur_queue_create_params_t) {
+    // SAFETY: guaranteed by the caller: each field points at an argument.
+    unsafe {
+        let properties = (*params).ppProperties;
+        if properties.is_null() {
+            return;
+        }
+        let current = *properties;
+        if current.is_null() {
+            // No properties: pass ours (the tracing layer calls on with the
+            // argument variable this points at).
+            *properties = &PROFILING_PROPERTIES.0;
+        } else if (*current)
+            .flags
+            .contains(ur_queue_flags_t::PROFILING_ENABLE)
+        {
+            return;
+        } else {
+            // The runtime built these properties for this call only.
+            let writable = current as *mut ur_queue_properties_t;
+            (*writable).flags |= ur_queue_flags_t::PROFILING_ENABLE;
+        }
+    }
+    QUEUES_FORCED.fetch_add(1, Ordering::Relaxed);
+}
+
+/// The output event of a finished direct-path USM call, if it made one.
+///
+/// # Safety
+/// `args` is the params struct of function `id`, after the call returned.
+unsafe fn output_event(id: ur_function_t, args: *mut c_void) -> Option<ur_event_handle_t> {
+    // SAFETY: guaranteed by the caller; each params field points at an argument.
+    let out: *mut *mut ur_event_handle_t = unsafe {
+        match id {
+            ur_function_t::ENQUEUE_USM_MEMCPY => {
+                (*(args as *mut ur_enqueue_usm_memcpy_params_t)).pphEvent
+            }
+            ur_function_t::ENQUEUE_USM_FILL => {
+                (*(args as *mut ur_enqueue_usm_fill_params_t)).pphEvent
+            }
+            ur_function_t::ENQUEUE_USM_MEMCPY_2D => {
+                (*(args as *mut ur_enqueue_usm_memcpy_2d_params_t)).pphEvent
+            }
+            _ => return None,
+        }
+    };
+    if out.is_null() {
+        return None;
+    }
+    // SAFETY: `out` points at the call's `phEvent` argument (may be null).
+    let ph_event = unsafe { *out };
+    if ph_event.is_null() {
+        return None;
+    }
+    // SAFETY: the call wrote its output event through `phEvent`.
+    let event = unsafe { *ph_event };
+    (!event.is_null()).then_some(event)
+}
+
+/// Why the UR tracing layer is or is not on.
+#[derive(Debug, PartialEq, Eq)]
+pub enum LayerState {
+    /// The user (or an earlier tool) already asked for it.
+    AlreadyOn,
+    /// We set `UR_ENABLE_LAYERS` ourselves.
+    TurnedOn,
+    /// Not set, and setting it was not safe (other threads were running).
+    Off(String),
+}
+
+/// Makes sure `UR_ENABLE_LAYERS` names `UR_LAYER_TRACING` before the runtime
+/// initialises Unified Runtime. Changing the environment while other
+/// threads may read it is unsafe, so it is only changed while the process
+/// has a single thread; otherwise the user is told how to set it.
+pub fn enable_tracing_layer() -> LayerState {
+    const NAME: &CStr = c"UR_ENABLE_LAYERS";
+    const LAYER: &str = "UR_LAYER_TRACING";
+    let current = std::env::var("UR_ENABLE_LAYERS").unwrap_or_default();
+    if current.split([';', ',', ' ']).any(|l| l == LAYER) {
+        return LayerState::AlreadyOn;
+    }
+    let threads = thread_count();
+    if threads != Some(1) {
+        return LayerState::Off(format!(
+            "{} threads were running when syclgraph started, so it did not change the \
+             environment; set UR_ENABLE_LAYERS=UR_LAYER_TRACING for forced profiling and \
+             direct USM timing",
+            threads.map_or("several".to_owned(), |n| n.to_string())
+        ));
+    }
+    let value = if current.is_empty() {
+        LAYER.to_owned()
+    } else {
+        format!("{current};{LAYER}")
+    };
+    let Ok(value) = std::ffi::CString::new(value) else {
+        return LayerState::Off("UR_ENABLE_LAYERS holds a NUL byte".into());
+    };
+    // SAFETY: this process has exactly one thread (checked just above, and
+    // we are on it), so no other thread can read the environment meanwhile.
+    let rc = unsafe { libc::setenv(NAME.as_ptr(), value.as_ptr(), 1) };
+    if rc == 0 {
+        LayerState::TurnedOn
+    } else {
+        LayerState::Off("setenv failed".into())
+    }
+}
+
+/// Threads of this process, from /proc/self/task.
+fn thread_count() -> Option<usize> {
+    std::fs::read_dir("/proc/self/task").ok().map(|d| d.count())
+}
