@@ -65,7 +65,7 @@ fn buffer_accessors_become_memory_edges_at_their_source_lines() {
         assert!(modes.contains(&"discard_write"), "{label}: {modes:?}");
     }
 
-    for (_, attrs) in &graph.nodes {
+    for attrs in graph.nodes.values() {
         assert!(!attrs.contains_key("name"), "pydot cannot load `name`");
     }
     for (_, _, attrs) in &graph.edges {
