@@ -67,11 +67,11 @@ pub unsafe extern "C" fn on_ur_call(
     }
     let id = ur_function_t(call.function_id);
     let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match trace_type {
-        tp::FUNCTION_WITH_ARGS_BEGIN if id == ur_function_t::QUEUE_CREATE => {
-            if recorder.force_profiling {
-                // SAFETY: args_data is this call's ur_queue_create_params_t.
-                unsafe { force_profiling(call.args_data as *mut ur_queue_create_params_t) }
-            }
+        tp::FUNCTION_WITH_ARGS_BEGIN
+            if id == ur_function_t::QUEUE_CREATE && recorder.force_profiling =>
+        {
+            // SAFETY: args_data is this call's ur_queue_create_params_t.
+            unsafe { force_profiling(call.args_data as *mut ur_queue_create_params_t) }
         }
         tp::FUNCTION_WITH_ARGS_END => {
             // SAFETY: args_data is the params struct of `id`, and after the
