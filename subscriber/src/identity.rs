@@ -42,7 +42,31 @@ const MAX_EXTRA_ADDRESSES: usize = 65_536;
 /// A node's id and its submission counter (our instance numbers: the
 /// runtime's `instance_id` also counts UR calls made at the same code
 /// location when the UR tracing layer is on).
-type Entry = (NodeId, Arc<AtomicU64>);
+type Entry = (NodeId, Arc<AtomicU64>, NodeFlags);
+
+/// What the table knows about a node besides its id.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NodeFlags {
+    /// A `virtual_node[<event>]`: a dependency on an event whose command the
+    /// scheduler does not know. Holds that `ur_event_handle_t`'s address.
+    pub virtual_event: Option<usize>,
+    /// Made by the scheduler, not at a user's source line.
+    pub unknown_location: bool,
+}
+
+/// The submission a live event stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Binding {
+    /// The node (for merged commands: the user submission's node).
+    pub node: NodeId,
+    /// Its instance.
+    pub instance: u64,
+    /// What the node is.
+    pub flags: NodeFlags,
+    /// A scheduler command merged into the user submission around it: its
+    /// task begin/end are not the submission's own.
+    pub merged: bool,
+}
 
 /// Code location → [`NodeId`], and live unique_id → submission.
 #[derive(Default)]
@@ -50,7 +74,7 @@ pub struct NodeTable {
     by_address: DashMap<PayloadKey, Entry>,
     by_text: DashMap<PayloadText, Entry>,
     extra_addresses: AtomicUsize,
-    live: DashMap<u64, (NodeId, u64)>,
+    live: DashMap<u64, Binding>,
     next: AtomicU32,
 }
 
@@ -61,21 +85,36 @@ impl NodeTable {
         self.lookup(event, false).0
     }
 
+    /// The flags of a node seen before by this payload.
+    pub fn flags(&self, event: EventRef<'_>) -> NodeFlags {
+        self.lookup(event, false).2
+    }
+
     /// Like [`NodeTable::resolve`], and counts one more submission of the
-    /// node: returns its instance number (1, 2, ...).
+    /// node: returns its instance number (1, 2, ...) and flags.
     #[inline]
-    pub fn submit(&self, event: EventRef<'_>) -> (Resolved, u64) {
+    pub fn submit(&self, event: EventRef<'_>) -> (Resolved, u64, NodeFlags) {
         self.lookup(event, true)
     }
 
+    /// The node of a payload seen before, by address only; never creates one.
     #[inline]
-    fn lookup(&self, event: EventRef<'_>, count: bool) -> (Resolved, u64) {
+    pub fn find(&self, event: EventRef<'_>) -> Option<NodeId> {
+        self.by_address.get(&event.payload_key()).map(|e| e.0)
+    }
+
+    #[inline]
+    fn lookup(&self, event: EventRef<'_>, count: bool) -> (Resolved, u64, NodeFlags) {
         let key = event.payload_key();
         if let Some(entry) = self.by_address.get(&key) {
-            return (Resolved::Known(entry.0), next_instance(&entry, count));
+            return (
+                Resolved::Known(entry.0),
+                next_instance(&entry, count),
+                entry.2,
+            );
         }
         let (resolved, entry) = self.resolve_by_text(event, key);
-        (resolved, next_instance(&entry, count))
+        (resolved, next_instance(&entry, count), entry.2)
     }
 
     #[cold]
@@ -90,13 +129,21 @@ impl NodeTable {
             line: key.line,
             column: key.column,
         };
+        let flags = NodeFlags {
+            virtual_event: virtual_event(name),
+            unknown_location: file.is_empty() || file == "<unknown-file>",
+        };
         let mut new = false;
         let entry = self
             .by_text
             .entry(text)
             .or_insert_with(|| {
                 new = true;
-                (self.next.fetch_add(1, Ordering::Relaxed), Arc::default())
+                (
+                    self.next.fetch_add(1, Ordering::Relaxed),
+                    Arc::default(),
+                    flags,
+                )
             })
             .clone();
         if new || self.extra_addresses.fetch_add(1, Ordering::Relaxed) < MAX_EXTRA_ADDRESSES {
@@ -110,15 +157,15 @@ impl NodeTable {
         (resolved, entry)
     }
 
-    /// Remembers that the event with `uid` is instance `instance` of `node`.
+    /// Remembers which submission the event with `uid` stands for.
     #[inline]
-    pub fn bind(&self, uid: u64, node: NodeId, instance: u64) {
-        self.live.insert(uid, (node, instance));
+    pub fn bind(&self, uid: u64, binding: Binding) {
+        self.live.insert(uid, binding);
     }
 
     /// The submission the event with `uid` stands for, if it was bound.
     #[inline]
-    pub fn submission(&self, uid: u64) -> Option<(NodeId, u64)> {
+    pub fn submission(&self, uid: u64) -> Option<Binding> {
         self.live.get(&uid).map(|v| *v)
     }
 
@@ -133,6 +180,13 @@ impl NodeTable {
     }
 }
 
+/// The event address of a `virtual_node[<hex>]` name.
+pub fn virtual_event(name: &str) -> Option<usize> {
+    let hex = name.strip_prefix("virtual_node[")?.strip_suffix(']')?;
+    let hex = hex.strip_prefix("0x").unwrap_or(hex);
+    usize::from_str_radix(hex, 16).ok()
+}
+
 fn next_instance(entry: &Entry, count: bool) -> u64 {
     if count {
         entry.1.fetch_add(1, Ordering::Relaxed) + 1
@@ -141,26 +195,40 @@ fn next_instance(entry: &Entry, count: bool) -> u64 {
     }
 }
 
+/// Where an edge was first learned from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EdgeOrigin {
+    /// The runtime's edge_create.
+    Runtime,
+    /// A UR enqueue's event wait list (dependencies the runtime never reports).
+    WaitList,
+}
+
 /// (source node, target node) → [`EdgeId`]: one edge per pair of code
 /// locations, counted once per submission that created it again.
 #[derive(Default)]
 pub struct EdgeTable {
-    ids: DashMap<(NodeId, NodeId), EdgeId>,
+    ids: DashMap<(NodeId, NodeId), (EdgeId, EdgeOrigin)>,
     next: AtomicU32,
 }
 
 impl EdgeTable {
-    /// The id of this edge, and whether it is new.
-    pub fn resolve(&self, source: NodeId, target: NodeId) -> (EdgeId, bool) {
+    /// The id of this edge, where it was first learned from, and whether it is new.
+    pub fn resolve(
+        &self,
+        source: NodeId,
+        target: NodeId,
+        origin: EdgeOrigin,
+    ) -> (EdgeId, EdgeOrigin, bool) {
         if let Some(id) = self.ids.get(&(source, target)) {
-            return (*id, false);
+            return (id.0, id.1, false);
         }
         let mut new = false;
-        let id = *self.ids.entry((source, target)).or_insert_with(|| {
+        let (id, first) = *self.ids.entry((source, target)).or_insert_with(|| {
             new = true;
-            self.next.fetch_add(1, Ordering::Relaxed)
+            (self.next.fetch_add(1, Ordering::Relaxed), origin)
         });
-        (id, new)
+        (id, first, new)
     }
 }
 
@@ -183,5 +251,18 @@ impl Interner {
             self.next.fetch_add(1, Ordering::Relaxed)
         });
         (id, new)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::virtual_event;
+
+    #[test]
+    fn virtual_node_names_give_their_event_address() {
+        assert_eq!(virtual_event("virtual_node[0x55e0a1b2]"), Some(0x55e0a1b2));
+        assert_eq!(virtual_event("virtual_node[55e0a1b2]"), Some(0x55e0a1b2));
+        assert_eq!(virtual_event("saxpy"), None);
+        assert_eq!(virtual_event("virtual_node[zz]"), None);
     }
 }

@@ -21,6 +21,7 @@ pub mod callbacks;
 pub mod clock;
 pub mod collector;
 pub mod config;
+pub mod dependencies;
 pub mod identity;
 pub mod output;
 pub mod recorder;

@@ -15,7 +15,8 @@ use ze_bridge::UrEvent;
 
 use crate::clock::monotonic_ns;
 use crate::collector::Message;
-use crate::identity::{EdgeTable, Interner, NodeTable, Resolved};
+use crate::dependencies::{self, Dependencies};
+use crate::identity::{Binding, EdgeOrigin, EdgeTable, Interner, NodeFlags, NodeTable, Resolved};
 use crate::thread_number;
 use crate::timing_slot::{Timing, TimingSlot};
 use crate::xpti::{EventRef, Xpti};
@@ -60,6 +61,8 @@ pub struct Recorder {
     pub losses: Arc<LossCounters>,
     /// Turn device profiling on for every queue (`SYCLGRAPH_FORCE_PROFILING`).
     pub force_profiling: bool,
+    /// Event owners and held-back virtual nodes.
+    deps: Dependencies,
 }
 
 thread_local! {
@@ -88,6 +91,7 @@ impl Recorder {
             state: AtomicU8::new(RUNNING),
             losses,
             force_profiling,
+            deps: Dependencies::default(),
         }
     }
 
@@ -129,10 +133,15 @@ impl Recorder {
     /// The submission an event stands for: bound at its node_create, or
     /// (for events we saw no node_create of) its code location and instance.
     #[inline]
-    fn submission(&self, event: EventRef<'_>) -> (NodeId, u64) {
+    fn submission(&self, event: EventRef<'_>) -> Binding {
         self.nodes
             .submission(event.unique_id())
-            .unwrap_or_else(|| (self.node(event, ""), event.instance_id()))
+            .unwrap_or_else(|| Binding {
+                node: self.node(event, ""),
+                instance: event.instance_id(),
+                flags: self.nodes.flags(event),
+                merged: false,
+            })
     }
 
     #[cold]
@@ -157,7 +166,11 @@ impl Recorder {
             source_column: payload.map(|p| p.column).filter(|&c| c != 0),
             metadata,
         };
-        self.send(Record::NodeDefined(Box::new(info)));
+        if crate::identity::virtual_event(&info.name).is_some() {
+            self.deps.hold_virtual(info);
+        } else {
+            self.send(Record::NodeDefined(Box::new(info)));
+        }
     }
 
     fn metadata(&self, event: EventRef<'_>) -> Metadata {
@@ -184,7 +197,22 @@ impl Recorder {
         if !self.accepting() {
             return;
         }
-        let (resolved, instance) = self.nodes.submit(event);
+        if let Some((node, instance)) = dependencies::open_task() {
+            if self.nodes.flags(event).unknown_location {
+                // A scheduler command made inside a user submission's task
+                // (a memcpy's `copy usm`): one user operation, one node.
+                let flags = NodeFlags::default();
+                let binding = Binding {
+                    node,
+                    instance,
+                    flags,
+                    merged: true,
+                };
+                self.nodes.bind(event.unique_id(), binding);
+                return;
+            }
+        }
+        let (resolved, instance, flags) = self.nodes.submit(event);
         let node = match resolved {
             Resolved::Known(id) => id,
             Resolved::New(id) => {
@@ -192,7 +220,19 @@ impl Recorder {
                 id
             }
         };
-        self.nodes.bind(event.unique_id(), node, instance);
+        self.nodes.bind(
+            event.unique_id(),
+            Binding {
+                node,
+                instance,
+                flags,
+                merged: false,
+            },
+        );
+        if flags.virtual_event.is_some() {
+            return;
+        }
+        dependencies::set_current((node, instance));
         if kind.starts_with("memory_transfer_node::") {
             DIRECT_SUBMISSION.with(|d| d.set(Some((node, instance))));
         }
@@ -213,24 +253,95 @@ impl Recorder {
             self.nodes.submission(event.source_id()),
             self.nodes.submission(event.target_id()),
         );
-        let (Some((source, _)), Some((target, target_instance))) = ends else {
+        let (Some(source), Some(target)) = ends else {
             self.losses.unknown_edge_end.fetch_add(1, Ordering::Relaxed);
             return;
         };
-        let (edge, new) = self.edges.resolve(source, target);
+        let mut extra = Vec::new();
+        let mut source_node = source.node;
+        if let Some(virtual_event) = source.flags.virtual_event {
+            match self.deps.owner(virtual_event) {
+                Some((owner, _)) => {
+                    // The command that produced the event the virtual node
+                    // stands for: the real dependency.
+                    source_node = owner;
+                    extra.push(("resolved_from".to_owned(), "virtual_node".to_owned()));
+                }
+                None => {
+                    if let Some(info) = self.deps.release_virtual(source.node) {
+                        self.send(Record::NodeDefined(info));
+                    }
+                }
+            }
+        }
+        if source_node == target.node && source.instance == target.instance {
+            return;
+        }
+        self.edge(
+            source_node,
+            target.node,
+            target.instance,
+            EdgeOrigin::Runtime,
+            || {
+                let mut metadata = self.metadata(event);
+                metadata.extend(extra);
+                metadata
+            },
+        );
+    }
+
+    /// Sends a new edge's definition, or one more creation of a known one.
+    fn edge(
+        &self,
+        source: NodeId,
+        target: NodeId,
+        target_instance: u64,
+        origin: EdgeOrigin,
+        metadata: impl FnOnce() -> Metadata,
+    ) {
+        let (edge, first_origin, new) = self.edges.resolve(source, target, origin);
         if new {
             let info = EdgeInfo {
                 id: edge,
-                uid: event.unique_id(),
+                uid: 0,
                 source,
                 target,
-                metadata: self.metadata(event),
+                metadata: metadata(),
             };
             self.send(Record::EdgeDefined(Box::new(info)));
-        } else {
+        } else if first_origin == origin {
             self.send(Record::EdgeInstance {
                 edge,
                 instance: target_instance,
+            });
+        }
+    }
+
+    /// A UR enqueue call's event wait list: dependencies of the submission
+    /// this thread made last, when the call is that submission's (same code
+    /// location). Events no traced command produced are left out.
+    pub fn wait_list(&self, call: Option<EventRef<'_>>, events: &[usize]) {
+        if events.is_empty() || !self.accepting() {
+            return;
+        }
+        let Some((node, instance)) = dependencies::current() else {
+            return;
+        };
+        if call.and_then(|c| self.nodes.find(c)) != Some(node) {
+            return;
+        }
+        for &event in events {
+            let Some((source, source_instance)) = self.deps.owner(event) else {
+                continue;
+            };
+            if source == node && source_instance == instance {
+                continue;
+            }
+            self.edge(source, node, instance, EdgeOrigin::WaitList, || {
+                vec![
+                    ("event".to_owned(), format!("{event:#x}")),
+                    ("origin".to_owned(), "ur_wait_list".to_owned()),
+                ]
             });
         }
     }
@@ -240,7 +351,12 @@ impl Recorder {
         if !self.accepting() {
             return;
         }
-        let (node, instance) = self.submission(event);
+        let binding = self.submission(event);
+        if binding.merged {
+            return;
+        }
+        let (node, instance) = (binding.node, binding.instance);
+        dependencies::set_open_task(begin.then_some((node, instance)));
         let (thread, ns) = (thread_number::current(), monotonic_ns());
         self.send(if begin {
             Record::TaskBegin {
@@ -264,8 +380,8 @@ impl Recorder {
         if !self.accepting() {
             return;
         }
-        let (node, instance) = self.submission(event);
-        self.device_event(node, instance, device_event);
+        let binding = self.submission(event);
+        self.device_event(binding.node, binding.instance, device_event);
     }
 
     /// The output event of a UR USM call: the device event of the
@@ -284,6 +400,7 @@ impl Recorder {
     fn device_event(&self, node: NodeId, instance: u64, device_event: usize) {
         let mut retained = None;
         if device_event != 0 {
+            self.deps.set_owner(device_event, (node, instance));
             match self.timestamps.state() {
                 Timing::Ready(source) => {
                     if source.retain(UrEvent(device_event)) {

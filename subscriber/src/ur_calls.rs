@@ -27,6 +27,8 @@ use ur_sys::{
 };
 use xpti_sys::{function_with_args_t, trace_event_data_t, trace_point as tp};
 
+use crate::xpti::EventRef;
+
 /// Queues whose profiling flag syclgraph turned on.
 pub static QUEUES_FORCED: AtomicU64 = AtomicU64::new(0);
 
@@ -50,7 +52,7 @@ static PROFILING_PROPERTIES: StaticProperties = StaticProperties(ur_queue_proper
 pub unsafe extern "C" fn on_ur_call(
     trace_type: u16,
     _parent: *mut trace_event_data_t,
-    _event: *mut trace_event_data_t,
+    event: *mut trace_event_data_t,
     _instance: u64,
     user_data: *const c_void,
 ) {
@@ -72,6 +74,17 @@ pub unsafe extern "C" fn on_ur_call(
         {
             // SAFETY: args_data is this call's ur_queue_create_params_t.
             unsafe { force_profiling(call.args_data as *mut ur_queue_create_params_t) }
+        }
+        tp::FUNCTION_WITH_ARGS_BEGIN => {
+            // SAFETY: args_data is the params struct of `id`, before the call.
+            let waits = unsafe { wait_list(id, call.args_data) };
+            if !waits.is_empty() {
+                // SAFETY: the event XPTI passed is alive for this callback.
+                let caller = unsafe { EventRef::new(event) };
+                // SAFETY: the wait list holds `waits.len()` event handles.
+                let addrs: Vec<usize> = waits.iter().map(|e| *e as usize).collect();
+                recorder.wait_list(caller, &addrs);
+            }
         }
         tp::FUNCTION_WITH_ARGS_END => {
             // SAFETY: args_data is the params struct of `id`, and after the
@@ -147,6 +160,50 @@ unsafe fn output_event(id: ur_function_t, args: *mut c_void) -> Option<ur_event_
     // SAFETY: the call wrote its output event through `phEvent`.
     let event = unsafe { *ph_event };
     (!event.is_null()).then_some(event)
+}
+
+/// The event wait list of an enqueue call, by function id (empty for the
+/// functions we do not read).
+///
+/// # Safety
+/// `args` is the live params struct of function `id`.
+unsafe fn wait_list<'a>(id: ur_function_t, args: *mut c_void) -> &'a [ur_event_handle_t] {
+    /// Reads (count, list) from a params struct with those two fields.
+    macro_rules! read {
+        ($ty:ty) => {{
+            let p = &*(args as *const $ty);
+            (p.pnumEventsInWaitList, p.pphEventWaitList)
+        }};
+    }
+    // SAFETY: guaranteed by the caller.
+    let (count, list) = unsafe {
+        match id {
+            ur_function_t::ENQUEUE_KERNEL_LAUNCH_WITH_ARGS_EXP => {
+                read!(ur_sys::ur_enqueue_kernel_launch_with_args_exp_params_t)
+            }
+            ur_function_t::ENQUEUE_USM_MEMCPY => read!(ur_enqueue_usm_memcpy_params_t),
+            ur_function_t::ENQUEUE_USM_FILL => read!(ur_enqueue_usm_fill_params_t),
+            ur_function_t::ENQUEUE_USM_MEMCPY_2D => read!(ur_enqueue_usm_memcpy_2d_params_t),
+            ur_function_t::ENQUEUE_EVENTS_WAIT => read!(ur_sys::ur_enqueue_events_wait_params_t),
+            ur_function_t::ENQUEUE_EVENTS_WAIT_WITH_BARRIER => {
+                read!(ur_sys::ur_enqueue_events_wait_with_barrier_params_t)
+            }
+            ur_function_t::ENQUEUE_EVENTS_WAIT_WITH_BARRIER_EXT => {
+                read!(ur_sys::ur_enqueue_events_wait_with_barrier_ext_params_t)
+            }
+            _ => return &[],
+        }
+    };
+    if count.is_null() || list.is_null() {
+        return &[];
+    }
+    // SAFETY: both point at the call's arguments.
+    let (n, events) = unsafe { (*count, *list) };
+    if n == 0 || events.is_null() {
+        return &[];
+    }
+    // SAFETY: the call's wait list holds `n` handles and outlives the callback.
+    unsafe { std::slice::from_raw_parts(events, n as usize) }
 }
 
 /// Why the UR tracing layer is or is not on.

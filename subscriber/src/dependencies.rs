@@ -1,0 +1,92 @@
+//! The dependencies the runtime never reports as edges.
+//!
+//! - A kernel that only `depends_on` an event bypasses the scheduler: no
+//!   edge_create. Its UR enqueue call's event wait list names the events it
+//!   waits for; [`Dependencies::owner`] maps each back to the submission
+//!   whose device event it is.
+//! - A dependency on an event the scheduler does not know becomes a
+//!   `virtual_node[<event>]`: its edges are redirected to the submission that
+//!   produced that event, and the virtual node is only drawn when no traced
+//!   command did ([`Dependencies::hold_virtual`]).
+//! - A scheduler command created inside a user submission's task (the
+//!   `copy usm` of a memcpy) is merged into that submission
+//!   ([`open_task`]).
+
+use std::cell::Cell;
+
+use dashmap::DashMap;
+use syclgraph_graph::record::{NodeId, NodeInfo};
+
+thread_local! {
+    /// The user submission this thread made last, until its UR enqueue call.
+    static CURRENT: Cell<Option<(NodeId, u64)>> = const { Cell::new(None) };
+    /// The submission whose task this thread is running (task_begin..task_end).
+    static OPEN_TASK: Cell<Option<(NodeId, u64)>> = const { Cell::new(None) };
+}
+
+/// Sets the submission this thread just made.
+#[inline]
+pub fn set_current(submission: (NodeId, u64)) {
+    CURRENT.with(|c| c.set(Some(submission)));
+}
+
+/// The submission this thread made last, if any.
+#[inline]
+pub fn current() -> Option<(NodeId, u64)> {
+    CURRENT.with(|c| c.get())
+}
+
+/// The task this thread is inside, if any.
+#[inline]
+pub fn open_task() -> Option<(NodeId, u64)> {
+    OPEN_TASK.with(|c| c.get())
+}
+
+/// Marks the start (`Some`) or end of a task on this thread.
+#[inline]
+pub fn set_open_task(submission: Option<(NodeId, u64)>) {
+    OPEN_TASK.with(|c| c.set(submission));
+}
+
+/// A held-back virtual node.
+enum Held {
+    /// Not drawn yet: its definition, ready to send.
+    Waiting(Box<NodeInfo>),
+    /// Already sent to the collector.
+    Sent,
+}
+
+/// Event owners and held-back virtual nodes.
+#[derive(Default)]
+pub struct Dependencies {
+    owners: DashMap<usize, (NodeId, u64)>,
+    held: DashMap<NodeId, Held>,
+}
+
+impl Dependencies {
+    /// Remembers that `event` is the device event of `submission`.
+    #[inline]
+    pub fn set_owner(&self, event: usize, submission: (NodeId, u64)) {
+        self.owners.insert(event, submission);
+    }
+
+    /// The submission whose device event `event` is, if traced.
+    #[inline]
+    pub fn owner(&self, event: usize) -> Option<(NodeId, u64)> {
+        self.owners.get(&event).map(|o| *o)
+    }
+
+    /// Holds a virtual node's definition back until an edge needs it.
+    pub fn hold_virtual(&self, info: NodeInfo) {
+        self.held.insert(info.id, Held::Waiting(Box::new(info)));
+    }
+
+    /// The definition of a held virtual node, the first time it is needed.
+    pub fn release_virtual(&self, node: NodeId) -> Option<Box<NodeInfo>> {
+        let mut held = self.held.get_mut(&node)?;
+        match std::mem::replace(&mut *held, Held::Sent) {
+            Held::Waiting(info) => Some(info),
+            Held::Sent => None,
+        }
+    }
+}

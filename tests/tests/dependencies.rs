@@ -1,0 +1,79 @@
+//! Dependencies the runtime never reports as edges: `depends_on` between
+//! USM commands (from the UR enqueue wait lists), dependencies on events
+//! the scheduler only knows as `virtual_node[...]`, and the `copy usm`
+//! command that one user memcpy becomes after a host task.
+
+use syclgraph_tests::*;
+
+const SRC: &str = "tests/programs/usm_chain.cpp";
+
+#[test]
+fn every_depends_on_is_an_edge_between_the_right_nodes() {
+    let traced = run_both("deps", || runtime_command(&program("usm_chain")), &[]);
+    let graph = traced.graph();
+    let id = |label: &str| node_at(&graph, SRC, tag_line(SRC, label)).0.clone();
+    let ooo = [
+        "ooo_memset",
+        "ooo_fill",
+        "ooo_iota",
+        "ooo_axpy",
+        "ooo_memcpy",
+        "ooo_host_task",
+        "ooo_memcpy_back",
+    ];
+    let ids: Vec<String> = ooo.iter().map(|l| id(l)).collect();
+    let mut found: Vec<(String, String)> = graph
+        .edges
+        .iter()
+        .filter(|(a, b, _)| ids.contains(a) && ids.contains(b))
+        .map(|(a, b, _)| {
+            let name = |n: &String| ooo[ids.iter().position(|x| x == n).unwrap()].to_owned();
+            (name(a), name(b))
+        })
+        .collect();
+    found.sort();
+    let mut want: Vec<(String, String)> = [
+        ("ooo_memset", "ooo_iota"),
+        ("ooo_fill", "ooo_axpy"),
+        ("ooo_iota", "ooo_axpy"),
+        ("ooo_axpy", "ooo_memcpy"),
+        ("ooo_memcpy", "ooo_host_task"),
+        ("ooo_host_task", "ooo_memcpy_back"),
+    ]
+    .iter()
+    .map(|(a, b)| (a.to_string(), b.to_string()))
+    .collect();
+    want.sort();
+    assert_eq!(found, want, "the program's depends_on, exactly");
+    for (a, b, attrs) in &graph.edges {
+        if ids.contains(a) && ids.contains(b) {
+            assert_eq!(attrs["kind"], "event", "{a}->{b}: {attrs:?}");
+        }
+    }
+    // Across queues: an in-order kernel waiting on an out-of-order fill.
+    let (fill, axpy) = (id("x_fill_ooo"), id("x_axpy_ino"));
+    assert!(graph.edges.iter().any(|(a, b, _)| *a == fill && *b == axpy));
+}
+
+#[test]
+fn one_user_memcpy_is_one_timed_node_at_its_line() {
+    let traced = run_both(
+        "deps-memcpy",
+        || runtime_command(&program("usm_chain")),
+        &[],
+    );
+    let graph = traced.graph();
+    assert!(
+        graph.nodes.values().all(|a| a["operation"] != "copy usm"),
+        "the scheduler's copy usm is merged into the user's memcpy"
+    );
+    let measured = profiling_lines(&traced.stdout());
+    let rows = traced.csv("kernels.csv");
+    for label in ["ooo_memcpy", "ooo_memcpy_back", "ooo_memset", "ino_memcpy"] {
+        let found = rows_at(&rows, SRC, tag_line(SRC, label));
+        assert_eq!(found.len(), 1, "{label}: {found:?}");
+        assert_eq!(found[0]["timing"], "ok", "{label}");
+        let want = measured[&(label.to_owned(), 0)];
+        assert_eq!(found[0]["duration_ns"], want.to_string(), "{label}");
+    }
+}
