@@ -47,6 +47,10 @@ const POLL_MIN: Duration = Duration::from_micros(500);
 const POLL_MAX: Duration = Duration::from_millis(50);
 /// Records handled between two polls while the queue is busy.
 const BATCH: usize = 4096;
+/// How often streamed kernels.csv rows reach the file.
+const FLUSH_EVERY: Duration = Duration::from_millis(100);
+/// How often graph.dot and summary.csv are rewritten while the program runs.
+const SNAPSHOT_EVERY: Duration = Duration::from_secs(1);
 
 /// The collector thread's state.
 pub struct Collector {
@@ -77,6 +81,7 @@ impl Collector {
     /// Runs until [`Message::Finish`] or until every sender is gone.
     pub fn run(mut self, receiver: Receiver<Message>) {
         self.load_timestamps();
+        let (mut last_flush, mut last_snapshot) = (Instant::now(), Instant::now());
         loop {
             let timeout = if self.pending.is_empty() {
                 POLL_MAX
@@ -106,6 +111,14 @@ impl Collector {
                 }
             }
             self.poll();
+            if last_flush.elapsed() >= FLUSH_EVERY {
+                self.output.flush_rows();
+                last_flush = Instant::now();
+            }
+            if last_snapshot.elapsed() >= SNAPSHOT_EVERY {
+                self.output.snapshot();
+                last_snapshot = Instant::now();
+            }
         }
     }
 
@@ -215,6 +228,7 @@ impl Collector {
                 self.config.output_dir.display()
             ));
         }
+        crate::shutdown::release_output_dir(&self.config.output_dir);
         let _ = reply.send(());
     }
 }

@@ -41,6 +41,10 @@ pub struct Output {
     graph: TaskGraph,
     kernels: Option<KernelRowWriter<BufWriter<File>>>,
     completed: Vec<Completed>,
+    /// Records applied since the last snapshot of graph.dot/summary.csv.
+    changed: bool,
+    /// Rows written since kernels.csv was last flushed.
+    unflushed: bool,
 }
 
 impl Output {
@@ -64,18 +68,57 @@ impl Output {
             }),
             kernels,
             completed: Vec::new(),
+            changed: false,
+            unflushed: false,
         }
     }
 
     /// Applies one record; streams the rows of the instances it completed.
     pub fn apply(&mut self, record: Record) {
         self.graph.apply(record, &mut self.completed);
+        self.changed = true;
         self.write_completed();
+    }
+
+    /// Pushes streamed rows to the file, so a killed program leaves them.
+    pub fn flush_rows(&mut self) {
+        if !self.unflushed {
+            return;
+        }
+        self.unflushed = false;
+        if let Some(kernels) = &mut self.kernels {
+            if let Err(e) = kernels.flush() {
+                warn(format_args!("kernels.csv: {e}; no more rows are written"));
+                self.kernels = None;
+            }
+        }
+    }
+
+    /// Rewrites graph.dot and summary.csv (atomically) if anything changed,
+    /// so a program killed by a signal leaves a recent, complete graph.
+    pub fn snapshot(&mut self) {
+        if !self.changed {
+            return;
+        }
+        self.changed = false;
+        if let Err(e) = self.write_graph_files() {
+            warn(format_args!("snapshot of graph.dot: {e}"));
+        }
+    }
+
+    fn write_graph_files(&self) -> io::Result<()> {
+        write_atomically(&self.dir.join("graph.dot"), |w| {
+            dot::write_dot(w, &self.graph)
+        })?;
+        write_atomically(&self.dir.join("summary.csv"), |w| {
+            summary::write_summary_csv(w, &self.graph)
+        })
     }
 
     fn write_completed(&mut self) {
         if let Some(kernels) = &mut self.kernels {
             for done in self.completed.drain(..) {
+                self.unflushed = true;
                 if let Err(e) = kernels.write(&self.graph, &done) {
                     warn(format_args!("kernels.csv: {e}; no more rows are written"));
                     self.kernels = None;
@@ -94,12 +137,7 @@ impl Output {
         if let Some(mut kernels) = self.kernels.take() {
             kernels.flush()?;
         }
-        write_atomically(&self.dir.join("graph.dot"), |w| {
-            dot::write_dot(w, &self.graph)
-        })?;
-        write_atomically(&self.dir.join("summary.csv"), |w| {
-            summary::write_summary_csv(w, &self.graph)
-        })?;
+        self.write_graph_files()?;
         if !self.quiet {
             let mut text = summary::summary_table(&self.graph);
             text.push_str(&loss_lines(losses));

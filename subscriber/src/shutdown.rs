@@ -46,8 +46,8 @@ static CONTROL: OnceLock<Control> = OnceLock::new();
 /// Sets tracing up. `None` (after one stderr line) when it cannot work:
 /// then the program runs untraced, unchanged.
 pub fn start() -> Option<Recorder> {
-    let config = Config::from_env(warn);
-    if let Err(e) = prepare_output_dir(&config) {
+    let mut config = Config::from_env(warn);
+    if let Err(e) = prepare_output_dir(&mut config) {
         warn(format_args!(
             "cannot write to SYCLGRAPH_OUTPUT_DIR {} ({e}); tracing is off",
             config.output_dir.display()
@@ -85,6 +85,8 @@ pub fn start() -> Option<Recorder> {
         sender: sender.clone(),
         drain_timeout: Duration::from_millis(config.drain_timeout_ms),
     });
+    // SAFETY: `in_forked_child` only stores an atomic (async-signal-safe).
+    unsafe { libc::pthread_atfork(None, None, Some(in_forked_child)) };
     // SAFETY: `at_exit` is an `extern "C" fn()` that never unwinds.
     if unsafe { libc::atexit(at_exit) } != 0 {
         warn("cannot register the exit handler; outputs are written at runtime shutdown, without device times still in flight");
@@ -109,11 +111,53 @@ pub fn load_timestamps() -> Result<Arc<dyn TimestampSource>, String> {
     Ok(Arc::new(source))
 }
 
-fn prepare_output_dir(config: &Config) -> std::io::Result<()> {
+/// Creates the output directory and claims it for this process. When a
+/// live syclgraph process (a parent that exec'd us, another rank) already
+/// writes there, this process writes into `<dir>/pid-<pid>/` instead.
+fn prepare_output_dir(config: &mut Config) -> std::io::Result<()> {
     std::fs::create_dir_all(&config.output_dir)?;
-    let probe = config.output_dir.join(".syclgraph-probe");
-    std::fs::write(&probe, b"")?;
-    std::fs::remove_file(&probe)
+    let pid = std::process::id();
+    if let Some(owner) = live_owner(&config.output_dir, pid) {
+        let own = config.output_dir.join(format!("pid-{pid}"));
+        warn(format_args!(
+            "{} is in use by process {owner}; writing to {}",
+            config.output_dir.display(),
+            own.display()
+        ));
+        config.output_dir = own;
+        std::fs::create_dir_all(&config.output_dir)?;
+    }
+    std::fs::write(config.output_dir.join(OWNER_FILE), pid.to_string())
+}
+
+/// Gives the output directory up (at the end of the exit drain).
+pub fn release_output_dir(dir: &std::path::Path) {
+    let owner = dir.join(OWNER_FILE);
+    if std::fs::read_to_string(&owner).ok().as_deref() == Some(&std::process::id().to_string()) {
+        let _ = std::fs::remove_file(owner);
+    }
+}
+
+/// Names the process writing into an output directory.
+const OWNER_FILE: &str = ".syclgraph-owner";
+
+/// The pid in `dir`'s owner file, if that process is alive and not us.
+fn live_owner(dir: &std::path::Path, pid: u32) -> Option<u32> {
+    let owner: u32 = std::fs::read_to_string(dir.join(OWNER_FILE))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
+    let alive = std::path::Path::new(&format!("/proc/{owner}")).exists();
+    (owner != pid && alive).then_some(owner)
+}
+
+/// In a child made by fork (without exec) nothing is traced: it has no
+/// collector thread, and the parent owns the outputs.
+extern "C" fn in_forked_child() {
+    if let Some(recorder) = recorder() {
+        recorder.state.store(FINISHED, Ordering::Relaxed);
+    }
 }
 
 /// Registers our callbacks on a stream the runtime announced.
