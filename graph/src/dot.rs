@@ -27,7 +27,7 @@ use crate::timing::format_ns;
 
 /// Longest operation name shown in a label before it is cut (the full name
 /// is in the `operation` attribute).
-const LABEL_MAX_CHARS: usize = 60;
+pub(crate) const LABEL_MAX_CHARS: usize = 60;
 
 /// The DOT id of a node: `n<id>`.
 pub fn node_dot_id(id: NodeId) -> String {
@@ -93,12 +93,12 @@ pub fn unquote(id: &Id) -> String {
 }
 
 /// One `key="value"` attribute.
-fn attr(key: &str, value: impl AsRef<str>) -> Attribute {
+pub(crate) fn attr(key: &str, value: impl AsRef<str>) -> Attribute {
     Attribute(Id::Plain(key.to_string()), quote(value.as_ref()))
 }
 
 /// Shape, style and fill colour for a kind.
-fn look(kind: NodeKind) -> (&'static str, &'static str, &'static str) {
+pub(crate) fn look(kind: NodeKind) -> (&'static str, &'static str, &'static str) {
     match kind {
         NodeKind::Kernel => ("box", "filled", "#cfe2f3"),
         NodeKind::Memcpy | NodeKind::Memset | NodeKind::Fill | NodeKind::Copy => {
@@ -113,7 +113,7 @@ fn look(kind: NodeKind) -> (&'static str, &'static str, &'static str) {
 }
 
 /// `text` cut to `max` characters with an ellipsis.
-fn shorten(text: &str, max: usize) -> String {
+pub(crate) fn shorten(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
         return text.to_string();
     }
@@ -123,7 +123,7 @@ fn shorten(text: &str, max: usize) -> String {
 }
 
 /// The file name without its directories, for labels.
-fn base_name(path: &str) -> &str {
+pub(crate) fn base_name(path: &str) -> &str {
     path.rsplit(['/', '\\']).next().unwrap_or(path)
 }
 

@@ -38,6 +38,8 @@
 pub mod dot;
 pub mod edge;
 pub mod instance;
+pub mod instance_graph;
+pub mod instances_dot;
 pub mod kernels_csv;
 pub mod kind;
 pub mod model;

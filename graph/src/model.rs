@@ -35,6 +35,7 @@ use petgraph::graph::{DiGraph, EdgeIndex, NodeIndex};
 
 use crate::edge::Edge;
 use crate::instance::{Completed, Instance, InstanceStatus};
+use crate::instance_graph::InstanceGraph;
 use crate::node::Node;
 use crate::pending::{Key, PendingTable};
 use crate::queues::{Queue, QueueTable};
@@ -145,6 +146,7 @@ pub struct TaskGraph {
     strings: HashMap<StrId, Box<str>>,
     limits: Limits,
     counters: Counters,
+    instance_graph: InstanceGraph,
 }
 
 impl Default for TaskGraph {
@@ -181,6 +183,7 @@ impl TaskGraph {
             strings: HashMap::new(),
             limits,
             counters: Counters::default(),
+            instance_graph: InstanceGraph::new(limits.max_instances),
         }
     }
 
@@ -220,6 +223,7 @@ impl TaskGraph {
                 let idx = self.touch(node);
                 self.graph[idx].submissions += 1;
                 self.counters.submissions += 1;
+                self.instance_graph.submitted((node, instance));
                 self.update(node, instance, done, |i| {
                     set_once(&mut i.submit_ns, ns) | set_once(&mut i.thread, thread)
                 });
@@ -279,7 +283,19 @@ impl TaskGraph {
                 ns,
             } => self.queues.created(queue_id, device, ns),
             Record::QueueDestroyed { queue_id, ns } => self.queues.destroyed(queue_id, ns),
+            Record::InstanceEdge(edge) => self.instance_graph.depends(edge),
         }
+    }
+
+    /// The instance graph (submissions and the dependencies between them).
+    pub fn instance_graph(&self) -> &InstanceGraph {
+        &self.instance_graph
+    }
+
+    /// The static edge between two nodes, if any.
+    pub fn edge_between(&self, source: NodeId, target: NodeId) -> Option<&Edge> {
+        let (a, b) = (self.nodes.get(&source)?, self.nodes.get(&target)?);
+        self.graph.find_edge(*a, *b).map(|e| &self.graph[e])
     }
 
     /// Apply records in order and return every instance they finalised.

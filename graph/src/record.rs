@@ -216,4 +216,24 @@ pub enum Record {
     },
     /// Device times for a command instance, from the timestamp collector.
     Device(DeviceTimes),
+    /// A dependency between two instances (for `instances.dot`).
+    InstanceEdge(InstanceEdge),
+}
+
+/// A dependency between two submissions (instances), not only between their
+/// code locations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct InstanceEdge {
+    /// The producer's node.
+    pub source: NodeId,
+    /// The producer's instance.
+    pub source_instance: u64,
+    /// The dependent node.
+    pub target: NodeId,
+    /// The dependent instance.
+    pub target_instance: u64,
+    /// True for the order an in-order queue imposes between consecutive
+    /// submissions (not a data dependency); false for a data or event
+    /// dependency (its kind is the static edge's).
+    pub queue_order: bool,
 }

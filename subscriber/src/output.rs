@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use syclgraph_graph::kernels_csv::KernelRowWriter;
 use syclgraph_graph::record::Record;
-use syclgraph_graph::{dot, summary, Completed, Limits, TaskGraph};
+use syclgraph_graph::{dot, instances_dot, summary, Completed, Limits, TaskGraph};
 
 use crate::config::Config;
 use crate::warn;
@@ -109,6 +109,9 @@ impl Output {
     fn write_graph_files(&self) -> io::Result<()> {
         write_atomically(&self.dir.join("graph.dot"), |w| {
             dot::write_dot(w, &self.graph)
+        })?;
+        write_atomically(&self.dir.join("instances.dot"), |w| {
+            instances_dot::write_instances_dot(w, &self.graph)
         })?;
         write_atomically(&self.dir.join("summary.csv"), |w| {
             summary::write_summary_csv(w, &self.graph)

@@ -10,8 +10,12 @@ use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::mpsc::{SyncSender, TrySendError};
 use std::sync::Arc;
 
-use syclgraph_graph::record::{EdgeInfo, Metadata, NodeId, NodeInfo, Record, SpanKind, StrId};
+use syclgraph_graph::record::{
+    EdgeInfo, InstanceEdge, Metadata, NodeId, NodeInfo, Record, SpanKind, StrId,
+};
 use ze_bridge::UrEvent;
+
+use dashmap::{DashMap, DashSet};
 
 use crate::clock::monotonic_ns;
 use crate::collector::Message;
@@ -63,6 +67,10 @@ pub struct Recorder {
     pub force_profiling: bool,
     /// Event owners and held-back virtual nodes.
     deps: Dependencies,
+    /// Queues made in order (`is_inorder` at queue_create).
+    in_order_queues: DashSet<u64>,
+    /// The last submission on each in-order queue.
+    last_on_queue: DashMap<u64, (NodeId, u64)>,
 }
 
 thread_local! {
@@ -92,6 +100,8 @@ impl Recorder {
             losses,
             force_profiling,
             deps: Dependencies::default(),
+            in_order_queues: DashSet::new(),
+            last_on_queue: DashMap::new(),
         }
     }
 
@@ -242,6 +252,7 @@ impl Recorder {
             thread: thread_number::current(),
             ns: monotonic_ns(),
         });
+        self.queue_order(node, instance);
     }
 
     /// edge_create: a dependency between two submissions.
@@ -258,13 +269,13 @@ impl Recorder {
             return;
         };
         let mut extra = Vec::new();
-        let mut source_node = source.node;
+        let (mut source_node, mut source_instance) = (source.node, source.instance);
         if let Some(virtual_event) = source.flags.virtual_event {
             match self.deps.owner(virtual_event) {
-                Some((owner, _)) => {
+                Some(owner) => {
                     // The command that produced the event the virtual node
                     // stands for: the real dependency.
-                    source_node = owner;
+                    (source_node, source_instance) = owner;
                     extra.push(("resolved_from".to_owned(), "virtual_node".to_owned()));
                 }
                 None => {
@@ -274,31 +285,34 @@ impl Recorder {
                 }
             }
         }
-        if source_node == target.node && source.instance == target.instance {
+        if source_node == target.node && source_instance == target.instance {
             return;
         }
-        self.edge(
-            source_node,
-            target.node,
-            target.instance,
-            EdgeOrigin::Runtime,
-            || {
-                let mut metadata = self.metadata(event);
-                metadata.extend(extra);
-                metadata
-            },
+        let ends = (
+            (source_node, source_instance),
+            (target.node, target.instance),
         );
+        self.edge(ends, EdgeOrigin::Runtime, || {
+            let mut metadata = self.metadata(event);
+            metadata.extend(extra);
+            metadata
+        });
     }
 
     /// Sends a new edge's definition, or one more creation of a known one.
     fn edge(
         &self,
-        source: NodeId,
-        target: NodeId,
-        target_instance: u64,
+        ((source, source_instance), (target, target_instance)): ((NodeId, u64), (NodeId, u64)),
         origin: EdgeOrigin,
         metadata: impl FnOnce() -> Metadata,
     ) {
+        self.send(Record::InstanceEdge(InstanceEdge {
+            source,
+            source_instance,
+            target,
+            target_instance,
+            queue_order: false,
+        }));
         let (edge, first_origin, new) = self.edges.resolve(source, target, origin);
         if new {
             let info = EdgeInfo {
@@ -314,6 +328,27 @@ impl Recorder {
                 edge,
                 instance: target_instance,
             });
+        }
+    }
+
+    /// On an in-order queue, the order between this submission and the
+    /// queue's previous one (`queue_order`, not a data dependency).
+    fn queue_order(&self, node: NodeId, instance: u64) {
+        let Some(("queue_id", queue)) = self.xpti.stashed_tuple() else {
+            return;
+        };
+        if queue == 0 || !self.in_order_queues.contains(&queue) {
+            return;
+        }
+        let previous = self.last_on_queue.insert(queue, (node, instance));
+        if let Some((source, source_instance)) = previous {
+            self.send(Record::InstanceEdge(InstanceEdge {
+                source,
+                source_instance,
+                target: node,
+                target_instance: instance,
+                queue_order: true,
+            }));
         }
     }
 
@@ -337,7 +372,8 @@ impl Recorder {
             if source == node && source_instance == instance {
                 continue;
             }
-            self.edge(source, node, instance, EdgeOrigin::WaitList, || {
+            let ends = ((source, source_instance), (node, instance));
+            self.edge(ends, EdgeOrigin::WaitList, || {
                 vec![
                     ("event".to_owned(), format!("{event:#x}")),
                     ("origin".to_owned(), "ur_wait_list".to_owned()),
@@ -474,6 +510,9 @@ impl Recorder {
         };
         let queue_id = get("queue_id").and_then(|v| v.parse().ok()).unwrap_or(0);
         let ns = monotonic_ns();
+        if created && get("is_inorder") == Some("true") {
+            self.in_order_queues.insert(queue_id);
+        }
         if created {
             let device = self.intern(get("sycl_device_name").unwrap_or(""));
             self.send(Record::QueueCreated {

@@ -1,0 +1,121 @@
+//! The instance graph: submissions (node, instance) and the dependencies
+//! between them — the 3rd saxpy → the 3rd scale — for `instances.dot`.
+//!
+//! It keeps the first `limit` submissions in the order they were made (the
+//! `SYCLGRAPH_MAX_INSTANCES` bound) and the edges among them; later ones are
+//! only counted, and `instances.dot` says where it was cut.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::record::{InstanceEdge, NodeId};
+
+/// One submission.
+pub type InstanceKey = (NodeId, u64);
+
+/// Submissions and the dependencies between them, bounded.
+#[derive(Debug, Default)]
+pub struct InstanceGraph {
+    limit: usize,
+    order: Vec<InstanceKey>,
+    members: HashSet<InstanceKey>,
+    edges: HashMap<(InstanceKey, InstanceKey), bool>,
+    submissions: u64,
+    edges_seen: u64,
+}
+
+impl InstanceGraph {
+    /// An empty instance graph keeping at most `limit` submissions.
+    pub fn new(limit: usize) -> InstanceGraph {
+        InstanceGraph {
+            limit,
+            ..InstanceGraph::default()
+        }
+    }
+
+    /// One more submission.
+    pub fn submitted(&mut self, key: InstanceKey) {
+        self.submissions += 1;
+        if self.order.len() < self.limit && self.members.insert(key) {
+            self.order.push(key);
+        }
+    }
+
+    /// A dependency between two submissions; kept when both are kept.
+    pub fn depends(&mut self, edge: InstanceEdge) {
+        self.edges_seen += 1;
+        let from = (edge.source, edge.source_instance);
+        let to = (edge.target, edge.target_instance);
+        if from != to && self.members.contains(&from) && self.members.contains(&to) {
+            let queue_order = self.edges.entry((from, to)).or_insert(edge.queue_order);
+            // A data dependency wins over the queue's order on the same pair.
+            *queue_order &= edge.queue_order;
+        }
+    }
+
+    /// The kept submissions, in submission order.
+    pub fn instances(&self) -> &[InstanceKey] {
+        &self.order
+    }
+
+    /// The kept dependencies: (from, to, is queue order), in a stable order.
+    pub fn edges(&self) -> Vec<(InstanceKey, InstanceKey, bool)> {
+        let mut v: Vec<_> = self.edges.iter().map(|(&(a, b), &q)| (a, b, q)).collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// All submissions seen, kept or not.
+    pub fn submissions(&self) -> u64 {
+        self.submissions
+    }
+
+    /// True when some submissions were left out.
+    pub fn cut(&self) -> bool {
+        self.submissions > self.order.len() as u64
+    }
+
+    /// Dependencies seen, kept or not.
+    pub fn edges_seen(&self) -> u64 {
+        self.edges_seen
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dep(a: InstanceKey, b: InstanceKey, queue_order: bool) -> InstanceEdge {
+        InstanceEdge {
+            source: a.0,
+            source_instance: a.1,
+            target: b.0,
+            target_instance: b.1,
+            queue_order,
+        }
+    }
+
+    #[test]
+    fn keeps_the_first_submissions_and_the_edges_among_them() {
+        let mut g = InstanceGraph::new(3);
+        for key in [(0, 1), (1, 1), (0, 2), (1, 2)] {
+            g.submitted(key);
+        }
+        g.depends(dep((0, 1), (1, 1), false));
+        g.depends(dep((0, 2), (1, 2), false)); // (1, 2) was cut
+        assert_eq!(g.instances(), &[(0, 1), (1, 1), (0, 2)]);
+        assert_eq!(g.edges(), vec![((0, 1), (1, 1), false)]);
+        assert!(g.cut());
+        assert_eq!(g.submissions(), 4);
+        assert_eq!(g.edges_seen(), 2);
+    }
+
+    #[test]
+    fn a_data_dependency_outranks_queue_order_on_the_same_pair() {
+        let mut g = InstanceGraph::new(10);
+        g.submitted((0, 1));
+        g.submitted((1, 1));
+        g.depends(dep((0, 1), (1, 1), true));
+        g.depends(dep((0, 1), (1, 1), false));
+        assert_eq!(g.edges(), vec![((0, 1), (1, 1), false)]);
+    }
+}
