@@ -355,8 +355,8 @@ impl Recorder {
     /// A UR enqueue call's event wait list: dependencies of the submission
     /// this thread made last, when the call is that submission's (same code
     /// location). Events no traced command produced are left out.
-    pub fn wait_list(&self, call: Option<EventRef<'_>>, events: &[usize]) {
-        if events.is_empty() || !self.accepting() {
+    pub fn wait_list(&self, call: Option<EventRef<'_>>, events: impl Iterator<Item = usize>) {
+        if !self.accepting() {
             return;
         }
         let Some((node, instance)) = dependencies::current() else {
@@ -365,7 +365,7 @@ impl Recorder {
         if call.and_then(|c| self.nodes.find(c)) != Some(node) {
             return;
         }
-        for &event in events {
+        for event in events {
             let Some((source, source_instance)) = self.deps.owner(event) else {
                 continue;
             };

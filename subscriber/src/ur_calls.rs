@@ -81,9 +81,7 @@ pub unsafe extern "C" fn on_ur_call(
             if !waits.is_empty() {
                 // SAFETY: the event XPTI passed is alive for this callback.
                 let caller = unsafe { EventRef::new(event) };
-                // SAFETY: the wait list holds `waits.len()` event handles.
-                let addrs: Vec<usize> = waits.iter().map(|e| *e as usize).collect();
-                recorder.wait_list(caller, &addrs);
+                recorder.wait_list(caller, waits.iter().map(|e| *e as usize));
             }
         }
         tp::FUNCTION_WITH_ARGS_END => {
