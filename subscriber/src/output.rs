@@ -4,9 +4,10 @@
 
 use std::fs::File;
 use std::io::{self, BufWriter};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use syclgraph_graph::kernels_csv::KernelRowWriter;
+use syclgraph_graph::output::write_atomically;
 use syclgraph_graph::record::Record;
 use syclgraph_graph::{dot, instances_dot, summary, Completed, Limits, TaskGraph};
 
@@ -183,18 +184,4 @@ fn loss_lines(losses: &Losses) -> String {
         lines.push_str("device timing: unavailable in this process\n");
     }
     lines
-}
-
-/// Writes `path` through a temporary file in the same directory and renames
-/// it into place, so the file is either complete or absent.
-fn write_atomically(
-    path: &Path,
-    write: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>,
-) -> io::Result<()> {
-    let tmp = path.with_extension("tmp");
-    let mut w = BufWriter::new(File::create(&tmp)?);
-    write(&mut w)?;
-    let file = w.into_inner().map_err(|e| e.into_error())?;
-    file.sync_all()?;
-    std::fs::rename(&tmp, path)
 }

@@ -243,9 +243,11 @@ impl Recorder {
             return;
         }
         dependencies::set_current((node, instance));
-        if kind.starts_with("memory_transfer_node::") {
-            DIRECT_SUBMISSION.with(|d| d.set(Some((node, instance))));
-        }
+        // Only the next UR USM call on this thread may be this submission's.
+        let direct = kind
+            .starts_with("memory_transfer_node::")
+            .then_some((node, instance));
+        DIRECT_SUBMISSION.with(|d| d.set(direct));
         self.send(Record::Submitted {
             node,
             instance,

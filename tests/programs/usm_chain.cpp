@@ -6,7 +6,9 @@
 // carries an "@node <label>" tag.
 #include "common.hpp"
 
+#include <chrono>
 #include <cstdio>
+#include <thread>
 #include <vector>
 
 static const char *kSource = R"CL(
@@ -55,6 +57,9 @@ int main() {
   sycl::event e_host = ooo.submit([&](sycl::handler &h) {  // @node ooo_host_task
     h.depends_on(e_copy);
     h.host_task([=, &host_sum] {
+      // Long enough that the memcpy below is submitted while this task is
+      // pending, so the runtime always routes it through the scheduler.
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
       for (size_t i = 0; i < N; ++i) host_sum += s[i];
     });
   });
