@@ -23,10 +23,11 @@ SYCLGRAPH_OUTPUT_DIR="$OUT" \
   build/programs/pipeline
 
 echo
-echo "graph.dot:   $OUT/graph.dot"
-echo "kernels.csv: $OUT/kernels.csv"
-echo "summary.csv: $OUT/summary.csv"
+echo "graph.dot:     $OUT/graph.dot"
+echo "instances.dot: $OUT/instances.dot"
+echo "kernels.csv:   $OUT/kernels.csv"
+echo "summary.csv:   $OUT/summary.csv"
 if command -v dot >/dev/null; then
   dot -Tsvg "$OUT/graph.dot" -o "$OUT/graph.svg"
-  echo "graph.svg:   $OUT/graph.svg"
+  echo "graph.svg:     $OUT/graph.svg"
 fi
