@@ -387,3 +387,117 @@ impl DotGraph {
         false
     }
 }
+
+/// Runs `cmd` (in its own process group) to completion, capturing stdout and
+/// stderr; after `limit`, kills the whole group and panics with what the
+/// program had printed so far. For programs that may hang.
+pub fn output_within(mut cmd: Command, limit: std::time::Duration) -> Output {
+    use std::io::Read;
+    use std::os::unix::process::CommandExt;
+    use std::process::Stdio;
+
+    cmd.process_group(0)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn the program");
+    let pid = child.id();
+    let reader = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = pipe.read_to_end(&mut buf);
+            buf
+        })
+    };
+    let out = reader(Box::new(child.stdout.take().expect("stdout")));
+    let err = reader(Box::new(child.stderr.take().expect("stderr")));
+    let deadline = std::time::Instant::now() + limit;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for the program") {
+            break Some(status);
+        }
+        if std::time::Instant::now() > deadline {
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let Some(status) = status else {
+        signal_group(pid, "KILL");
+        let _ = child.wait();
+        let stdout = String::from_utf8_lossy(&out.join().unwrap_or_default()).into_owned();
+        let stderr = String::from_utf8_lossy(&err.join().unwrap_or_default()).into_owned();
+        panic!("still running after {limit:?}; killed.\nstdout:\n{stdout}\nstderr:\n{stderr}");
+    };
+    // Pipes may stay open in a descendant the program left behind: then end
+    // that group (ours, made for this run) so the readers finish.
+    let grace = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while !(out.is_finished() && err.is_finished()) {
+        if std::time::Instant::now() > grace {
+            signal_group(pid, "KILL");
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    Output {
+        status,
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
+    }
+}
+
+/// Sends `SIG<signal>` to the process group `pgid` (made by
+/// [`output_within`]); errors (no such group) are ignored.
+pub fn signal_group(pgid: u32, signal: &str) {
+    let _ = Command::new("kill")
+        .arg(format!("-{signal}"))
+        .arg("--")
+        .arg(format!("-{pgid}"))
+        .stderr(std::process::Stdio::null())
+        .status();
+}
+
+/// [`run_traced`] bounded by `limit` (see [`output_within`]).
+pub fn run_traced_within(
+    test: &str,
+    mut cmd: Command,
+    env: &[(&str, &str)],
+    limit: std::time::Duration,
+) -> Traced {
+    let dir = fresh_dir(test);
+    with_xpti(&mut cmd, &subscriber());
+    cmd.env("SYCLGRAPH_OUTPUT_DIR", &dir);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let output = output_within(cmd, limit);
+    Traced { output, dir }
+}
+
+/// [`run_both`] with each run bounded by `limit` (see [`output_within`]).
+pub fn run_both_within(
+    test: &str,
+    make: impl Fn() -> Command,
+    env: &[(&str, &str)],
+    limit: std::time::Duration,
+) -> Traced {
+    let untraced = output_within(make(), limit);
+    assert!(
+        untraced.status.success(),
+        "untraced run failed: {}",
+        String::from_utf8_lossy(&untraced.stderr)
+    );
+    let traced = run_traced_within(test, make(), env, limit);
+    assert_eq!(
+        traced.output.status.code(),
+        untraced.status.code(),
+        "exit code changed under tracing; stderr:\n{}",
+        traced.stderr()
+    );
+    assert_eq!(
+        strip_profiling(&traced.stdout()),
+        strip_profiling(&String::from_utf8_lossy(&untraced.stdout)),
+        "stdout changed under tracing; stderr:\n{}",
+        traced.stderr()
+    );
+    traced
+}
