@@ -1,0 +1,104 @@
+// interop_kernels N
+//
+// A kernel workload: N launches of a small real device kernel (OpenCL C
+// compiled on the queue's native cl_context and wrapped with
+// sycl::make_kernel<backend::opencl>, since there is no SYCL device compiler
+// here) on an in-order queue created with enable_profiling. Each launch does
+// a little arithmetic on 4096 floats, so per-launch device work is of the
+// order of the launch cost itself. Timed: the submission loop plus the final
+// wait (after a short untimed warm-up).
+#include <sycl/sycl.hpp>
+#include <CL/cl.h>
+
+#include <vector>
+
+#include "common.hpp"
+
+namespace {
+
+constexpr size_t kItems = 4096;
+constexpr int kWarmup = 16;
+
+const char *kSource = R"CL(
+__kernel void axpb(__global float *x, float a, float b) {
+  size_t i = get_global_id(0);
+  float v = x[i];
+  for (int k = 0; k < 8; ++k) v = v * a + b;
+  x[i] = v;
+}
+)CL";
+
+void cl_check(cl_int err, const char *what) {
+  if (err != CL_SUCCESS) {
+    std::fprintf(stderr, "OpenCL error %d in %s\n", err, what);
+    std::exit(2);
+  }
+}
+
+sycl::kernel build_kernel(const sycl::queue &q) {
+  if (q.get_backend() != sycl::backend::opencl) {
+    std::fprintf(stderr, "queue is not on the OpenCL backend\n");
+    std::exit(2);
+  }
+  sycl::context ctx = q.get_context();
+  cl_context cl_ctx = sycl::get_native<sycl::backend::opencl>(ctx);
+  cl_device_id cl_dev = sycl::get_native<sycl::backend::opencl>(q.get_device());
+  cl_int err = CL_SUCCESS;
+  cl_program prog = clCreateProgramWithSource(cl_ctx, 1, &kSource, nullptr, &err);
+  cl_check(err, "clCreateProgramWithSource");
+  cl_check(clBuildProgram(prog, 1, &cl_dev, "", nullptr, nullptr), "clBuildProgram");
+  cl_kernel k = clCreateKernel(prog, "axpb", &err);
+  cl_check(err, "clCreateKernel");
+  sycl::kernel out = sycl::make_kernel<sycl::backend::opencl>(k, ctx);
+  clReleaseKernel(k);
+  clReleaseProgram(prog);
+  clReleaseDevice(cl_dev);
+  clReleaseContext(cl_ctx);
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s N\n", argv[0]);
+    return 2;
+  }
+  const long n = bench::parse_count(argv[1], "N");
+  sycl::queue q{sycl::property_list{sycl::property::queue::in_order(),
+                                    sycl::property::queue::enable_profiling()}};
+  sycl::kernel kernel = build_kernel(q);
+  float *x = sycl::malloc_device<float>(kItems, q);
+  q.fill(x, 1.0f, kItems).wait();
+  const float a = 0.5f, b = 0.5f;  // v -> v/2 + 1/2 keeps 1.0 fixed
+
+  for (int w = 0; w < kWarmup; ++w) {
+    q.submit([&](sycl::handler &h) {
+      h.set_args(x, a, b);
+      h.parallel_for(sycl::range<1>{kItems}, kernel);
+    });
+  }
+  q.wait();
+
+  const auto start = bench::clock::now();
+  for (long i = 0; i < n; ++i) {
+    q.submit([&](sycl::handler &h) {
+      h.set_args(x, a, b);
+      h.parallel_for(sycl::range<1>{kItems}, kernel);
+    });
+  }
+  q.wait();
+  const auto stop = bench::clock::now();
+  bench::report(start, stop, n);
+
+  std::vector<float> back(kItems);
+  q.memcpy(back.data(), x, kItems * sizeof(float)).wait();
+  sycl::free(x, q);
+  for (float v : back) {
+    if (v != 1.0f) {
+      std::fprintf(stderr, "wrong result %f\n", v);
+      return 1;
+    }
+  }
+  return 0;
+}

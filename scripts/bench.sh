@@ -1,0 +1,246 @@
+#!/usr/bin/env bash
+# syclgraph's overhead benchmark: ONE command, two modes (docs/performance.md).
+#
+#   scripts/bench.sh                 wall clock: every workload under {no XPTI,
+#                                    XPTI + empty subscriber, XPTI + syclgraph},
+#                                    round-robin, R rounds; median µs per task;
+#                                    ratio syclgraph/empty against the target
+#   scripts/bench.sh --callgrind     instructions per task of tiny 64-byte
+#                                    memcpys under valgrind --tool=callgrind,
+#                                    OpenCL CPU runtime objects left out;
+#                                    syclgraph - empty against the 4k target
+#
+# Options:
+#   -r, --rounds R          wall clock: rounds per configuration (default 7, or $BENCH_ROUNDS)
+#   -w, --workloads LIST    wall clock: comma-separated subset of
+#                           memcpy-1t,memcpy-2t,memcpy-2t-shared,kernels,dpnp
+#   --quick                 wall clock: 3 rounds, a tenth of the tasks (checks the script)
+#   --n1 N, --n2 N          callgrind: the two memcpy counts (default 2000, 4000)
+#   --repeat K              callgrind: runs per configuration and N (default 3); medians
+#   --syclgraph-lib PATH    measure PATH in the syclgraph slot (skips building syclgraph;
+#                           e.g. the empty subscriber itself, to test the script)
+#   --no-build              use the libraries and programs already built
+#   --keep DIR              keep raw results (per-run values, callgrind files) in DIR
+#   -h, --help              this text
+#
+# Builds what it needs: `cargo build --release -p syclgraph -p empty-subscriber`
+# (into $CARGO_TARGET_DIR, default <repo>/target) and bench/programs/*.cpp into
+# build/bench/. Sources scripts/env.sh (the runtime in .venv, see setup.sh).
+# syclgraph runs with its defaults (device timing on), SYCLGRAPH_QUIET=1 and
+# SYCLGRAPH_OUTPUT_DIR in a temporary folder. Exit status: 0 when every target
+# is met, 1 when one is missed or a run failed, 2 on usage or build errors.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=scripts/env.sh
+. "$ROOT/scripts/env.sh"
+VENV="$SYCLGRAPH_VENV"
+PY="${PYTHON:-$VENV/bin/python}"
+REPORT="$ROOT/bench/tools/report.py"
+TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+BIN="$ROOT/build/bench"
+RUN_TIMEOUT="${BENCH_TIMEOUT:-600}"
+
+mode=wall
+rounds="${BENCH_ROUNDS:-7}"
+workloads="memcpy-1t,memcpy-2t,memcpy-2t-shared,kernels,dpnp"
+quick=0
+n1=2000
+n2=4000
+repeat=3
+sg_lib=""
+build=1
+keep=""
+
+usage() { sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; }
+die() { echo "bench: $*" >&2; exit 2; }
+log() { echo "bench: $*" >&2; }
+
+while (($#)); do
+  case "$1" in
+    --callgrind) mode=callgrind ;;
+    -r|--rounds) rounds="${2:?}"; shift ;;
+    -w|--workloads) workloads="${2:?}"; shift ;;
+    --quick) quick=1 ;;
+    --n1) n1="${2:?}"; shift ;;
+    --n2) n2="${2:?}"; shift ;;
+    --repeat) repeat="${2:?}"; shift ;;
+    --syclgraph-lib) sg_lib="$(realpath "${2:?}")"; shift ;;
+    --no-build) build=0 ;;
+    --keep) keep="${2:?}"; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) usage >&2; die "unknown argument: $1" ;;
+  esac
+  shift
+done
+[[ "$rounds" =~ ^[1-9][0-9]*$ ]] || die "--rounds wants a positive number"
+[[ "$repeat" =~ ^[1-9][0-9]*$ ]] || die "--repeat wants a positive number"
+[[ "$n1" =~ ^[1-9][0-9]*$ && "$n2" =~ ^[1-9][0-9]*$ ]] && ((n2 > n1)) ||
+  die "--n1/--n2 want positive numbers with n2 > n1"
+((quick)) && rounds=3
+if [[ -n "$keep" ]]; then
+  mkdir -p "$keep"
+  WORK="$(realpath "$keep")"
+else
+  WORK="$(mktemp -d "${TMPDIR:-/tmp}/syclgraph-bench.XXXXXX")"
+  trap 'rm -rf "$WORK"' EXIT
+fi
+
+# ---- build -------------------------------------------------------------------
+EMPTY_LIB="$TARGET_DIR/release/libempty_subscriber.so"
+SG_LIB="${sg_lib:-$TARGET_DIR/release/libsyclgraph.so}"
+if ((build)); then
+  cd "$ROOT"
+  if [[ -n "$sg_lib" ]]; then
+    cargo build --release -p empty-subscriber >&2 || die "cannot build empty-subscriber"
+  else
+    cargo build --release -p syclgraph -p empty-subscriber >&2 ||
+      die "cannot build syclgraph (use --syclgraph-lib PATH to measure another library)"
+  fi
+  mkdir -p "$BIN"
+  for src in "$ROOT"/bench/programs/*.cpp; do
+    name="$(basename "$src" .cpp)"
+    if [[ ! -x "$BIN/$name" || "$src" -nt "$BIN/$name" || "$ROOT/bench/programs/common.hpp" -nt "$BIN/$name" ]]; then
+      log "g++ bench/programs/$name.cpp -> build/bench/$name"
+      # Like scripts/build-programs.sh (host-only SYCL; OpenCL C kernels through
+      # interop), but -O2 and C++20 (std::barrier). No -DNDEBUG: the runtime then
+      # records source locations, as in a normal debug-less application build.
+      g++ -std=c++20 -O2 -Wall -Wno-deprecated-declarations -DSYCL_DISABLE_FSYCL_SYCLHPP_WARNING \
+        -I"$VENV/include" -I"$ROOT/bench/programs" "$src" -o "$BIN/$name.tmp" \
+        -L"$VENV/lib" -Wl,-rpath,"$VENV/lib" -lsycl -lOpenCL -lintlc || die "cannot compile $src"
+      mv -f "$BIN/$name.tmp" "$BIN/$name"
+    fi
+  done
+fi
+for f in "$EMPTY_LIB" "$SG_LIB" "$BIN/tiny_memcpy" "$BIN/interop_kernels"; do
+  [[ -e "$f" ]] || die "missing $f (run without --no-build)"
+done
+
+# ---- configurations ----------------------------------------------------------
+# run_config CONFIG CMD...: runs CMD under one configuration, stdout to stdout.
+run_config() {
+  local config="$1"; shift
+  case "$config" in
+    noxpti)
+      env -u XPTI_TRACE_ENABLE -u XPTI_SUBSCRIBERS -u XPTI_FRAMEWORK_DISPATCHER \
+        timeout "$RUN_TIMEOUT" "$@" ;;
+    empty)
+      env XPTI_TRACE_ENABLE=1 XPTI_FRAMEWORK_DISPATCHER="$VENV/lib/libxptifw.so" \
+        XPTI_SUBSCRIBERS="$EMPTY_LIB" timeout "$RUN_TIMEOUT" "$@" ;;
+    syclgraph)
+      local out
+      out="$(mktemp -d "$WORK/sg-out.XXXXXX")"
+      local rc=0
+      env XPTI_TRACE_ENABLE=1 XPTI_FRAMEWORK_DISPATCHER="$VENV/lib/libxptifw.so" \
+        XPTI_SUBSCRIBERS="$SG_LIB" SYCLGRAPH_OUTPUT_DIR="$out" SYCLGRAPH_QUIET=1 \
+        timeout "$RUN_TIMEOUT" "$@" || rc=$?
+      rm -rf "$out"
+      return "$rc" ;;
+  esac
+}
+CONFIGS=(noxpti empty syclgraph)
+
+machine_line() {
+  local cpu
+  cpu="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)"
+  echo "date $(date -u +%Y-%m-%dT%H:%MZ); $(nproc) cores ($cpu); load $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$ROOT" diff --quiet HEAD -- subscriber 2>/dev/null || echo ' (subscriber/ modified)')"
+  echo "empty:     $EMPTY_LIB"
+  echo "syclgraph: $SG_LIB$([[ -n "$sg_lib" ]] && echo ' (given with --syclgraph-lib)')"
+}
+
+# ---- wall clock ----------------------------------------------------------------
+wall_mode() {
+  local scale=1
+  ((quick)) && scale=10
+  # name | target ratio | program argument N | tasks per unit of N | command
+  local -a table=(
+    "memcpy-1t|1.10|20000|1|$BIN/tiny_memcpy N 1"
+    "memcpy-2t|1.10|20000|1|$BIN/tiny_memcpy N 2 own"
+    "memcpy-2t-shared|1.10|20000|1|$BIN/tiny_memcpy N 2 shared"
+    "kernels|1.02|5000|1|$BIN/interop_kernels N"
+    "dpnp|1.02|200|28|$PY $ROOT/bench/programs/dpnp_pipeline.py N"
+  )
+  local results="$WORK/wall.tsv"
+  : >"$results"
+  local entry name target n per cmd tasks
+  local -a selected=()
+  for entry in "${table[@]}"; do
+    name="${entry%%|*}"
+    [[ ",$workloads," == *",$name,"* ]] && selected+=("$entry")
+  done
+  ((${#selected[@]})) || die "no known workload in --workloads $workloads"
+  machine_line >&2
+  for entry in "${selected[@]}"; do
+    IFS='|' read -r name target n per cmd <<<"$entry"
+    n=$((n / scale))
+    tasks=$((n * per))
+    local -a words
+    read -r -a words <<<"${cmd/ N/ $n}"
+    log "$name: ${words[*]##*/} x ${#CONFIGS[@]} configurations x $rounds rounds"
+    local r k config value
+    for ((r = 0; r < rounds; r++)); do
+      # Round-robin, starting from a different configuration every round so
+      # that no configuration always runs first (or right after another).
+      for ((k = 0; k < ${#CONFIGS[@]}; k++)); do
+        config="${CONFIGS[$(((r + k) % ${#CONFIGS[@]}))]}"
+        value="$(run_config "$config" "${words[@]}" 2>"$WORK/stderr" | sed -n 's/^us_per_task //p' | tail -n1)" || true
+        if [[ -z "$value" ]]; then
+          log "$name round $r $config: no us_per_task (stderr below)"
+          tail -n 5 "$WORK/stderr" >&2 || true
+          value=nan
+        fi
+        printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$target" "$tasks" "$r" "$config" "$value" >>"$results"
+      done
+    done
+  done
+  echo
+  machine_line
+  echo "command: scripts/bench.sh$([[ -n "$sg_lib" ]] && echo " --syclgraph-lib $sg_lib") --rounds $rounds --workloads $workloads$( ((quick)) && echo ' --quick')"
+  echo
+  "$PY" "$REPORT" wall "$results"
+}
+
+# ---- callgrind -------------------------------------------------------------------
+callgrind_mode() {
+  command -v valgrind >/dev/null || die "valgrind not found (scripts/setup.sh installs it)"
+  local runs="$WORK/callgrind-runs.tsv"
+  : >"$runs"
+  machine_line >&2
+  local k config n out
+  for ((k = 0; k < repeat; k++)); do
+    for config in "${CONFIGS[@]}"; do
+      for n in "$n1" "$n2"; do
+        out="$WORK/callgrind.$config.$n.$k.out"
+        log "callgrind $config tiny_memcpy $n 1 (run $((k + 1))/$repeat)"
+        # --fair-sched=yes: valgrind runs one thread at a time; handing the
+        # lock round-robin makes the OpenCL worker threads' progress, and so
+        # the heap's state, repeat from run to run (without it, libc's malloc
+        # counts vary by ~1k instructions per task).
+        if ! run_config "$config" valgrind --tool=callgrind --fair-sched=yes --dump-instr=no \
+          --callgrind-out-file="$out" "$BIN/tiny_memcpy" "$n" 1 \
+          >"$WORK/stdout" 2>"$WORK/stderr" || ! grep -q '^us_per_task' "$WORK/stdout"; then
+          log "callgrind $config N=$n failed (stderr below)"
+          tail -n 8 "$WORK/stderr" >&2 || true
+          if grep -q 'rustix::backend::.*vdso\|check_elf_base' "$WORK/stderr"; then
+            log "the subscriber reads the clock through rustix's own vDSO parser, which"
+            log "faults under valgrind (rustix issue 1559); rustix's use-libc feature avoids it"
+          fi
+          continue
+        fi
+        printf '%s\t%s\t%s\t%s\n' "$config" "$k" "$n" "$out" >>"$runs"
+      done
+    done
+  done
+  echo
+  machine_line
+  echo "command: scripts/bench.sh --callgrind$([[ -n "$sg_lib" ]] && echo " --syclgraph-lib $sg_lib") --n1 $n1 --n2 $n2 --repeat $repeat"
+  echo
+  "$PY" "$REPORT" callgrind "$runs" "$n1" "$n2"
+}
+
+if [[ "$mode" == callgrind ]]; then
+  callgrind_mode
+else
+  wall_mode
+fi
