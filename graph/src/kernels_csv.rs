@@ -101,6 +101,11 @@ impl<W: Write> KernelRowWriter<W> {
         Ok(true)
     }
 
+    /// The underlying writer (rows may still sit in the CSV buffer).
+    pub fn get_ref(&self) -> &W {
+        self.csv.get_ref()
+    }
+
     /// Rows written so far (not counting the header).
     pub fn rows(&self) -> u64 {
         self.rows

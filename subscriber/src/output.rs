@@ -3,7 +3,7 @@
 //! writes once at the end (`graph.dot`, `summary.csv`, the stderr summary).
 
 use std::fs::File;
-use std::io::{self, BufWriter};
+use std::io;
 use std::path::PathBuf;
 
 use syclgraph_graph::kernels_csv::KernelRowWriter;
@@ -13,6 +13,10 @@ use syclgraph_graph::{dot, instances_dot, summary, Completed, Limits, TaskGraph}
 
 use crate::config::Config;
 use crate::warn;
+use crate::whole_rows::WholeRows;
+
+/// Bytes of kernels.csv rows kept in memory before they are written early.
+const MAX_PENDING_BYTES: usize = 4 << 20;
 
 /// What the recorder could not record, for the summary.
 #[derive(Clone, Copy, Debug, Default)]
@@ -40,7 +44,7 @@ pub struct Output {
     dir: PathBuf,
     quiet: bool,
     graph: TaskGraph,
-    kernels: Option<KernelRowWriter<BufWriter<File>>>,
+    kernels: Option<KernelRowWriter<WholeRows>>,
     completed: Vec<Completed>,
     /// Records applied since the last snapshot of graph.dot/summary.csv.
     changed: bool,
@@ -52,7 +56,7 @@ impl Output {
     /// Starts `kernels.csv` in the output directory.
     pub fn new(config: &Config) -> Output {
         let kernels = File::create(config.output_dir.join("kernels.csv"))
-            .and_then(|f| KernelRowWriter::new(BufWriter::new(f)));
+            .and_then(|f| KernelRowWriter::new(WholeRows::new(f)));
         let kernels = match kernels {
             Ok(k) => Some(k),
             Err(e) => {
@@ -128,6 +132,15 @@ impl Output {
                     self.kernels = None;
                     break;
                 }
+            }
+            // Bound the memory between two timed flushes.
+            if self
+                .kernels
+                .as_ref()
+                .is_some_and(|k| k.get_ref().pending() > MAX_PENDING_BYTES)
+            {
+                self.unflushed = true;
+                self.flush_rows();
             }
         }
         self.completed.clear();
