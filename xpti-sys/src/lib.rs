@@ -13,6 +13,8 @@
 
 use std::ffi::{c_char, c_void};
 
+pub mod compat;
+
 /// `xpti::string_id_t`.
 pub type string_id_t = u32;
 /// `xpti::object_id_t`.

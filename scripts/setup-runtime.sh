@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Installs one extra DPC++ runtime from PyPI into its own project-local venv,
+# <repo>/.venv-VERSION, for testing syclgraph against older runtimes:
+#   intel-sycl-rt==VERSION and intel-opencl-rt==VERSION (the OpenCL CPU device
+#   of the same release), nothing else (no dpctl/dpnp).
+# Usage: scripts/setup-runtime.sh VERSION        e.g. 2025.0.0
+# Idempotent like setup.sh: pip runs only when the venv does not already hold
+# both pinned packages at VERSION. Prints the venv path on stdout.
+# Environment: PYTHON (default python3), SYCLGRAPH_RUNTIME_VENV (override the
+# venv path).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+PYTHON="${PYTHON:-python3}"
+
+if [[ $# -ne 1 || -z "$1" || "$1" == -* ]]; then
+  sed -n '2,10p' "$0" >&2
+  exit 2
+fi
+VERSION="$1"
+if [[ ! "$VERSION" =~ ^[0-9]{4}\.[0-9]+\.[0-9]+$ ]]; then
+  echo "setup-runtime: VERSION must look like 2025.0.0, not '$VERSION'" >&2
+  exit 2
+fi
+VENV="${SYCLGRAPH_RUNTIME_VENV:-$ROOT/.venv-$VERSION}"
+PIP_REQUIREMENTS=(
+  "intel-sycl-rt==$VERSION"
+  "intel-opencl-rt==$VERSION"
+)
+
+log() { echo "setup-runtime: $*" >&2; }
+
+if [[ ! -x "$VENV/bin/python" ]]; then
+  log "creating venv $VENV"
+  if ! "$PYTHON" -m venv "$VENV"; then
+    log "python -m venv failed (on Debian run scripts/setup.sh first: it installs python3-venv)"
+    rm -rf "$VENV"
+    exit 1
+  fi
+fi
+
+STAMP="$VENV/.syclgraph-requirements"
+WANT="$(printf '%s\n' "${PIP_REQUIREMENTS[@]}")"
+
+venv_has_all() {
+  "$VENV/bin/python" - "${PIP_REQUIREMENTS[@]}" <<'PY'
+import sys
+from importlib import metadata
+ok = True
+for req in sys.argv[1:]:
+    name, ver = req.split("==")
+    try:
+        have = metadata.version(name)
+    except metadata.PackageNotFoundError:
+        have = None
+    if have != ver:
+        ok = False
+sys.exit(0 if ok else 1)
+PY
+}
+
+if [[ -f "$STAMP" && "$(cat "$STAMP")" == "$WANT" ]] && venv_has_all; then
+  log "venv up to date ($VENV)"
+elif venv_has_all; then
+  log "venv already holds the pinned packages; writing stamp"
+  printf '%s\n' "$WANT" >"$STAMP"
+else
+  log "pip install ${PIP_REQUIREMENTS[*]}"
+  "$VENV/bin/python" -m pip install --disable-pip-version-check -q --no-cache-dir \
+    "${PIP_REQUIREMENTS[@]}"
+  venv_has_all
+  printf '%s\n' "$WANT" >"$STAMP"
+fi
+
+# ---- OpenCL CPU device -------------------------------------------------------
+# Same fix as setup.sh: the wheel's .icd files hold a conda placeholder prefix.
+for icd in "$VENV"/etc/OpenCL/vendors/*.icd; do
+  [[ -f "$icd" ]] || continue
+  lib="$(basename "$(head -n1 "$icd")")"
+  if [[ -f "$VENV/lib/$lib" && "$(head -n1 "$icd")" != "$VENV/lib/$lib" ]]; then
+    printf '%s\n' "$VENV/lib/$lib" >"$icd"
+    log "pointed $(basename "$icd") at $VENV/lib/$lib"
+  fi
+done
+
+# The libsycl soname differs between releases (libsycl.so.8 up to 2025.x,
+# libsycl.so.9 from 2026.0): check the unversioned link and the rest.
+for f in libsycl.so libxptifw.so libintelocl.so libOpenCL.so.1 include/xpti/xpti_data_types.h; do
+  if [[ "$f" == include/* ]]; then p="$VENV/$f"; else p="$VENV/lib/$f"; fi
+  [[ -e "$p" ]] || { log "missing $p"; exit 1; }
+done
+soname="$(cd "$VENV/lib" && ls libsycl.so.* 2>/dev/null | grep -E '^libsycl\.so\.[0-9]+$' | head -n1 || true)"
+log "done: DPC++ $VERSION (${soname:-libsycl.so}) in $VENV"
+echo "$VENV"
