@@ -7,6 +7,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
 bash scripts/setup.sh
+# The oldest supported runtime, for tests/tests/runtime_versions.rs.
+bash scripts/setup-runtime.sh 2025.0.0 >/dev/null
 # shellcheck source=env.sh
 . scripts/env.sh
 
@@ -14,4 +16,4 @@ cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 cargo build --release -p syclgraph
 cargo build -p ze-test-driver
-cargo test --workspace -- --test-threads=2
+SYCLGRAPH_REQUIRE_RUNTIME=1 cargo test --workspace -- --test-threads=2

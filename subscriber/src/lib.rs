@@ -58,14 +58,30 @@ pub fn warn(message: impl std::fmt::Display) {
 /// `stream_name` is null or a NUL-terminated string (the framework's contract).
 #[no_mangle]
 pub unsafe extern "C" fn xptiTraceInit(
-    _major: u32,
-    _minor: u32,
-    _version: *const c_char,
+    major: u32,
+    minor: u32,
+    version: *const c_char,
     stream_name: *const c_char,
 ) {
     let _ = catch_unwind(|| {
         // SAFETY: guaranteed by the caller.
         let stream = unsafe { xpti::c_str(stream_name) };
+        if RECORDER.get().is_none() {
+            // SAFETY: null or NUL-terminated, like the stream name.
+            let version = unsafe { xpti::c_str(version) };
+            match xpti_sys::compat::check_stream(stream, major, minor, version) {
+                // UR and experimental streams carry no runtime version, and
+                // come before `sycl` on some releases: wait for `sycl`.
+                xpti_sys::compat::StreamCheck::Undecided => return,
+                xpti_sys::compat::StreamCheck::Refused(why) => {
+                    if RECORDER.set(None).is_ok() {
+                        warn(format_args!("{why}; tracing is off"));
+                    }
+                    return;
+                }
+                xpti_sys::compat::StreamCheck::Supported(_) => {}
+            }
+        }
         let recorder = RECORDER.get_or_init(shutdown::start);
         if let Some(recorder) = recorder {
             shutdown::register_stream(recorder, stream);

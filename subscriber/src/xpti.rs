@@ -246,41 +246,51 @@ impl<'a> EventRef<'a> {
         })
     }
 
-    fn data(&self) -> &'a sys::trace_event_data_t {
-        // SAFETY: non-null and alive for 'a (see `new`).
-        unsafe { &*self.ptr }
+    /// Reads one field through the raw pointer. No reference to the whole
+    /// struct is made: on 2025.0 the runtime's event is 8 bytes shorter
+    /// (no trailing `flags`), which syclgraph never reads.
+    #[inline]
+    fn field<T: Copy>(&self, get: impl FnOnce(*const sys::trace_event_data_t) -> *const T) -> T {
+        // SAFETY: `ptr` is non-null and alive for 'a (see `new`); `get` only
+        // computes the address of a field present in every supported layout.
+        unsafe { get(self.ptr).read() }
     }
 
     /// The event's unique_id.
     #[inline]
     pub fn unique_id(&self) -> u64 {
-        self.data().unique_id
+        // SAFETY: a field address within the event (no dereference).
+        self.field(|e| unsafe { std::ptr::addr_of!((*e).unique_id) })
     }
 
     /// The event's instance number: how many times its code location was
     /// submitted so far (1-based).
     #[inline]
     pub fn instance_id(&self) -> u64 {
-        self.data().instance_id
+        // SAFETY: a field address within the event (no dereference).
+        self.field(|e| unsafe { std::ptr::addr_of!((*e).instance_id) })
     }
 
     /// For edge events: the unique_id of the source node.
     #[inline]
     pub fn source_id(&self) -> u64 {
-        self.data().source_id
+        // SAFETY: a field address within the event (no dereference).
+        self.field(|e| unsafe { std::ptr::addr_of!((*e).source_id) })
     }
 
     /// For edge events: the unique_id of the target node.
     #[inline]
     pub fn target_id(&self) -> u64 {
-        self.data().target_id
+        // SAFETY: a field address within the event (no dereference).
+        self.field(|e| unsafe { std::ptr::addr_of!((*e).target_id) })
     }
 
     /// The payload's identity fields only (no string reads): cheap enough
     /// for every instance.
     #[inline]
     pub fn payload_key(&self) -> PayloadKey {
-        let p = self.data().reserved.payload;
+        // SAFETY: a field address within the event (no dereference).
+        let p = self.field(|e| unsafe { std::ptr::addr_of!((*e).reserved.payload) });
         if p.is_null() {
             return PayloadKey::default();
         }
@@ -296,7 +306,8 @@ impl<'a> EventRef<'a> {
 
     /// The payload, read as text.
     pub fn payload(&self) -> Option<PayloadView<'a>> {
-        let p = self.data().reserved.payload;
+        // SAFETY: a field address within the event (no dereference).
+        let p = self.field(|e| unsafe { std::ptr::addr_of!((*e).reserved.payload) });
         if p.is_null() {
             return None;
         }
