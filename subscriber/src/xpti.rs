@@ -153,9 +153,34 @@ unsafe extern "C" fn metadata_trampoline(
             // SAFETY: `value` points at `size` bytes owned by the framework.
             unsafe { std::slice::from_raw_parts(value as *const u8, size) }
         };
+        if key == "enqueue_kernel_data" {
+            if let Some((global, local)) = kernel_ranges(bytes) {
+                visitor("global_size", global);
+                // All zero: the application left the local range to the runtime.
+                if local != "0x0x0" {
+                    visitor("local_size", local);
+                }
+            }
+        }
         visitor(key, render_value(bytes, type_));
     }));
     let _ = result;
+}
+
+/// The global and local ranges of an `offload_kernel_enqueue_data_t`
+/// (`size_t global[3], local[3], offset[3], args_num`), as `XxYxZ`.
+pub fn kernel_ranges(bytes: &[u8]) -> Option<(String, String)> {
+    const WORD: usize = std::mem::size_of::<usize>();
+    if bytes.len() != 10 * WORD {
+        return None;
+    }
+    let word = |i: usize| {
+        let mut b = [0u8; WORD];
+        b.copy_from_slice(&bytes[i * WORD..(i + 1) * WORD]);
+        usize::from_ne_bytes(b)
+    };
+    let range = |first: usize| format!("{}x{}x{}", word(first), word(first + 1), word(first + 2));
+    Some((range(0), range(3)))
 }
 
 /// Renders a metadata value as text by its `metadata_type_t`.
@@ -346,6 +371,17 @@ pub struct PayloadKey {
 mod tests {
     use super::render_value;
     use xpti_sys::metadata_type as t;
+
+    #[test]
+    fn kernel_enqueue_data_gives_global_and_local_ranges() {
+        let words: [usize; 10] = [1024, 1, 1, 64, 1, 1, 0, 0, 0, 3];
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_ne_bytes()).collect();
+        assert_eq!(
+            super::kernel_ranges(&bytes),
+            Some(("1024x1x1".to_owned(), "64x1x1".to_owned()))
+        );
+        assert_eq!(super::kernel_ranges(&bytes[..8]), None);
+    }
 
     #[test]
     fn renders_each_metadata_type() {

@@ -24,10 +24,15 @@ fn profiled_kernels_have_the_applications_durations_on_one_clock() {
     let traced = traced("timing-profiled");
     let measured = profiling_lines(&traced.stdout());
     let rows = traced.csv("kernels.csv");
-    for (label, tag) in [("small", "small_profiled"), ("large", "large_profiled")] {
+    for (label, tag, global) in [
+        ("small", "small_profiled", "4096x1x1"),
+        ("large", "large_profiled", "131072x1x1"),
+    ] {
         let found = rows_at(&rows, SRC, tag_line(SRC, tag));
         assert_eq!(found.len(), N, "{tag}: {found:?}");
         for (i, row) in found.iter().enumerate() {
+            assert_eq!(row["global_size"], global, "{tag}");
+            assert_eq!(row["local_size"], "", "no local range was given");
             let want = measured[&(label.to_owned(), i as u64)];
             assert_eq!(row["timing"], "ok", "{tag} #{i}");
             assert_eq!(row["kind"], "kernel");
