@@ -21,6 +21,8 @@ pub struct InstanceGraph {
     edges: HashMap<(InstanceKey, InstanceKey), bool>,
     submissions: u64,
     edges_seen: u64,
+    /// A submission was not kept (the bound was reached).
+    left_out: bool,
 }
 
 impl InstanceGraph {
@@ -35,8 +37,14 @@ impl InstanceGraph {
     /// One more submission.
     pub fn submitted(&mut self, key: InstanceKey) {
         self.submissions += 1;
-        if self.order.len() < self.limit && self.members.insert(key) {
+        if self.members.contains(&key) {
+            return; // the same submission again (bad input): nothing left out
+        }
+        if self.order.len() < self.limit {
+            self.members.insert(key);
             self.order.push(key);
+        } else {
+            self.left_out = true;
         }
     }
 
@@ -71,7 +79,7 @@ impl InstanceGraph {
 
     /// True when some submissions were left out.
     pub fn cut(&self) -> bool {
-        self.submissions > self.order.len() as u64
+        self.left_out
     }
 
     /// Dependencies seen, kept or not.
@@ -107,6 +115,20 @@ mod tests {
         assert!(g.cut());
         assert_eq!(g.submissions(), 4);
         assert_eq!(g.edges_seen(), 2);
+    }
+
+    #[test]
+    fn a_repeated_submission_is_not_a_cut() {
+        // Found by tests/property_instance_graph.rs: a second Submitted of a
+        // kept instance made instances.dot claim submissions were left out.
+        let mut g = InstanceGraph::new(1);
+        g.submitted((2, 1));
+        g.submitted((2, 1));
+        assert_eq!(g.instances(), &[(2, 1)]);
+        assert_eq!(g.submissions(), 2);
+        assert!(!g.cut());
+        g.submitted((3, 1));
+        assert!(g.cut());
     }
 
     #[test]

@@ -1,0 +1,125 @@
+//! graph.dot and instances.dot always parse back with graphviz-rust,
+//! whatever the names and metadata hold (quotes, backslashes, line breaks,
+//! control characters, unicode) and whatever the record order: one
+//! statement per node and edge, every attribute value reading back as the
+//! model's text (line breaks kept, other control characters as spaces), and
+//! no attribute called `name` anywhere.
+
+#[path = "property_strategies.rs"]
+mod strategies;
+
+use std::collections::HashSet;
+
+use proptest::prelude::*;
+use strategies::*;
+use syclgraph_graph::instances_dot::{instance_dot_id, write_instances_dot};
+use syclgraph_graph::{render_dot, TaskGraph};
+
+fn check(graph: &TaskGraph) -> Result<(), TestCaseError> {
+    let text = render_dot(graph);
+    let dot = parse_dot(&text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+    prop_assert!(
+        !dot.keys.iter().any(|k| k == "name"),
+        "an attribute called name:\n{}",
+        text
+    );
+
+    let ids: HashSet<String> = graph.nodes().map(|n| format!("n{}", n.id)).collect();
+    let parsed: HashSet<String> = dot.nodes.keys().cloned().collect();
+    prop_assert_eq!(ids, parsed);
+    for n in graph.nodes() {
+        let a = &dot.nodes[&format!("n{}", n.id)];
+        let get = |k: &str| a.get(k).cloned();
+        prop_assert_eq!(get("kind"), Some(n.kind.as_str().to_string()));
+        prop_assert_eq!(get("operation"), Some(dot_text(&n.operation)));
+        prop_assert_eq!(get("count"), Some(n.submissions.to_string()));
+        prop_assert_eq!(get("file"), n.source_file.as_deref().map(dot_text));
+        prop_assert_eq!(get("line"), n.source_line.map(|l| l.to_string()));
+        prop_assert_eq!(get("function"), n.function.as_deref().map(dot_text));
+        prop_assert_eq!(get("device"), n.device.as_deref().map(dot_text));
+        prop_assert_eq!(get("queue"), n.queue_text().as_deref().map(dot_text));
+        prop_assert_eq!(get("uid"), n.uid.map(|u| u.to_string()));
+        prop_assert_eq!(get("defined").is_some(), !n.defined);
+        let d = &n.times.device;
+        prop_assert_eq!(
+            get("device_total_ns"),
+            (d.count > 0).then(|| d.total_ns.to_string())
+        );
+        prop_assert_eq!(get("timed"), (d.count > 0).then(|| d.count.to_string()));
+        prop_assert!(a.contains_key("label"));
+    }
+
+    let edges: Vec<_> = graph.edges().collect();
+    prop_assert_eq!(edges.len(), dot.edges.len());
+    for (e, (source, target, a)) in edges.iter().zip(&dot.edges) {
+        prop_assert_eq!(source, &format!("n{}", e.source));
+        prop_assert_eq!(target, &format!("n{}", e.target));
+        let get = |k: &str| a.get(k).cloned();
+        prop_assert_eq!(get("kind"), Some(e.kind.as_str().to_string()));
+        prop_assert_eq!(get("count"), Some(e.count.to_string()));
+        prop_assert_eq!(get("access_mode"), e.access_mode.as_deref().map(dot_text));
+        prop_assert_eq!(
+            get("memory_object"),
+            e.memory_object.as_deref().map(dot_text)
+        );
+        prop_assert_eq!(get("event"), e.event.as_deref().map(dot_text));
+    }
+    check_instances(graph)
+}
+
+fn check_instances(graph: &TaskGraph) -> Result<(), TestCaseError> {
+    let mut bytes = Vec::new();
+    write_instances_dot(&mut bytes, graph).unwrap();
+    let text = String::from_utf8(bytes).unwrap();
+    let dot = parse_dot(&text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+    prop_assert!(
+        !dot.keys.iter().any(|k| k == "name"),
+        "an attribute called name:\n{}",
+        text
+    );
+    let ig = graph.instance_graph();
+    let ids: HashSet<String> = ig.instances().iter().map(|&k| instance_dot_id(k)).collect();
+    let parsed: HashSet<String> = dot.nodes.keys().cloned().collect();
+    prop_assert_eq!(ids, parsed);
+    for &(node, instance) in ig.instances() {
+        let a = &dot.nodes[&instance_dot_id((node, instance))];
+        prop_assert_eq!(a.get("node").cloned(), Some(format!("n{node}")));
+        prop_assert_eq!(a.get("instance").cloned(), Some(instance.to_string()));
+        if let Some(n) = graph.node(node) {
+            prop_assert_eq!(a.get("operation").cloned(), Some(dot_text(&n.operation)));
+            prop_assert_eq!(
+                a.get("file").cloned(),
+                n.source_file.as_deref().map(dot_text)
+            );
+        }
+    }
+    let edges: Vec<(String, String)> = ig
+        .edges()
+        .into_iter()
+        .map(|(a, b, _)| (instance_dot_id(a), instance_dot_id(b)))
+        .collect();
+    let parsed: Vec<(String, String)> = dot
+        .edges
+        .iter()
+        .map(|(a, b, _)| (a.clone(), b.clone()))
+        .collect();
+    prop_assert_eq!(edges, parsed);
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn dot_parses_back(records in stream(), limits in limits()) {
+        let mut mid_stream = Ok(());
+        let out = drive_with(&records, limits, |g, step| {
+            // Snapshots are written mid-stream too.
+            if step == records.len() / 2 && mid_stream.is_ok() {
+                mid_stream = check(g);
+            }
+        });
+        mid_stream?;
+        check(&out.graph)?;
+    }
+}

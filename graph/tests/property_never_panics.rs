@@ -1,0 +1,72 @@
+//! No record stream, in any order and with any limits, makes the graph
+//! builder or any writer panic: not records before their node or edge, not
+//! repeated ids, task ends without begins, null events, device ends before
+//! starts, unbalanced spans, a pending table of one, no memory of finalised
+//! instances, a second `finish`, nor names full of quotes and line breaks.
+
+#[path = "property_strategies.rs"]
+mod strategies;
+
+use proptest::prelude::*;
+use strategies::*;
+use syclgraph_graph::record::Record;
+use syclgraph_graph::{
+    render_dot, summary_rows, summary_table, write_kernel_rows, write_summary_csv, TaskGraph,
+};
+
+/// Everything a reader of the graph can ask for.
+fn read_everything(g: &TaskGraph) {
+    let _ = g.stats();
+    let _ = render_dot(g);
+    let _ = summary_rows(g);
+    let _ = summary_table(g);
+    let _ = g.host_spans();
+    let _ = g.queues();
+    let _ = g.pending().count();
+    for id in 0..=NODES {
+        let _ = g.node(id);
+        let _ = g.edges_into(id);
+        let _ = g.edges_from(id);
+    }
+    write_kernel_rows(Vec::new(), g).expect("kernels.csv into memory");
+    write_summary_csv(Vec::new(), g).expect("summary.csv into memory");
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn any_stream_is_safe(records in stream(), limits in any_limits()) {
+        let mut steps = 0;
+        let mut out = drive_with(&records, limits, |g, step| {
+            // Reading mid-stream is what a signal handler's dump does.
+            if step % 7 == 0 {
+                read_everything(g);
+            }
+            steps += 1;
+        });
+        prop_assert_eq!(steps, records.len() + 1);
+        read_everything(&out.graph);
+        let mut again = Vec::new();
+        out.graph.finish(&mut again);
+        prop_assert!(again.is_empty(), "a second finish handed out {:?}", again);
+        // Records after finish (a late thread) are still safe.
+        let mut late = Vec::new();
+        for r in records.iter().rev().take(5) {
+            out.graph.apply(r.clone(), &mut late);
+        }
+        out.graph.finish(&mut late);
+        read_everything(&out.graph);
+    }
+
+    #[test]
+    fn single_record_kinds_in_bulk_are_safe(
+        record in record(),
+        copies in 1..40usize,
+        limits in any_limits(),
+    ) {
+        let records: Vec<Record> = std::iter::repeat_n(record, copies).collect();
+        let out = drive(&records, limits);
+        read_everything(&out.graph);
+    }
+}
