@@ -48,6 +48,8 @@ pub struct Instance {
     pub event: Option<u64>,
     /// Device times from the timestamp collector.
     pub device: Option<DeviceTimes>,
+    /// Its queue, when it differs from the node's first queue.
+    pub queue: Option<u64>,
     /// Where it is in its life.
     pub status: InstanceStatus,
 }
@@ -64,6 +66,7 @@ impl Instance {
             end_ns: None,
             event: None,
             device: None,
+            queue: None,
             status: InstanceStatus::Pending,
         }
     }

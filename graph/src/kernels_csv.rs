@@ -50,7 +50,11 @@ pub fn kernel_row(node: &Node, instance: &Instance) -> Option<[String; 17]> {
         node.kind.as_str().to_string(),
         opt(node.uid),
         instance.instance.to_string(),
-        node.queue_text().unwrap_or_default(),
+        instance
+            .queue
+            .map(|q| q.to_string())
+            .or_else(|| node.queue_ids.first().cloned())
+            .unwrap_or_default(),
         node.device.clone().unwrap_or_default(),
         opt(instance.thread),
         opt(instance.submit_ns),

@@ -284,6 +284,18 @@ impl TaskGraph {
             } => self.queues.created(queue_id, device, ns),
             Record::QueueDestroyed { queue_id, ns } => self.queues.destroyed(queue_id, ns),
             Record::InstanceEdge(edge) => self.instance_graph.depends(edge),
+            Record::InstanceQueue {
+                node,
+                instance,
+                queue_id,
+            } => {
+                let idx = self.touch(node);
+                let queue = queue_id.to_string();
+                if !self.graph[idx].queue_ids.contains(&queue) {
+                    self.graph[idx].queue_ids.push(queue);
+                }
+                self.update(node, instance, done, |i| set_once(&mut i.queue, queue_id));
+            }
         }
     }
 

@@ -218,6 +218,16 @@ pub enum Record {
     Device(DeviceTimes),
     /// A dependency between two instances (for `instances.dot`).
     InstanceEdge(InstanceEdge),
+    /// The queue of one submission, sent when it differs from the queue its
+    /// node was first submitted to (one code location, several queues).
+    InstanceQueue {
+        /// The node.
+        node: NodeId,
+        /// The instance.
+        instance: u64,
+        /// The runtime's queue id.
+        queue_id: u64,
+    },
 }
 
 /// A dependency between two submissions (instances), not only between their

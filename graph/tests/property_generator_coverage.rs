@@ -102,6 +102,7 @@ fn streams_reach_every_oddity() {
                 Record::SpanEnd { .. } => hit("span end", true),
                 Record::QueueCreated { .. } => hit("queue created", true),
                 Record::QueueDestroyed { .. } => hit("queue destroyed", true),
+                Record::InstanceQueue { .. } => hit("instance queue", true),
                 Record::InstanceEdge(e) => {
                     hit("instance edge", true);
                     hit(
@@ -189,6 +190,7 @@ fn streams_reach_every_oddity() {
         "span end",
         "queue created",
         "queue destroyed",
+        "instance queue",
         "instance edge",
         "complete",
         "complete device command",

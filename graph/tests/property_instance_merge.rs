@@ -30,6 +30,7 @@ fn merge(instance: u64, records: &[&Record]) -> (Instance, u64) {
         }
     };
     let (mut s, mut b, mut e, mut sig, mut d) = (false, false, false, false, false);
+    let mut q = false;
     for r in records {
         match **r {
             Record::Submitted { thread, ns, .. } => {
@@ -53,6 +54,11 @@ fn merge(instance: u64, records: &[&Record]) -> (Instance, u64) {
             Record::Signal { event, .. } => {
                 if first(&mut sig) {
                     i.event = Some(event);
+                }
+            }
+            Record::InstanceQueue { queue_id, .. } => {
+                if first(&mut q) {
+                    i.queue = Some(queue_id);
                 }
             }
             Record::Device(mut times) => {

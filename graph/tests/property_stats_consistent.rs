@@ -112,6 +112,7 @@ impl Replay {
             }
             // property_instance_graph covers these.
             Record::InstanceEdge(_) => {}
+            Record::InstanceQueue { node, .. } => self.touch(*node),
         }
     }
 }

@@ -378,6 +378,16 @@ pub fn record() -> impl Strategy<Value = Record> {
                 .boxed(),
         ),
         (
+            1,
+            ((node(), inst()), 0..QUEUES)
+                .prop_map(|((node, instance), queue_id)| Record::InstanceQueue {
+                    node,
+                    instance,
+                    queue_id,
+                })
+                .boxed(),
+        ),
+        (
             2,
             ((node(), inst()), (node(), inst()), any::<bool>())
                 .prop_map(|(source, target, queue_order)| {
@@ -593,7 +603,8 @@ pub fn instance_key(record: &Record) -> Option<(NodeId, u64)> {
         Record::Submitted { node, instance, .. }
         | Record::TaskBegin { node, instance, .. }
         | Record::TaskEnd { node, instance, .. }
-        | Record::Signal { node, instance, .. } => Some((node, instance)),
+        | Record::Signal { node, instance, .. }
+        | Record::InstanceQueue { node, instance, .. } => Some((node, instance)),
         Record::Device(d) => Some((d.node, d.instance)),
         _ => None,
     }

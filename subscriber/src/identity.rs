@@ -52,6 +52,8 @@ pub struct NodeFlags {
     pub virtual_event: Option<usize>,
     /// Made by the scheduler, not at a user's source line.
     pub unknown_location: bool,
+    /// The queue the node was first submitted to (0: unknown).
+    pub first_queue: u64,
 }
 
 /// The submission a live event stands for.
@@ -82,19 +84,20 @@ impl NodeTable {
     /// The node of `event`'s code location, assigning a new id on first sight.
     #[inline]
     pub fn resolve(&self, event: EventRef<'_>) -> Resolved {
-        self.lookup(event, false).0
+        self.lookup(event, false, 0).0
     }
 
     /// The flags of a node seen before by this payload.
     pub fn flags(&self, event: EventRef<'_>) -> NodeFlags {
-        self.lookup(event, false).2
+        self.lookup(event, false, 0).2
     }
 
     /// Like [`NodeTable::resolve`], and counts one more submission of the
-    /// node: returns its instance number (1, 2, ...) and flags.
+    /// node: returns its instance number (1, 2, ...) and flags. `queue` is
+    /// the submission's queue (0: unknown), kept as the node's first queue.
     #[inline]
-    pub fn submit(&self, event: EventRef<'_>) -> (Resolved, u64, NodeFlags) {
-        self.lookup(event, true)
+    pub fn submit(&self, event: EventRef<'_>, queue: u64) -> (Resolved, u64, NodeFlags) {
+        self.lookup(event, true, queue)
     }
 
     /// The node of a payload seen before, by address only; never creates one.
@@ -104,7 +107,7 @@ impl NodeTable {
     }
 
     #[inline]
-    fn lookup(&self, event: EventRef<'_>, count: bool) -> (Resolved, u64, NodeFlags) {
+    fn lookup(&self, event: EventRef<'_>, count: bool, queue: u64) -> (Resolved, u64, NodeFlags) {
         let key = event.payload_key();
         if let Some(entry) = self.by_address.get(&key) {
             return (
@@ -113,12 +116,17 @@ impl NodeTable {
                 entry.2,
             );
         }
-        let (resolved, entry) = self.resolve_by_text(event, key);
+        let (resolved, entry) = self.resolve_by_text(event, key, queue);
         (resolved, next_instance(&entry, count), entry.2)
     }
 
     #[cold]
-    fn resolve_by_text(&self, event: EventRef<'_>, key: PayloadKey) -> (Resolved, Entry) {
+    fn resolve_by_text(
+        &self,
+        event: EventRef<'_>,
+        key: PayloadKey,
+        first_queue: u64,
+    ) -> (Resolved, Entry) {
         let (name, file) = event
             .payload()
             .map(|p| (p.name, p.source_file))
@@ -132,6 +140,7 @@ impl NodeTable {
         let flags = NodeFlags {
             virtual_event: virtual_event(name),
             unknown_location: file.is_empty() || file == "<unknown-file>",
+            first_queue,
         };
         let mut new = false;
         let entry = self

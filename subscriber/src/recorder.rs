@@ -222,7 +222,11 @@ impl Recorder {
                 return;
             }
         }
-        let (resolved, instance, flags) = self.nodes.submit(event);
+        let queue = match self.xpti.stashed_tuple() {
+            Some(("queue_id", queue)) => queue,
+            _ => 0,
+        };
+        let (resolved, instance, flags) = self.nodes.submit(event, queue);
         let node = match resolved {
             Resolved::Known(id) => id,
             Resolved::New(id) => {
@@ -254,7 +258,7 @@ impl Recorder {
             thread: thread_number::current(),
             ns: monotonic_ns(),
         });
-        self.queue_order(node, instance);
+        self.queue_order(node, instance, queue, flags.first_queue);
     }
 
     /// edge_create: a dependency between two submissions.
@@ -333,12 +337,17 @@ impl Recorder {
         }
     }
 
-    /// On an in-order queue, the order between this submission and the
+    /// The queue of this submission when it is not its node's first queue,
+    /// and, on an in-order queue, the order between this submission and the
     /// queue's previous one (`queue_order`, not a data dependency).
-    fn queue_order(&self, node: NodeId, instance: u64) {
-        let Some(("queue_id", queue)) = self.xpti.stashed_tuple() else {
-            return;
-        };
+    fn queue_order(&self, node: NodeId, instance: u64, queue: u64, first_queue: u64) {
+        if queue != first_queue && queue != 0 {
+            self.send(Record::InstanceQueue {
+                node,
+                instance,
+                queue_id: queue,
+            });
+        }
         if queue == 0 || !self.in_order_queues.contains(&queue) {
             return;
         }

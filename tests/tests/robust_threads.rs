@@ -73,6 +73,14 @@ fn concurrent_submissions_are_each_recorded_once_and_timed() {
         threads.len() >= THREADS,
         "distinct thread_id values: {threads:?}"
     );
+    // Half the threads have a queue of their own, half share one: each row
+    // names the queue of its own submission, not its code location's first.
+    let queues: BTreeSet<&str> = rows
+        .iter()
+        .filter(|r| r["kind"] == "kernel")
+        .map(|r| r["queue_id"].as_str())
+        .collect();
+    assert_eq!(queues.len(), THREADS / 2 + 1, "queue_id values: {queues:?}");
     assert!(
         !traced.stderr().contains("lost:"),
         "nothing may be lost: {}",
