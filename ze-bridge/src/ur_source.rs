@@ -186,6 +186,10 @@ pub struct UrTimestampSource {
     ur: Arc<UnifiedRuntime>,
     level_zero: Option<Arc<dyn NativeLevelZero>>,
     devices: Mutex<HashMap<UrDevice, DeviceEntry>>,
+    /// The device of the last event whose queue could be asked: used when
+    /// the queue cannot (seen on DPC++ 2025.0: urQueueGetInfo answers
+    /// INVALID_SIZE for some events' queues) and it is the only device.
+    last_device: Mutex<Option<UrDevice>>,
 }
 
 impl std::fmt::Debug for UrTimestampSource {
@@ -204,6 +208,7 @@ impl UrTimestampSource {
             ur,
             level_zero: None,
             devices: Mutex::new(HashMap::new()),
+            last_device: Mutex::new(None),
         }
     }
 
@@ -278,6 +283,15 @@ impl UrTimestampSource {
         calibrate(&samples)
     }
 
+    /// The last device seen, when it is the only one seen so far.
+    fn only_device(&self) -> Option<UrDevice> {
+        let known = self.devices.lock().unwrap_or_else(|e| e.into_inner()).len();
+        if known != 1 {
+            return None;
+        }
+        *self.last_device.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     fn read_profiling(&self, event: UrEvent, what: ProfilingInfo) -> Result<u64, Untimed> {
         self.ur.event_profiling(event, what).map_err(|e| {
             if e.is_profiling_not_available() {
@@ -296,11 +310,17 @@ impl UrTimestampSource {
             }
             EventStatus::Error | EventStatus::Other(_) => return Err(Untimed::Failed),
         }
-        let device = self
+        let device = match self
             .ur
             .event_queue(event)
             .and_then(|q| self.ur.queue_device(q))
-            .map_err(|_| Untimed::Failed)?;
+        {
+            Ok(device) => {
+                *self.last_device.lock().unwrap_or_else(|e| e.into_inner()) = Some(device);
+                device
+            }
+            Err(_) => self.only_device().ok_or(Untimed::Failed)?,
+        };
         let entry = self.device_entry(device);
 
         if let (Some(lz), Some(Backend::LEVEL_ZERO), Some(native_device)) =
