@@ -6,13 +6,19 @@
 # it, is newer than the binary. Builds without -DNDEBUG on purpose: SYCL's
 # code_location records file names only when NDEBUG is not defined.
 # Usage: scripts/build-programs.sh [-f|--force] [name...]
+# Environment: SYCLGRAPH_VENV (the runtime, default <repo>/.venv),
+# SYCLGRAPH_PROGRAMS_OUT (default <repo>/build/programs), CXX.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${SYCLGRAPH_VENV:-$ROOT/.venv}"
-OUT="$ROOT/build/programs"
+OUT="${SYCLGRAPH_PROGRAMS_OUT:-$ROOT/build/programs}"
 CXX="${CXX:-g++}"
-CXXFLAGS=(-std=c++17 -O1 -g -Wall -Wno-deprecated-declarations -DSYCL_DISABLE_FSYCL_SYCLHPP_WARNING)
+CXXFLAGS=(-std=c++17 -O1 -g -Wall -Wno-deprecated-declarations -Wno-comment -DSYCL_DISABLE_FSYCL_SYCLHPP_WARNING)
+INCLUDES=(-I"$VENV/include")
+# Up to 2025.x the headers include <CL/__spirv/...>, which lives under
+# include/sycl (the DPC++ driver adds that directory itself).
+[[ -d "$VENV/include/sycl/CL" ]] && INCLUDES+=(-I"$VENV/include/sycl")
 
 force=0
 only=()
@@ -54,10 +60,10 @@ for src in examples/*.cpp tests/programs/*.cpp; do
     skipped=$((skipped + 1))
     continue
   fi
-  echo "build-programs: $src -> build/programs/$name" >&2
-  "$CXX" "${CXXFLAGS[@]}" -I"$VENV/include" -I"$dir" "$src" -o "$bin.tmp" \
+  echo "build-programs: $src -> $bin" >&2
+  "$CXX" "${CXXFLAGS[@]}" "${INCLUDES[@]}" -I"$dir" "$src" -o "$bin.tmp" \
     -L"$VENV/lib" -Wl,-rpath,"$VENV/lib" -lsycl -lOpenCL -lintlc
   mv -f "$bin.tmp" "$bin"
   built=$((built + 1))
 done
-echo "build-programs: $built built, $skipped up to date" >&2
+echo "build-programs: $built built, $skipped up to date ($VENV)" >&2
