@@ -29,6 +29,8 @@ PIP_REQUIREMENTS=(
 )
 
 log() { echo "setup-runtime: $*" >&2; }
+# shellcheck source=lib/venv.sh
+. "$ROOT/scripts/lib/venv.sh"
 
 if [[ ! -x "$VENV/bin/python" ]]; then
   log "creating venv $VENV"
@@ -39,49 +41,10 @@ if [[ ! -x "$VENV/bin/python" ]]; then
   fi
 fi
 
-STAMP="$VENV/.syclgraph-requirements"
-WANT="$(printf '%s\n' "${PIP_REQUIREMENTS[@]}")"
-
-venv_has_all() {
-  "$VENV/bin/python" - "${PIP_REQUIREMENTS[@]}" <<'PY'
-import sys
-from importlib import metadata
-ok = True
-for req in sys.argv[1:]:
-    name, ver = req.split("==")
-    try:
-        have = metadata.version(name)
-    except metadata.PackageNotFoundError:
-        have = None
-    if have != ver:
-        ok = False
-sys.exit(0 if ok else 1)
-PY
-}
-
-if [[ -f "$STAMP" && "$(cat "$STAMP")" == "$WANT" ]] && venv_has_all; then
-  log "venv up to date ($VENV)"
-elif venv_has_all; then
-  log "venv already holds the pinned packages; writing stamp"
-  printf '%s\n' "$WANT" >"$STAMP"
-else
-  log "pip install ${PIP_REQUIREMENTS[*]}"
-  "$VENV/bin/python" -m pip install --disable-pip-version-check -q --no-cache-dir \
-    "${PIP_REQUIREMENTS[@]}"
-  venv_has_all
-  printf '%s\n' "$WANT" >"$STAMP"
-fi
+venv_install_pinned "$VENV" "${PIP_REQUIREMENTS[@]}"
 
 # ---- OpenCL CPU device -------------------------------------------------------
-# Same fix as setup.sh: the wheel's .icd files hold a conda placeholder prefix.
-for icd in "$VENV"/etc/OpenCL/vendors/*.icd; do
-  [[ -f "$icd" ]] || continue
-  lib="$(basename "$(head -n1 "$icd")")"
-  if [[ -f "$VENV/lib/$lib" && "$(head -n1 "$icd")" != "$VENV/lib/$lib" ]]; then
-    printf '%s\n' "$VENV/lib/$lib" >"$icd"
-    log "pointed $(basename "$icd") at $VENV/lib/$lib"
-  fi
-done
+venv_fix_icd "$VENV"
 
 # The libsycl soname differs between releases (libsycl.so.8 up to 2025.x,
 # libsycl.so.9 from 2026.0): check the unversioned link and the rest.

@@ -22,6 +22,8 @@ PIP_REQUIREMENTS=(
 )
 
 log() { echo "setup: $*" >&2; }
+# shellcheck source=lib/venv.sh
+. "$ROOT/scripts/lib/venv.sh"
 
 # ---- Debian packages -------------------------------------------------------
 missing=()
@@ -61,52 +63,10 @@ if [[ ! -x "$VENV/bin/python" ]]; then
   fi
 fi
 
-STAMP="$VENV/.syclgraph-requirements"
-WANT="$(printf '%s\n' "${PIP_REQUIREMENTS[@]}")"
-
-venv_has_all() {
-  # True when every pinned requirement is installed at exactly its version.
-  "$VENV/bin/python" - "${PIP_REQUIREMENTS[@]}" <<'PY'
-import sys
-from importlib import metadata
-ok = True
-for req in sys.argv[1:]:
-    name, ver = req.split("==")
-    try:
-        have = metadata.version(name)
-    except metadata.PackageNotFoundError:
-        have = None
-    if have != ver:
-        ok = False
-sys.exit(0 if ok else 1)
-PY
-}
-
-if [[ -f "$STAMP" && "$(cat "$STAMP")" == "$WANT" ]] && venv_has_all; then
-  log "venv up to date ($VENV)"
-elif venv_has_all; then
-  log "venv already holds the pinned packages; writing stamp"
-  printf '%s\n' "$WANT" >"$STAMP"
-else
-  log "pip install ${PIP_REQUIREMENTS[*]}"
-  "$VENV/bin/python" -m pip install --disable-pip-version-check -q "${PIP_REQUIREMENTS[@]}"
-  venv_has_all
-  printf '%s\n' "$WANT" >"$STAMP"
-fi
+venv_install_pinned "$VENV" "${PIP_REQUIREMENTS[@]}"
 
 # ---- OpenCL CPU device -------------------------------------------------------
-# The intel-opencl-rt wheel ships .icd files holding a conda placeholder prefix
-# (/opt/anaconda1anaconda2anaconda3/lib/...). env.sh sets OCL_ICD_FILENAMES,
-# which is enough; the .icd files are also pointed at the venv so that
-# OCL_ICD_VENDORS=$VENV/etc/OpenCL/vendors works as well.
-for icd in "$VENV"/etc/OpenCL/vendors/*.icd; do
-  [[ -f "$icd" ]] || continue
-  lib="$(basename "$(head -n1 "$icd")")"
-  if [[ -f "$VENV/lib/$lib" && "$(head -n1 "$icd")" != "$VENV/lib/$lib" ]]; then
-    printf '%s\n' "$VENV/lib/$lib" >"$icd"
-    log "pointed $(basename "$icd") at $VENV/lib/$lib"
-  fi
-done
+venv_fix_icd "$VENV"
 
 for f in libsycl.so.9 libxptifw.so libintelocl.so libOpenCL.so.1; do
   [[ -e "$VENV/lib/$f" ]] || { log "missing $VENV/lib/$f"; exit 1; }

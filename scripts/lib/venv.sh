@@ -1,0 +1,56 @@
+# Shared by scripts/setup.sh and scripts/setup-runtime.sh (source it; it
+# defines functions only). Each function takes the venv path first and logs
+# through the caller's `log`.
+
+# True when every NAME==VERSION requirement is installed at exactly VERSION.
+venv_has_all() {
+  local venv="$1"; shift
+  "$venv/bin/python" - "$@" <<'PY'
+import sys
+from importlib import metadata
+ok = True
+for req in sys.argv[1:]:
+    name, ver = req.split("==")
+    try:
+        have = metadata.version(name)
+    except metadata.PackageNotFoundError:
+        have = None
+    if have != ver:
+        ok = False
+sys.exit(0 if ok else 1)
+PY
+}
+
+# Installs the pinned requirements unless the venv already holds them all
+# (a stamp file inside the venv records the list last installed).
+venv_install_pinned() {
+  local venv="$1"; shift
+  local stamp="$venv/.syclgraph-requirements" want
+  want="$(printf '%s\n' "$@")"
+  if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" ]] && venv_has_all "$venv" "$@"; then
+    log "venv up to date ($venv)"
+  elif venv_has_all "$venv" "$@"; then
+    log "venv already holds the pinned packages; writing stamp"
+    printf '%s\n' "$want" >"$stamp"
+  else
+    log "pip install $*"
+    "$venv/bin/python" -m pip install --disable-pip-version-check -q "$@"
+    venv_has_all "$venv" "$@"
+    printf '%s\n' "$want" >"$stamp"
+  fi
+}
+
+# The intel-opencl-rt wheel ships .icd files holding a conda placeholder
+# prefix: point them at the venv so OCL_ICD_VENDORS=<venv>/etc/OpenCL/vendors
+# works too (OCL_ICD_FILENAMES, which env.sh sets, needs no .icd file).
+venv_fix_icd() {
+  local venv="$1" icd lib
+  for icd in "$venv"/etc/OpenCL/vendors/*.icd; do
+    [[ -f "$icd" ]] || continue
+    lib="$(basename "$(head -n1 "$icd")")"
+    if [[ -f "$venv/lib/$lib" && "$(head -n1 "$icd")" != "$venv/lib/$lib" ]]; then
+      printf '%s\n' "$venv/lib/$lib" >"$icd"
+      log "pointed $(basename "$icd") at $venv/lib/$lib"
+    fi
+  done
+}
