@@ -17,6 +17,8 @@
 #   --quick                 wall clock: 3 rounds, a tenth of the tasks (checks the script)
 #   --n1 N, --n2 N          callgrind: the two memcpy counts (default 2000, 4000)
 #   --repeat K              callgrind: runs per configuration and N (default 3); medians
+#   --cg-workload W         callgrind: memcpy (default: tiny_memcpy N 1) or kernels
+#                           (interop_kernels N; default N 500 and 1000)
 #   --syclgraph-lib PATH    measure PATH in the syclgraph slot (skips building syclgraph;
 #                           e.g. the empty subscriber itself, to test the script)
 #   --no-build              use the libraries and programs already built
@@ -45,8 +47,9 @@ mode=wall
 rounds="${BENCH_ROUNDS:-7}"
 workloads="memcpy-1t,memcpy-2t,memcpy-2t-shared,kernels,dpnp"
 quick=0
-n1=2000
-n2=4000
+n1=""
+n2=""
+cg_workload=memcpy
 repeat=3
 sg_lib=""
 build=1
@@ -65,6 +68,7 @@ while (($#)); do
     --n1) n1="${2:?}"; shift ;;
     --n2) n2="${2:?}"; shift ;;
     --repeat) repeat="${2:?}"; shift ;;
+    --cg-workload) cg_workload="${2:?}"; shift ;;
     --syclgraph-lib) sg_lib="$(realpath "${2:?}")"; shift ;;
     --no-build) build=0 ;;
     --keep) keep="${2:?}"; shift ;;
@@ -75,6 +79,11 @@ while (($#)); do
 done
 [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || die "--rounds wants a positive number"
 [[ "$repeat" =~ ^[1-9][0-9]*$ ]] || die "--repeat wants a positive number"
+case "$cg_workload" in
+  memcpy) cg_cmd=(tiny_memcpy N 1); n1="${n1:-2000}"; n2="${n2:-4000}" ;;
+  kernels) cg_cmd=(interop_kernels N); n1="${n1:-500}"; n2="${n2:-1000}" ;;
+  *) die "--cg-workload wants memcpy or kernels" ;;
+esac
 [[ "$n1" =~ ^[1-9][0-9]*$ && "$n2" =~ ^[1-9][0-9]*$ ]] && ((n2 > n1)) ||
   die "--n1/--n2 want positive numbers with n2 > n1"
 ((quick)) && rounds=3
@@ -144,22 +153,26 @@ machine_line() {
   local cpu
   cpu="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)"
   echo "date $(date -u +%Y-%m-%dT%H:%MZ); $(nproc) cores ($cpu); load $(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$ROOT" diff --quiet HEAD -- subscriber 2>/dev/null || echo ' (subscriber/ modified)')"
+  echo "tree at start: commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$ROOT" diff --quiet HEAD -- subscriber 2>/dev/null || echo ' (subscriber/ modified)')"
   echo "empty:     $EMPTY_LIB"
   echo "syclgraph: $SG_LIB$([[ -n "$sg_lib" ]] && echo ' (given with --syclgraph-lib)')"
 }
+
+MACHINE="$(machine_line)"
 
 # ---- wall clock ----------------------------------------------------------------
 wall_mode() {
   local scale=1
   ((quick)) && scale=10
   # name | target ratio | program argument N | tasks per unit of N | command
+  # N is chosen so that each timed loop lasts 1-3 s natively: long enough to
+  # include syclgraph's once-a-second rewrite of its graph files.
   local -a table=(
-    "memcpy-1t|1.10|20000|1|$BIN/tiny_memcpy N 1"
-    "memcpy-2t|1.10|20000|1|$BIN/tiny_memcpy N 2 own"
-    "memcpy-2t-shared|1.10|20000|1|$BIN/tiny_memcpy N 2 shared"
-    "kernels|1.02|5000|1|$BIN/interop_kernels N"
-    "dpnp|1.02|200|28|$PY $ROOT/bench/programs/dpnp_pipeline.py N"
+    "memcpy-1t|1.10|200000|1|$BIN/tiny_memcpy N 1"
+    "memcpy-2t|1.10|200000|1|$BIN/tiny_memcpy N 2 own"
+    "memcpy-2t-shared|1.10|200000|1|$BIN/tiny_memcpy N 2 shared"
+    "kernels|1.02|50000|1|$BIN/interop_kernels N"
+    "dpnp|1.02|800|28|$PY $ROOT/bench/programs/dpnp_pipeline.py N"
   )
   local results="$WORK/wall.tsv"
   : >"$results"
@@ -170,7 +183,7 @@ wall_mode() {
     [[ ",$workloads," == *",$name,"* ]] && selected+=("$entry")
   done
   ((${#selected[@]})) || die "no known workload in --workloads $workloads"
-  machine_line >&2
+  echo "$MACHINE" >&2
   for entry in "${selected[@]}"; do
     IFS='|' read -r name target n per cmd <<<"$entry"
     n=$((n / scale))
@@ -195,7 +208,7 @@ wall_mode() {
     done
   done
   echo
-  machine_line
+  echo "$MACHINE"
   echo "command: scripts/bench.sh$([[ -n "$sg_lib" ]] && echo " --syclgraph-lib $sg_lib") --rounds $rounds --workloads $workloads$( ((quick)) && echo ' --quick')"
   echo
   "$PY" "$REPORT" wall "$results"
@@ -206,19 +219,21 @@ callgrind_mode() {
   command -v valgrind >/dev/null || die "valgrind not found (scripts/setup.sh installs it)"
   local runs="$WORK/callgrind-runs.tsv"
   : >"$runs"
-  machine_line >&2
+  echo "$MACHINE" >&2
   local k config n out
   for ((k = 0; k < repeat; k++)); do
     for config in "${CONFIGS[@]}"; do
       for n in "$n1" "$n2"; do
         out="$WORK/callgrind.$config.$n.$k.out"
-        log "callgrind $config tiny_memcpy $n 1 (run $((k + 1))/$repeat)"
+        local -a argv=("$BIN/${cg_cmd[0]}" "${cg_cmd[@]:1}")
+        argv=("${argv[@]/#N/$n}")
+        log "callgrind $config ${argv[*]##*/} (run $((k + 1))/$repeat)"
         # --fair-sched=yes: valgrind runs one thread at a time; handing the
         # lock round-robin makes the OpenCL worker threads' progress, and so
         # the heap's state, repeat from run to run (without it, libc's malloc
         # counts vary by ~1k instructions per task).
         if ! run_config "$config" valgrind --tool=callgrind --fair-sched=yes --dump-instr=no \
-          --callgrind-out-file="$out" "$BIN/tiny_memcpy" "$n" 1 \
+          --callgrind-out-file="$out" "${argv[@]}" \
           >"$WORK/stdout" 2>"$WORK/stderr" || ! grep -q '^us_per_task' "$WORK/stdout"; then
           log "callgrind $config N=$n failed (stderr below)"
           tail -n 8 "$WORK/stderr" >&2 || true
@@ -233,10 +248,10 @@ callgrind_mode() {
     done
   done
   echo
-  machine_line
-  echo "command: scripts/bench.sh --callgrind$([[ -n "$sg_lib" ]] && echo " --syclgraph-lib $sg_lib") --n1 $n1 --n2 $n2 --repeat $repeat"
+  echo "$MACHINE"
+  echo "command: scripts/bench.sh --callgrind$([[ -n "$sg_lib" ]] && echo " --syclgraph-lib $sg_lib") --cg-workload $cg_workload --n1 $n1 --n2 $n2 --repeat $repeat"
   echo
-  "$PY" "$REPORT" callgrind "$runs" "$n1" "$n2"
+  "$PY" "$REPORT" callgrind "$runs" "$n1" "$n2" "${cg_cmd[*]}"
 }
 
 if [[ "$mode" == callgrind ]]; then

@@ -3,7 +3,7 @@
 
   report.py objects CALLGRIND_OUT          self Ir per object file, then "total"
   report.py wall RESULTS.tsv               the wall-clock table
-  report.py callgrind RUNS.tsv N1 N2       the instructions-per-task table
+  report.py callgrind RUNS.tsv N1 N2 [CMD] the instructions-per-task table
 
 RESULTS.tsv lines: workload, target, tasks, round, config, us_per_task ("nan"
 when the run failed). RUNS.tsv lines: config, repeat, N, callgrind out file.
@@ -167,7 +167,7 @@ def cmd_wall(path):
               f" {fmt(m['syclgraph'], 9)} {fmt(ratio, 8, 3)} {target:>6.2f}  {result}")
     print()
     print("spread over rounds (min..max µs/task); paired = median over rounds of")
-    print("syclgraph/empty measured back to back in the same round")
+    print("syclgraph/empty measured back to back in the same round; best = ratio of the minima")
     for w in order:
         parts = []
         for c in CONFIGS:
@@ -180,11 +180,17 @@ def cmd_wall(path):
         pairs = [s / e for s, e in zip(rows[w]["syclgraph"], rows[w]["empty"])
                  if not (math.isnan(s) or math.isnan(e)) and e > 0]
         paired = statistics.median(pairs) if pairs else float("nan")
-        print(f"  {w:<18} {'; '.join(parts)}; paired {fmt(paired, 0, 3).strip()}")
+        mins = {}
+        for c in ("empty", "syclgraph"):
+            good = [v for v in rows[w][c] if not math.isnan(v)]
+            mins[c] = min(good) if good else float("nan")
+        best = mins["syclgraph"] / mins["empty"] if mins["empty"] > 0 else float("nan")
+        print(f"  {w:<18} {'; '.join(parts)}; paired {fmt(paired, 0, 3).strip()};"
+              f" best {fmt(best, 0, 3).strip()}")
     return 1 if failures else 0
 
 
-def cmd_callgrind(path, n1, n2):
+def cmd_callgrind(path, n1, n2, command="tiny_memcpy N 1"):
     n1, n2 = int(n1), int(n2)
     runs = defaultdict(dict)  # (config, repeat) -> N -> (costs, graph-file Ir)
     with open(path) as f:
@@ -223,8 +229,7 @@ def cmd_callgrind(path, n1, n2):
             rows.append(("  w/o graph files", "syclgraph-hot", statistics.median(values), values, None))
     summary = {key: med for _, key, med, _, _ in rows if med is not None}
 
-    print(f"instructions per task: tiny_memcpy, 64-byte memcpys, 1 thread: "
-          f"(Ir[N={n2}] - Ir[N={n1}]) / {n2 - n1}")
+    print(f"instructions per task of `{command}`: (Ir[N={n2}] - Ir[N={n1}]) / {n2 - n1}")
     print("counted: every object but libintelocl, libtbb*, libcommon_clang, libhwloc, libtcm")
     header = f"{'configuration':<18} {'counted':>8}  {'each run':<24} {'left out (OpenCL rt)':>20}"
     print(header)
@@ -278,7 +283,7 @@ def main(argv):
     if len(argv) >= 2 and argv[0] == "wall":
         return cmd_wall(argv[1])
     if len(argv) >= 4 and argv[0] == "callgrind":
-        return cmd_callgrind(argv[1], argv[2], argv[3])
+        return cmd_callgrind(*argv[1:5])
     print(__doc__, file=sys.stderr)
     return 2
 
