@@ -39,6 +39,12 @@ pub fn node_dot_id(id: NodeId) -> String {
 /// characters become spaces.
 pub fn quote(text: &str) -> Id {
     let mut out = String::with_capacity(text.len() + 2);
+    push_quoted(&mut out, text);
+    Id::Escaped(out)
+}
+
+/// Appends `text` to `out` as [`quote`] writes it, quotes included.
+pub(crate) fn push_quoted(out: &mut String, text: &str) {
     out.push('"');
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
@@ -56,7 +62,6 @@ pub fn quote(text: &str) -> Id {
         }
     }
     out.push('"');
-    Id::Escaped(out)
 }
 
 /// The text of a DOT id as [`quote`] wrote it: quotes removed, `\\`, `\"`

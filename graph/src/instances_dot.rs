@@ -10,15 +10,10 @@
 //! visible graph label when the `SYCLGRAPH_MAX_INSTANCES` bound left
 //! submissions out.
 
+use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use graphviz_rust::dot_structures::{
-    Edge as DotEdge, EdgeTy, Graph, GraphAttributes, Id, Node as DotNode, NodeId as DotNodeId,
-    Stmt, Vertex,
-};
-use graphviz_rust::printer::{DotPrinter, PrinterContext};
-
-use crate::dot::{attr, base_name, look, node_dot_id, shorten, LABEL_MAX_CHARS};
+use crate::dot::{base_name, look, node_dot_id, push_quoted, shorten, LABEL_MAX_CHARS};
 use crate::edge::EdgeKind;
 use crate::instance_graph::InstanceKey;
 use crate::model::TaskGraph;
@@ -28,68 +23,74 @@ pub fn instance_dot_id((node, instance): InstanceKey) -> String {
     format!("i{node}_{instance}")
 }
 
-fn vertex(key: InstanceKey) -> Vertex {
-    Vertex::N(DotNodeId(Id::Plain(instance_dot_id(key)), None))
+/// Appends ` key="value"` (value quoted as [`crate::dot::quote`] does).
+fn push_attr(out: &mut String, key: &str, value: &str) {
+    out.push(' ');
+    out.push_str(key);
+    out.push('=');
+    push_quoted(out, value);
 }
 
-/// The instance graph as a graphviz-rust AST.
-pub fn to_instances_dot(graph: &TaskGraph) -> Graph {
+/// The text of `instances.dot`. Written directly rather than through the
+/// graphviz-rust AST: it can hold thousands of instances and is written at
+/// exit, so it must cost little per instance.
+pub fn render_instances_dot(graph: &TaskGraph) -> String {
     let ig = graph.instance_graph();
     let shown = ig.instances().len();
-    let mut graph_attrs = vec![
-        attr("rankdir", "TB"),
-        attr("submissions", ig.submissions().to_string()),
-        attr("shown", shown.to_string()),
-    ];
+    let mut out = String::with_capacity(256 + 160 * shown + 64 * ig.edges_seen() as usize);
+    out.push_str("digraph syclgraph_instances {\n  graph[");
+    push_attr(&mut out, "rankdir", "TB");
+    push_attr(&mut out, "submissions", &ig.submissions().to_string());
+    push_attr(&mut out, "shown", &shown.to_string());
     if ig.cut() {
-        graph_attrs.push(attr("cut", "true"));
-        graph_attrs.push(attr(
-            "label",
-            format!(
-                "first {shown} of {} submissions (SYCLGRAPH_MAX_INSTANCES)",
-                ig.submissions()
-            ),
-        ));
+        push_attr(&mut out, "cut", "true");
+        let label = format!(
+            "first {shown} of {} submissions (SYCLGRAPH_MAX_INSTANCES)",
+            ig.submissions()
+        );
+        push_attr(&mut out, "label", &label);
     }
-    let mut stmts = vec![
-        Stmt::GAttribute(GraphAttributes::Graph(graph_attrs)),
-        Stmt::GAttribute(GraphAttributes::Node(vec![
-            attr("fontname", "Helvetica"),
-            attr("fontsize", "10"),
-        ])),
-    ];
+    out.push_str("]\n  node[");
+    push_attr(&mut out, "fontname", "Helvetica");
+    push_attr(&mut out, "fontsize", "10");
+    out.push_str("]\n");
+    let mut label = String::new();
     for &key in ig.instances() {
-        let mut a = Vec::new();
+        let _ = write!(out, "  i{}_{}[", key.0, key.1);
+        label.clear();
         match graph.node(key.0) {
             Some(n) => {
-                let mut label = format!("{} #{}", shorten(&n.operation, LABEL_MAX_CHARS), key.1);
+                let _ = write!(
+                    label,
+                    "{} #{}",
+                    shorten(&n.operation, LABEL_MAX_CHARS),
+                    key.1
+                );
                 if let (Some(file), Some(line)) = (&n.source_file, n.source_line) {
-                    label.push_str(&format!("\n{}:{line}", base_name(file)));
+                    let _ = write!(label, "\n{}:{line}", base_name(file));
                 }
-                a.push(attr("label", label));
-                a.push(attr("kind", n.kind.as_str()));
-                a.push(attr("operation", &n.operation));
+                push_attr(&mut out, "label", &label);
+                push_attr(&mut out, "kind", n.kind.as_str());
+                push_attr(&mut out, "operation", &n.operation);
                 if let Some(file) = &n.source_file {
-                    a.push(attr("file", file));
+                    push_attr(&mut out, "file", file);
                 }
                 if let Some(line) = n.source_line {
-                    a.push(attr("line", line.to_string()));
+                    push_attr(&mut out, "line", &line.to_string());
                 }
                 let (shape, style, fill) = look(n.kind);
-                a.extend([
-                    attr("shape", shape),
-                    attr("style", style),
-                    attr("fillcolor", fill),
-                ]);
+                push_attr(&mut out, "shape", shape);
+                push_attr(&mut out, "style", style);
+                push_attr(&mut out, "fillcolor", fill);
             }
-            None => a.push(attr("label", format!("{} #{}", node_dot_id(key.0), key.1))),
+            None => {
+                let _ = write!(label, "{} #{}", node_dot_id(key.0), key.1);
+                push_attr(&mut out, "label", &label);
+            }
         }
-        a.push(attr("node", node_dot_id(key.0)));
-        a.push(attr("instance", key.1.to_string()));
-        stmts.push(Stmt::Node(DotNode::new(
-            DotNodeId(Id::Plain(instance_dot_id(key)), None),
-            a,
-        )));
+        push_attr(&mut out, "node", &node_dot_id(key.0));
+        push_attr(&mut out, "instance", &key.1.to_string());
+        out.push_str("]\n");
     }
     for (from, to, queue_order) in ig.edges() {
         let kind = if queue_order {
@@ -104,27 +105,19 @@ pub fn to_instances_dot(graph: &TaskGraph) -> Graph {
             EdgeKind::Event => "dashed",
             EdgeKind::QueueOrder => "dotted",
         };
-        stmts.push(Stmt::Edge(DotEdge {
-            ty: EdgeTy::Pair(vertex(from), vertex(to)),
-            attributes: vec![
-                attr("kind", kind.as_str()),
-                attr("label", kind.as_str()),
-                attr("style", style),
-            ],
-        }));
+        let _ = write!(out, "  i{}_{} -> i{}_{} [", from.0, from.1, to.0, to.1);
+        push_attr(&mut out, "kind", kind.as_str());
+        push_attr(&mut out, "label", kind.as_str());
+        push_attr(&mut out, "style", style);
+        out.push_str("]\n");
     }
-    Graph::DiGraph {
-        id: Id::Plain("syclgraph_instances".to_string()),
-        strict: false,
-        stmts,
-    }
+    out.push_str("}\n");
+    out
 }
 
 /// Write `instances.dot` to `w`.
 pub fn write_instances_dot(w: &mut impl Write, graph: &TaskGraph) -> io::Result<()> {
-    let mut text = to_instances_dot(graph).print(&mut PrinterContext::default());
-    text.push('\n');
-    w.write_all(text.as_bytes())
+    w.write_all(render_instances_dot(graph).as_bytes())
 }
 
 #[cfg(test)]

@@ -95,12 +95,41 @@ impl<W: Write> KernelRowWriter<W> {
     }
 
     /// Write the row of one instance of `node`; `Ok(false)` when `node` is
-    /// not a device command and nothing was written.
+    /// not a device command and nothing was written. Writes field by field,
+    /// without building the row's strings ([`kernel_row`] gives the same text).
     pub fn write_instance(&mut self, node: &Node, instance: &Instance) -> io::Result<bool> {
-        let Some(row) = kernel_row(node, instance) else {
+        if !node.kind.is_device_command() {
             return Ok(false);
+        }
+        let span = instance.device_span();
+        let queue = instance.queue;
+        let w = &mut self.csv;
+        let mut num = itoa::Buffer::new();
+        let mut number = |w: &mut csv::Writer<W>, v: Option<u64>| match v {
+            Some(v) => w.write_field(num.format(v)),
+            None => w.write_field(""),
         };
-        self.csv.write_record(&row)?;
+        w.write_field(&node.operation)?;
+        w.write_field(node.kind.as_str())?;
+        number(w, node.uid)?;
+        number(w, Some(instance.instance))?;
+        match queue {
+            Some(q) => number(w, Some(q))?,
+            None => w.write_field(node.queue_ids.first().map_or("", String::as_str))?,
+        }
+        w.write_field(node.device.as_deref().unwrap_or(""))?;
+        number(w, instance.thread.map(u64::from))?;
+        number(w, instance.submit_ns)?;
+        number(w, span.map(|(s, _)| s))?;
+        number(w, span.map(|(_, e)| e))?;
+        number(w, instance.device_ns())?;
+        w.write_field(instance.timing().as_str())?;
+        w.write_field(node.metadata_value(GLOBAL_SIZE_KEY).unwrap_or(""))?;
+        w.write_field(node.metadata_value(LOCAL_SIZE_KEY).unwrap_or(""))?;
+        w.write_field(node.bytes().unwrap_or(""))?;
+        w.write_field(node.source_file.as_deref().unwrap_or(""))?;
+        number(w, node.source_line.map(u64::from))?;
+        w.write_record(None::<&[u8]>)?;
         self.rows += 1;
         Ok(true)
     }

@@ -8,6 +8,7 @@
 //! still running after the drain timeout (timing `lost`), and writes the
 //! outputs.
 
+use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender};
 use std::sync::Arc;
@@ -59,7 +60,7 @@ pub struct Collector {
     timestamps: Option<Arc<dyn TimestampSource>>,
     losses: Arc<LossCounters>,
     output: crate::output::Output,
-    pending: Vec<Pending>,
+    pending: VecDeque<Pending>,
     poll_interval: Duration,
 }
 
@@ -73,7 +74,7 @@ impl Collector {
             timestamps: None,
             losses,
             output,
-            pending: Vec::new(),
+            pending: VecDeque::new(),
             poll_interval: POLL_MIN,
         }
     }
@@ -142,7 +143,7 @@ impl Collector {
         } = record
         {
             if event != 0 {
-                self.pending.push(Pending {
+                self.pending.push_back(Pending {
                     node,
                     instance,
                     event: UrEvent(event as usize),
@@ -152,28 +153,27 @@ impl Collector {
         self.output.apply(record);
     }
 
-    /// Reads every pending event once; adapts the interval to what completed.
+    /// Reads pending events in the order they were signalled, up to the
+    /// first one still running: commands mostly complete in order, so each
+    /// pass costs one query per completed event plus one. Adapts the
+    /// interval to whether anything completed.
     fn poll(&mut self) {
         let Some(source) = self.timestamps.clone() else {
             return;
         };
-        if self.pending.is_empty() {
-            return;
-        }
-        let before = self.pending.len();
-        let mut i = 0;
-        while i < self.pending.len() {
-            let readout = source.read(self.pending[i].event);
+        let mut completed = 0;
+        for pending in &self.pending {
+            let readout = source.read(pending.event);
             if readout == Readout::Pending {
-                i += 1;
-                continue;
+                break;
             }
-            let done = self.pending.swap_remove(i);
-            source.release(done.event);
+            source.release(pending.event);
             self.output
-                .apply(Record::Device(device_times(&done, readout)));
+                .apply(Record::Device(device_times(pending, readout)));
+            completed += 1;
         }
-        self.poll_interval = if self.pending.len() < before {
+        self.pending.drain(..completed);
+        self.poll_interval = if completed > 0 {
             POLL_MIN
         } else {
             (self.poll_interval * 2).min(POLL_MAX)

@@ -100,7 +100,9 @@ impl Output {
     }
 
     /// Rewrites graph.dot and summary.csv (atomically) if anything changed,
-    /// so a program killed by a signal leaves a recent, complete graph.
+    /// so a program killed by a signal leaves a recent, complete graph. Their
+    /// size grows with code locations, not submissions; instances.dot (up to
+    /// `SYCLGRAPH_MAX_INSTANCES` nodes) is written at the end only.
     pub fn snapshot(&mut self) {
         if !self.changed {
             return;
@@ -114,9 +116,6 @@ impl Output {
     fn write_graph_files(&self) -> io::Result<()> {
         write_atomically(&self.dir.join("graph.dot"), |w| {
             dot::write_dot(w, &self.graph)
-        })?;
-        write_atomically(&self.dir.join("instances.dot"), |w| {
-            instances_dot::write_instances_dot(w, &self.graph)
         })?;
         write_atomically(&self.dir.join("summary.csv"), |w| {
             summary::write_summary_csv(w, &self.graph)
@@ -155,6 +154,9 @@ impl Output {
             kernels.flush()?;
         }
         self.write_graph_files()?;
+        write_atomically(&self.dir.join("instances.dot"), |w| {
+            instances_dot::write_instances_dot(w, &self.graph)
+        })?;
         if !self.quiet {
             let mut text = summary::summary_table(&self.graph);
             text.push_str(&loss_lines(losses));
