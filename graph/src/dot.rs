@@ -46,6 +46,14 @@ pub fn quote(text: &str) -> Id {
 /// Appends `text` to `out` as [`quote`] writes it, quotes included.
 pub(crate) fn push_quoted(out: &mut String, text: &str) {
     out.push('"');
+    if !text
+        .chars()
+        .any(|c| c.is_control() || c == '\\' || c == '"')
+    {
+        out.push_str(text);
+        out.push('"');
+        return;
+    }
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
         match c {

@@ -5,7 +5,7 @@
 //! `SYCLGRAPH_MAX_INSTANCES` bound) and the edges among them; later ones are
 //! only counted, and `instances.dot` says where it was cut.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use crate::record::{InstanceEdge, NodeId};
 

@@ -15,8 +15,11 @@ use std::io::{self, Write};
 
 use crate::dot::{base_name, look, node_dot_id, push_quoted, shorten, LABEL_MAX_CHARS};
 use crate::edge::EdgeKind;
+use std::collections::HashMap;
+
 use crate::instance_graph::InstanceKey;
 use crate::model::TaskGraph;
+use crate::record::NodeId;
 
 /// The DOT id of a submission: `i<node>_<instance>`.
 pub fn instance_dot_id((node, instance): InstanceKey) -> String {
@@ -29,6 +32,45 @@ fn push_attr(out: &mut String, key: &str, value: &str) {
     out.push_str(key);
     out.push('=');
     push_quoted(out, value);
+}
+
+/// What all instances of a node share: the start of their label (quoted
+/// text without its closing quote, up to ` #<instance>`), and the rest of
+/// the label plus the node's attributes, ending with `node=...`.
+fn node_parts(graph: &TaskGraph, node: NodeId) -> (String, String) {
+    let mut prefix = String::new();
+    let mut label_rest = String::new();
+    let mut attrs = String::new();
+    match graph.node(node) {
+        Some(n) => {
+            prefix = shorten(&n.operation, LABEL_MAX_CHARS);
+            if let (Some(file), Some(line)) = (&n.source_file, n.source_line) {
+                let _ = write!(label_rest, "\n{}:{line}", base_name(file));
+            }
+            push_attr(&mut attrs, "kind", n.kind.as_str());
+            push_attr(&mut attrs, "operation", &n.operation);
+            if let Some(file) = &n.source_file {
+                push_attr(&mut attrs, "file", file);
+            }
+            if let Some(line) = n.source_line {
+                push_attr(&mut attrs, "line", &line.to_string());
+            }
+            let (shape, style, fill) = look(n.kind);
+            push_attr(&mut attrs, "shape", shape);
+            push_attr(&mut attrs, "style", style);
+            push_attr(&mut attrs, "fillcolor", fill);
+        }
+        None => prefix = node_dot_id(node),
+    }
+    push_attr(&mut attrs, "node", &node_dot_id(node));
+    // The label is quoted as a whole; its two halves are quoted pieces.
+    let quoted = |text: &str| {
+        let mut q = String::new();
+        push_quoted(&mut q, text);
+        q[1..q.len() - 1].to_owned()
+    };
+    let rest = format!("{}\"{attrs}", quoted(&label_rest));
+    (quoted(&prefix), rest)
 }
 
 /// The text of `instances.dot`. Written directly rather than through the
@@ -54,43 +96,15 @@ pub fn render_instances_dot(graph: &TaskGraph) -> String {
     push_attr(&mut out, "fontname", "Helvetica");
     push_attr(&mut out, "fontsize", "10");
     out.push_str("]\n");
-    let mut label = String::new();
+    // Per node, once: the attributes every instance of it shares.
+    let mut shared: HashMap<NodeId, (String, String)> = HashMap::new();
     for &key in ig.instances() {
-        let _ = write!(out, "  i{}_{}[", key.0, key.1);
-        label.clear();
-        match graph.node(key.0) {
-            Some(n) => {
-                let _ = write!(
-                    label,
-                    "{} #{}",
-                    shorten(&n.operation, LABEL_MAX_CHARS),
-                    key.1
-                );
-                if let (Some(file), Some(line)) = (&n.source_file, n.source_line) {
-                    let _ = write!(label, "\n{}:{line}", base_name(file));
-                }
-                push_attr(&mut out, "label", &label);
-                push_attr(&mut out, "kind", n.kind.as_str());
-                push_attr(&mut out, "operation", &n.operation);
-                if let Some(file) = &n.source_file {
-                    push_attr(&mut out, "file", file);
-                }
-                if let Some(line) = n.source_line {
-                    push_attr(&mut out, "line", &line.to_string());
-                }
-                let (shape, style, fill) = look(n.kind);
-                push_attr(&mut out, "shape", shape);
-                push_attr(&mut out, "style", style);
-                push_attr(&mut out, "fillcolor", fill);
-            }
-            None => {
-                let _ = write!(label, "{} #{}", node_dot_id(key.0), key.1);
-                push_attr(&mut out, "label", &label);
-            }
-        }
-        push_attr(&mut out, "node", &node_dot_id(key.0));
-        push_attr(&mut out, "instance", &key.1.to_string());
-        out.push_str("]\n");
+        let (prefix, attrs) = shared
+            .entry(key.0)
+            .or_insert_with(|| node_parts(graph, key.0));
+        let _ = write!(out, "  i{}_{}[ label=\"{prefix} #{}", key.0, key.1, key.1);
+        out.push_str(attrs);
+        let _ = writeln!(out, " instance=\"{}\"]", key.1);
     }
     for (from, to, queue_order) in ig.edges() {
         let kind = if queue_order {

@@ -29,7 +29,7 @@
 //! in memory while fewer than [`Limits::max_instances`] are kept in the whole
 //! graph (the rest are counted as dropped).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use petgraph::graph::{DiGraph, EdgeIndex, NodeIndex};
 
@@ -174,13 +174,13 @@ impl TaskGraph {
     pub fn with_limits(limits: Limits) -> TaskGraph {
         TaskGraph {
             graph: DiGraph::new(),
-            nodes: HashMap::new(),
-            edges: HashMap::new(),
-            early_edge_instances: HashMap::new(),
+            nodes: HashMap::default(),
+            edges: HashMap::default(),
+            early_edge_instances: HashMap::default(),
             pending: PendingTable::new(limits.max_pending, limits.recent_finalised),
             spans: SpanTracker::default(),
             queues: QueueTable::default(),
-            strings: HashMap::new(),
+            strings: HashMap::default(),
             limits,
             counters: Counters::default(),
             instance_graph: InstanceGraph::new(limits.max_instances),

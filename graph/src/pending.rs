@@ -3,7 +3,9 @@
 //! that a record arriving after its instance was finalised is recognised as
 //! late instead of starting a new instance.
 
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use crate::instance::Instance;
 use crate::record::NodeId;
@@ -37,14 +39,14 @@ impl PendingTable {
     /// remembering the last `recent_capacity` finalised keys.
     pub fn new(capacity: usize, recent_capacity: usize) -> PendingTable {
         PendingTable {
-            entries: HashMap::new(),
+            entries: HashMap::default(),
             by_age: BTreeMap::new(),
             next_seq: 0,
             capacity: capacity.max(1),
             recent: VecDeque::new(),
-            recent_set: HashSet::new(),
+            recent_set: HashSet::default(),
             recent_capacity,
-            per_node: HashMap::new(),
+            per_node: HashMap::default(),
         }
     }
 
