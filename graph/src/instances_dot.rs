@@ -38,7 +38,7 @@ fn push_attr(out: &mut String, key: &str, value: &str) {
 /// text without its closing quote, up to ` #<instance>`), and the rest of
 /// the label plus the node's attributes, ending with `node=...`.
 fn node_parts(graph: &TaskGraph, node: NodeId) -> (String, String) {
-    let mut prefix = String::new();
+    let prefix;
     let mut label_rest = String::new();
     let mut attrs = String::new();
     match graph.node(node) {
