@@ -61,6 +61,11 @@ fn dpnp_kernels_are_timed_when_the_ur_tracing_layer_is_on() {
     for row in &kernels {
         assert_eq!(row["timing"], "ok", "{row:?}");
     }
+    // Every dependency on an event resolves to the command that produced it.
+    let graph = traced.graph();
+    let virtual_nodes: Vec<_> = graph.nodes_where("kind", "virtual");
+    assert!(virtual_nodes.is_empty(), "{virtual_nodes:?}");
+    assert!(!graph.edges.is_empty());
     // Direct-path USM copies (dpnp's host <-> device transfers) are timed too.
     let copies: Vec<_> = rows.iter().filter(|r| r["kind"] == "memcpy").collect();
     assert!(!copies.is_empty());
