@@ -9,6 +9,8 @@ use std::path::PathBuf;
 use syclgraph_graph::kernels_csv::KernelRowWriter;
 use syclgraph_graph::output::write_atomically;
 use syclgraph_graph::record::Record;
+use syclgraph_graph::spans::span_kind_str;
+use syclgraph_graph::timing::format_ns;
 use syclgraph_graph::{dot, instances_dot, summary, Completed, Limits, TaskGraph};
 
 use crate::config::Config;
@@ -159,11 +161,43 @@ impl Output {
         })?;
         if !self.quiet {
             let mut text = summary::summary_table(&self.graph);
+            text.push_str(&host_wait_lines(&self.graph));
             text.push_str(&loss_lines(losses));
             eprint!("syclgraph: outputs in {}\n{text}", self.dir.display());
         }
         Ok(())
     }
+}
+
+/// Where the host blocked: the longest waits and barriers by total time.
+fn host_wait_lines(graph: &TaskGraph) -> String {
+    /// Rows shown; the rest are summed on one line.
+    const SHOWN: usize = 8;
+    let mut spans = graph.host_spans();
+    if spans.is_empty() {
+        return String::new();
+    }
+    spans.sort_by(|a, b| b.total_ns.cmp(&a.total_ns));
+    let mut lines = String::from("host waits (count, total, longest):\n");
+    for span in spans.iter().take(SHOWN) {
+        lines.push_str(&format!(
+            "  {:<7} {:<48} {:>6} {:>9} {:>9}\n",
+            span_kind_str(span.kind),
+            span.label,
+            span.count,
+            format_ns(span.total_ns),
+            format_ns(span.max_ns)
+        ));
+    }
+    if spans.len() > SHOWN {
+        let rest = &spans[SHOWN..];
+        lines.push_str(&format!(
+            "  … {} more, {} in all\n",
+            rest.len(),
+            format_ns(rest.iter().map(|s| s.total_ns).sum())
+        ));
+    }
+    lines
 }
 
 /// One line per kind of loss the graph itself does not know about.

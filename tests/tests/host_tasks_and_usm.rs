@@ -44,6 +44,13 @@ fn host_tasks_are_nodes_wired_by_their_buffers() {
     assert!(graph.reaches(sum, scaled));
     assert!(graph.reaches(at("ht_scale").0, scaled));
 
+    // Where the host blocked: each queue.wait at its own line.
+    let stderr = traced.stderr();
+    for wait in ["ht_queue_wait", "ht_queue_wait_and_throw"] {
+        let at = format!("queue.wait {SRC}:{}", tag_line(SRC, wait));
+        assert!(stderr.contains(&at), "{at} in:\n{stderr}");
+    }
+
     // Host tasks are not device commands: no kernels.csv rows for them.
     let rows = traced.csv("kernels.csv");
     assert!(rows_at(&rows, SRC, tag_line(SRC, "ht_sum")).is_empty());
