@@ -177,7 +177,7 @@ fn host_wait_lines(graph: &TaskGraph) -> String {
     if spans.is_empty() {
         return String::new();
     }
-    spans.sort_by(|a, b| b.total_ns.cmp(&a.total_ns));
+    spans.sort_by_key(|s| std::cmp::Reverse(s.total_ns));
     let mut lines = String::from("host waits (count, total, longest):\n");
     for span in spans.iter().take(SHOWN) {
         lines.push_str(&format!(
