@@ -17,7 +17,10 @@
 #   --quick                 wall clock: 3 rounds, a tenth of the tasks (checks the script)
 #   --n1 N, --n2 N          callgrind: the two memcpy counts (default 2000, 4000)
 #   --repeat K              callgrind: runs per configuration and N (default 3); medians
-#   --cg-workload W         callgrind: memcpy (default: tiny_memcpy N 1) or kernels
+#   --cg-workload W         callgrind: memcpy (default: tiny_memcpy N 1), kernels, or
+#                           kernels-noprof (a queue without enable_profiling: run it
+#                           with and without SYCLGRAPH_FORCE_PROFILING=0 in the
+#                           environment to see what forcing profiling costs)
 #                           (interop_kernels N; default N 500 and 1000)
 #   --syclgraph-lib PATH    measure PATH in the syclgraph slot (skips building syclgraph;
 #                           e.g. the empty subscriber itself, to test the script)
@@ -82,7 +85,10 @@ done
 case "$cg_workload" in
   memcpy) cg_cmd=(tiny_memcpy N 1); n1="${n1:-2000}"; n2="${n2:-4000}" ;;
   kernels) cg_cmd=(interop_kernels N); n1="${n1:-500}"; n2="${n2:-1000}" ;;
-  *) die "--cg-workload wants memcpy or kernels" ;;
+  # The same kernels on a queue made WITHOUT enable_profiling: syclgraph
+  # forces profiling on it (compare with SYCLGRAPH_FORCE_PROFILING=0 set).
+  kernels-noprof) cg_cmd=(interop_kernels N noprof); n1="${n1:-500}"; n2="${n2:-1000}" ;;
+  *) die "--cg-workload wants memcpy, kernels or kernels-noprof" ;;
 esac
 [[ "$n1" =~ ^[1-9][0-9]*$ && "$n2" =~ ^[1-9][0-9]*$ ]] && ((n2 > n1)) ||
   die "--n1/--n2 want positive numbers with n2 > n1"

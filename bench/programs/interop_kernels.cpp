@@ -10,6 +10,7 @@
 #include <sycl/sycl.hpp>
 #include <CL/cl.h>
 
+#include <string>
 #include <vector>
 
 #include "common.hpp"
@@ -60,13 +61,16 @@ sycl::kernel build_kernel(const sycl::queue &q) {
 }  // namespace
 
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: %s N\n", argv[0]);
+  const bool profiling = !(argc == 3 && std::string(argv[2]) == "noprof");
+  if (argc != 2 && profiling) {
+    std::fprintf(stderr, "usage: %s N [noprof]\n", argv[0]);
     return 2;
   }
   const long n = bench::parse_count(argv[1], "N");
-  sycl::queue q{sycl::property_list{sycl::property::queue::in_order(),
-                                    sycl::property::queue::enable_profiling()}};
+  sycl::queue q = profiling
+                      ? sycl::queue{sycl::property_list{sycl::property::queue::in_order(),
+                                                        sycl::property::queue::enable_profiling()}}
+                      : sycl::queue{sycl::property_list{sycl::property::queue::in_order()}};
   sycl::kernel kernel = build_kernel(q);
   float *x = sycl::malloc_device<float>(kItems, q);
   q.fill(x, 1.0f, kItems).wait();

@@ -216,35 +216,51 @@ pub enum LayerState {
 }
 
 /// Makes sure `UR_ENABLE_LAYERS` names `UR_LAYER_TRACING` before the runtime
-/// initialises Unified Runtime. Changing the environment while other
-/// threads may read it is unsafe, so it is only changed while the process
-/// has a single thread; otherwise the user is told how to set it.
+/// initialises Unified Runtime.
+///
+/// Changing the environment while other threads may read it is unsafe in
+/// general, so it is only changed when no other thread can be hurt:
+/// - the process has a single thread (we are on it); or
+/// - the variable is absent and `environ` is still the array the kernel
+///   gave the process (on the main thread's stack). Then glibc's `setenv`
+///   builds a new, complete array, publishes it with one pointer store and
+///   frees nothing: a thread reading the environment meanwhile sees the old
+///   array or the new one, both valid. (A process that already added a
+///   variable with setenv/putenv has a heap array that the next addition may
+///   free under a reader: there we don't touch it.)
+///
+/// Otherwise the user is told how to set the variable.
 pub fn enable_tracing_layer() -> LayerState {
     const NAME: &CStr = c"UR_ENABLE_LAYERS";
     const LAYER: &str = "UR_LAYER_TRACING";
-    let current = std::env::var("UR_ENABLE_LAYERS").unwrap_or_default();
-    if current.split([';', ',', ' ']).any(|l| l == LAYER) {
-        return LayerState::AlreadyOn;
+    let current = std::env::var_os("UR_ENABLE_LAYERS");
+    let current = current.as_ref().map(|v| v.to_string_lossy().into_owned());
+    if let Some(current) = &current {
+        if current.split([';', ',', ' ']).any(|l| l == LAYER) {
+            return LayerState::AlreadyOn;
+        }
     }
     let threads = thread_count();
-    if threads != Some(1) {
+    let single_thread = threads == Some(1);
+    if !single_thread && (current.is_some() || !environ_is_initial()) {
         return LayerState::Off(format!(
-            "{} threads were running when syclgraph started, so it did not change the \
-             environment; set UR_ENABLE_LAYERS=UR_LAYER_TRACING for forced profiling and \
-             direct USM timing",
+            "{} threads were running when syclgraph started and the environment was \
+             already changed, so syclgraph did not change it; set \
+             UR_ENABLE_LAYERS=UR_LAYER_TRACING for forced profiling, direct USM timing \
+             and depends_on edges",
             threads.map_or("several".to_owned(), |n| n.to_string())
         ));
     }
-    let value = if current.is_empty() {
-        LAYER.to_owned()
-    } else {
-        format!("{current};{LAYER}")
+    let value = match &current {
+        Some(current) if !current.is_empty() => format!("{current};{LAYER}"),
+        _ => LAYER.to_owned(),
     };
     let Ok(value) = std::ffi::CString::new(value) else {
         return LayerState::Off("UR_ENABLE_LAYERS holds a NUL byte".into());
     };
-    // SAFETY: this process has exactly one thread (checked just above, and
-    // we are on it), so no other thread can read the environment meanwhile.
+    // SAFETY: either this process has exactly one thread (we are on it), or
+    // the variable is new and `environ` is the kernel's original array, which
+    // glibc's setenv copies into a new array without freeing it (see above).
     let rc = unsafe { libc::setenv(NAME.as_ptr(), value.as_ptr(), 1) };
     if rc == 0 {
         LayerState::TurnedOn
@@ -253,7 +269,42 @@ pub fn enable_tracing_layer() -> LayerState {
     }
 }
 
+extern "C" {
+    /// The process environment (POSIX).
+    static environ: *const *const std::ffi::c_char;
+}
+
+/// True when `environ` still points into the main thread's stack, where the
+/// kernel put the initial environment: no setenv/putenv has replaced it.
+fn environ_is_initial() -> bool {
+    // SAFETY: reading the pointer value only (an aligned word).
+    let addr = unsafe { std::ptr::addr_of!(environ).read_volatile() } as usize;
+    let Ok(maps) = std::fs::read_to_string("/proc/self/maps") else {
+        return false;
+    };
+    maps.lines()
+        .filter(|l| l.ends_with("[stack]"))
+        .filter_map(|l| l.split_whitespace().next()?.split_once('-'))
+        .filter_map(|(a, b)| {
+            Some((
+                usize::from_str_radix(a, 16).ok()?,
+                usize::from_str_radix(b, 16).ok()?,
+            ))
+        })
+        .any(|(start, end)| (start..end).contains(&addr))
+}
+
 /// Threads of this process, from /proc/self/task.
 fn thread_count() -> Option<usize> {
     std::fs::read_dir("/proc/self/task").ok().map(|d| d.count())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_fresh_test_process_still_has_the_kernels_environment() {
+        // The test harness does not call setenv; if this fails, the check
+        // reads /proc/self/maps wrong and would never allow the change.
+        assert!(super::environ_is_initial());
+    }
 }
