@@ -357,29 +357,12 @@ impl TimestampSource for UrTimestampSource {
     }
 }
 
-/// `clock_gettime(CLOCK_MONOTONIC)` in ns.
+#[inline]
+/// Now on the host `CLOCK_MONOTONIC` timeline, in ns: the one host clock
+/// every syclgraph time is on (the subscriber reads it too).
 pub fn monotonic_ns() -> u64 {
-    #[repr(C)]
-    struct Timespec {
-        tv_sec: i64,
-        tv_nsec: i64,
-    }
-    extern "C" {
-        fn clock_gettime(clock_id: i32, tp: *mut Timespec) -> i32;
-    }
-    const CLOCK_MONOTONIC: i32 = 1;
-    let mut ts = Timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: glibc's clock_gettime with a valid clock id writes one
-    // `struct timespec` (two 64-bit fields on the 64-bit Linux targets we
-    // build for) through a valid, writable pointer; CLOCK_MONOTONIC cannot fail.
-    let rc = unsafe { clock_gettime(CLOCK_MONOTONIC, &mut ts) };
-    debug_assert_eq!(rc, 0);
-    (ts.tv_sec as u64)
-        .wrapping_mul(1_000_000_000)
-        .wrapping_add(ts.tv_nsec as u64)
+    // CLOCK_MONOTONIC cannot fail on Linux; 0 would only mean "unknown".
+    ze_sys::host::now_ns(ze_sys::host::CLOCK_MONOTONIC).unwrap_or(0)
 }
 
 #[cfg(test)]

@@ -28,6 +28,7 @@ extern "C" {
 }
 
 /// Reads `clock` in ns, or `None` if the kernel refused (unknown clock).
+#[inline]
 pub fn now_ns(clock: clockid_t) -> Option<u64> {
     let mut ts = timespec::default();
     // SAFETY: `ts` is a valid, writable `timespec` of the layout the kernel
