@@ -357,9 +357,9 @@ impl TimestampSource for UrTimestampSource {
     }
 }
 
-#[inline]
 /// Now on the host `CLOCK_MONOTONIC` timeline, in ns: the one host clock
 /// every syclgraph time is on (the subscriber reads it too).
+#[inline]
 pub fn monotonic_ns() -> u64 {
     // CLOCK_MONOTONIC cannot fail on Linux; 0 would only mean "unknown".
     ze_sys::host::now_ns(ze_sys::host::CLOCK_MONOTONIC).unwrap_or(0)
