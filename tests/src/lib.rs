@@ -143,12 +143,24 @@ impl Traced {
 /// directory; asserts the program behaved the same (stdout, exit code).
 pub fn run_both(test: &str, make: impl Fn() -> Command, env: &[(&str, &str)]) -> Traced {
     let untraced = make().output().expect("run untraced");
+    assert_untraced_succeeded(&untraced);
+    let traced = run_traced(test, make(), env);
+    assert_same_behaviour(&untraced, &traced);
+    traced
+}
+
+/// The untraced run must succeed: it is the reference.
+fn assert_untraced_succeeded(untraced: &Output) {
     assert!(
         untraced.status.success(),
         "untraced run failed: {}",
         String::from_utf8_lossy(&untraced.stderr)
     );
-    let traced = run_traced(test, make(), env);
+}
+
+/// Tracing changed nothing the program shows: exit code and stdout (less
+/// measured durations) are the untraced run's.
+fn assert_same_behaviour(untraced: &Output, traced: &Traced) {
     assert_eq!(
         traced.output.status.code(),
         untraced.status.code(),
@@ -158,9 +170,9 @@ pub fn run_both(test: &str, make: impl Fn() -> Command, env: &[(&str, &str)]) ->
     assert_eq!(
         strip_profiling(&traced.stdout()),
         strip_profiling(&String::from_utf8_lossy(&untraced.stdout)),
-        "stdout changed under tracing"
+        "stdout changed under tracing; stderr:\n{}",
+        traced.stderr()
     );
-    traced
 }
 
 /// Runs `cmd` with syclgraph loaded, writing to a fresh directory.
@@ -481,23 +493,8 @@ pub fn run_both_within(
     limit: std::time::Duration,
 ) -> Traced {
     let untraced = output_within(make(), limit);
-    assert!(
-        untraced.status.success(),
-        "untraced run failed: {}",
-        String::from_utf8_lossy(&untraced.stderr)
-    );
+    assert_untraced_succeeded(&untraced);
     let traced = run_traced_within(test, make(), env, limit);
-    assert_eq!(
-        traced.output.status.code(),
-        untraced.status.code(),
-        "exit code changed under tracing; stderr:\n{}",
-        traced.stderr()
-    );
-    assert_eq!(
-        strip_profiling(&traced.stdout()),
-        strip_profiling(&String::from_utf8_lossy(&untraced.stdout)),
-        "stdout changed under tracing; stderr:\n{}",
-        traced.stderr()
-    );
+    assert_same_behaviour(&untraced, &traced);
     traced
 }
