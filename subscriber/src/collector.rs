@@ -62,6 +62,8 @@ pub struct Collector {
     output: crate::output::Output,
     pending: VecDeque<Pending>,
     poll_interval: Duration,
+    /// True once the UR call limit made us unsubscribe.
+    ur_unsubscribed: bool,
 }
 
 impl Collector {
@@ -76,6 +78,7 @@ impl Collector {
             output,
             pending: VecDeque::new(),
             poll_interval: POLL_MIN,
+            ur_unsubscribed: false,
         }
     }
 
@@ -112,6 +115,7 @@ impl Collector {
                 }
             }
             self.poll();
+            self.unsubscribe_ur_calls_at_limit();
             if last_flush.elapsed() >= FLUSH_EVERY {
                 self.output.flush_rows();
                 last_flush = Instant::now();
@@ -120,6 +124,18 @@ impl Collector {
                 self.output.snapshot();
                 last_snapshot = Instant::now();
             }
+        }
+    }
+
+    /// Unsubscribes from `ur.call.debug` once the callbacks saw
+    /// `SYCLGRAPH_MAX_UR_CALLS` calls (here, outside any callback).
+    fn unsubscribe_ur_calls_at_limit(&mut self) {
+        if self.ur_unsubscribed || !crate::ur_calls::UR_LIMIT_REACHED.load(Ordering::Relaxed) {
+            return;
+        }
+        self.ur_unsubscribed = true;
+        if let Some(recorder) = crate::recorder() {
+            crate::ur_calls::unsubscribe(&recorder.xpti);
         }
     }
 
@@ -220,6 +236,9 @@ impl Collector {
             before_timing_ready: self.losses.before_timing_ready.load(Ordering::Relaxed),
             unknown_edge_end: self.losses.unknown_edge_end.load(Ordering::Relaxed),
             queues_forced: crate::ur_calls::QUEUES_FORCED.load(Ordering::Relaxed),
+            ur_call_limit: crate::ur_calls::UR_LIMIT_REACHED
+                .load(Ordering::Relaxed)
+                .then_some(self.config.max_ur_calls),
             timing_unavailable: self.config.device_timing && self.timestamps.is_none(),
         };
         if let Err(e) = self.output.finish(&losses) {

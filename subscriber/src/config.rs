@@ -22,6 +22,10 @@ pub struct Config {
     pub drain_timeout_ms: u64,
     /// `SYCLGRAPH_QUIET`: `1` leaves out the summary on stderr.
     pub quiet: bool,
+    /// `SYCLGRAPH_MAX_UR_CALLS`: UR calls syclgraph follows on `ur.call.debug`
+    /// before it unsubscribes (0: no limit). While anyone listens there, the
+    /// runtime keeps a trace event per UR call (hundreds of bytes each).
+    pub max_ur_calls: u64,
     /// `SYCLGRAPH_FORCE_PROFILING`: turn device profiling on for every
     /// queue (`1`, default) or leave queues as the application made them (`0`).
     pub force_profiling: bool,
@@ -64,6 +68,7 @@ impl Config {
         let max_instances = number("SYCLGRAPH_MAX_INSTANCES", 5000, 0, 100_000_000) as usize;
         let queue_capacity = number("SYCLGRAPH_QUEUE_CAPACITY", 65536, 16, 1 << 26) as usize;
         let drain_timeout_ms = number("SYCLGRAPH_DRAIN_TIMEOUT_MS", 10_000, 0, 3_600_000);
+        let max_ur_calls = number("SYCLGRAPH_MAX_UR_CALLS", 100_000, 0, u64::MAX / 2);
         let mut flag = |name: &str, default: bool| -> bool {
             match lookup(name).as_deref().map(str::trim) {
                 None => default,
@@ -88,6 +93,7 @@ impl Config {
             device_timing,
             drain_timeout_ms,
             quiet,
+            max_ur_calls,
             force_profiling,
         }
     }
@@ -127,12 +133,14 @@ mod tests {
             ("SYCLGRAPH_MAX_INSTANCES", "lots"),
             ("SYCLGRAPH_DEVICE_TIMING", "maybe"),
             ("SYCLGRAPH_QUEUE_CAPACITY", "3"),
+            ("SYCLGRAPH_MAX_UR_CALLS", "-1"),
         ]);
-        assert_eq!(w.len(), 3, "{w:?}");
+        assert_eq!(w.len(), 4, "{w:?}");
         assert!(w[0].contains("SYCLGRAPH_MAX_INSTANCES"));
         assert_eq!(c.max_instances, 5000);
         assert!(c.device_timing);
         assert_eq!(c.queue_capacity, 65536);
+        assert_eq!(c.max_ur_calls, 100_000);
     }
 
     #[test]

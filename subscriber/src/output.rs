@@ -37,6 +37,8 @@ pub struct Losses {
     pub unknown_edge_end: u64,
     /// Queues whose device profiling syclgraph turned on.
     pub queues_forced: u64,
+    /// `Some(limit)` when syclgraph stopped following UR calls at the limit.
+    pub ur_call_limit: Option<u64>,
     /// True when device timing was wanted but no source could be loaded.
     pub timing_unavailable: bool,
 }
@@ -227,6 +229,11 @@ fn loss_lines(losses: &Losses) -> String {
         lines.push_str(&format!(
             "device profiling: turned on for {} queue(s) made without it (SYCLGRAPH_FORCE_PROFILING=0 turns this off)\n",
             losses.queues_forced
+        ));
+    }
+    if let Some(limit) = losses.ur_call_limit {
+        lines.push_str(&format!(
+            "UR calls: followed the first {limit} only (SYCLGRAPH_MAX_UR_CALLS bounds the runtime's memory); later direct-path USM commands are untimed, later depends_on-only edges are missing, queues made later are not forced to profile\n"
         ));
     }
     if losses.timing_unavailable {

@@ -65,6 +65,8 @@ pub struct Recorder {
     pub losses: Arc<LossCounters>,
     /// Turn device profiling on for every queue (`SYCLGRAPH_FORCE_PROFILING`).
     pub force_profiling: bool,
+    /// `SYCLGRAPH_MAX_UR_CALLS` (0: no limit).
+    pub max_ur_calls: u64,
     /// Event owners and held-back virtual nodes.
     deps: Dependencies,
     /// Queues made in order (`is_inorder` at queue_create).
@@ -88,6 +90,7 @@ impl Recorder {
         timestamps: TimingSlot,
         losses: Arc<LossCounters>,
         force_profiling: bool,
+        max_ur_calls: u64,
     ) -> Recorder {
         Recorder {
             xpti,
@@ -99,6 +102,7 @@ impl Recorder {
             state: AtomicU8::new(RUNNING),
             losses,
             force_profiling,
+            max_ur_calls,
             deps: Dependencies::default(),
             in_order_queues: DashSet::new(),
             last_on_queue: DashMap::new(),

@@ -97,6 +97,7 @@ pub fn start() -> Option<Recorder> {
         timestamps,
         losses,
         force_profiling,
+        config.max_ur_calls,
     ))
 }
 

@@ -18,7 +18,7 @@
 //! from our first `xptiTraceInit` when that is safe.
 
 use std::ffi::{c_void, CStr};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use ur_sys::{
     ur_enqueue_usm_fill_params_t, ur_enqueue_usm_memcpy_2d_params_t,
@@ -31,6 +31,26 @@ use crate::xpti::EventRef;
 
 /// Queues whose profiling flag syclgraph turned on.
 pub static QUEUES_FORCED: AtomicU64 = AtomicU64::new(0);
+
+/// UR calls seen on `ur.call.debug` (begin and end count once each).
+pub static UR_CALLS_SEEN: AtomicU64 = AtomicU64::new(0);
+
+/// Set (by [`on_ur_call`]) when `SYCLGRAPH_MAX_UR_CALLS` is reached; the
+/// collector then unsubscribes ([`unsubscribe`]), which it may do outside
+/// any callback.
+pub static UR_LIMIT_REACHED: AtomicBool = AtomicBool::new(false);
+
+/// The trace points syclgraph registers on `ur.call.debug`.
+pub const UR_TRACE_POINTS: [u16; 2] = [tp::FUNCTION_WITH_ARGS_BEGIN, tp::FUNCTION_WITH_ARGS_END];
+
+/// Stops following UR calls: from then on the runtime keeps no trace event
+/// per UR call for us. Forcing profiling on queues made later, direct-path
+/// USM timing and wait-list edges stop with it.
+pub fn unsubscribe(xpti: &crate::xpti::Xpti) {
+    for trace_type in UR_TRACE_POINTS {
+        xpti.unregister(c"ur.call.debug", trace_type, on_ur_call);
+    }
+}
 
 /// Properties handed to `urQueueCreate` calls that had none.
 struct StaticProperties(ur_queue_properties_t);
@@ -59,7 +79,12 @@ pub unsafe extern "C" fn on_ur_call(
     let Some(recorder) = crate::recorder() else {
         return;
     };
-    if user_data.is_null() {
+    if user_data.is_null() || UR_LIMIT_REACHED.load(Ordering::Relaxed) {
+        return;
+    }
+    let limit = recorder.max_ur_calls;
+    if limit != 0 && UR_CALLS_SEEN.fetch_add(1, Ordering::Relaxed) >= limit {
+        UR_LIMIT_REACHED.store(true, Ordering::Relaxed);
         return;
     }
     // SAFETY: see the function's contract.

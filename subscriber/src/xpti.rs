@@ -15,6 +15,7 @@ pub struct Xpti {
     _library: libloading::Library,
     register_stream: sys::XptiRegisterStreamFn,
     register_callback: sys::XptiRegisterCallbackFn,
+    unregister_callback: sys::XptiUnregisterCallbackFn,
     lookup_string: sys::XptiLookupStringFn,
     lookup_object: sys::XptiLookupObjectFn,
     query_metadata: sys::XptiQueryMetadataFn,
@@ -70,6 +71,7 @@ impl Xpti {
         Ok(Xpti {
             register_stream: get(&library, b"xptiRegisterStream\0")?,
             register_callback: get(&library, b"xptiRegisterCallback\0")?,
+            unregister_callback: get(&library, b"xptiUnregisterCallback\0")?,
             lookup_string: get(&library, b"xptiLookupString\0")?,
             lookup_object: get(&library, b"xptiLookupObject\0")?,
             query_metadata: get(&library, b"xptiQueryMetadata\0")?,
@@ -108,6 +110,21 @@ impl Xpti {
         }
         // SAFETY: non-null, NUL-terminated key from the runtime.
         Some((unsafe { c_str(key) }, value))
+    }
+
+    /// Removes a callback registered with [`Xpti::register`]. Never call it
+    /// from inside a callback (the framework may hold its callback lock).
+    pub fn unregister(
+        &self,
+        stream: &CStr,
+        trace_type: u16,
+        callback: sys::tracepoint_callback_api_t,
+    ) -> bool {
+        // SAFETY: as in `register`.
+        unsafe {
+            let id = (self.register_stream)(stream.as_ptr());
+            (self.unregister_callback)(id, trace_type, callback) == 0
+        }
     }
 
     /// Calls `visit(key, value)` for every metadata pair of `event`, values

@@ -109,3 +109,36 @@ fn queues_without_profiling_are_timed_and_the_application_cannot_tell() {
         traced.stderr()
     );
 }
+
+#[test]
+fn following_ur_calls_stops_at_the_limit_and_says_so() {
+    // The runtime keeps a trace event per UR call while anyone listens on
+    // ur.call.debug: SYCLGRAPH_MAX_UR_CALLS bounds that memory.
+    let traced = run_both(
+        "timing-ur-limit",
+        || {
+            let mut cmd = runtime_command(&program("timing"));
+            cmd.arg(N.to_string());
+            cmd
+        },
+        &[("SYCLGRAPH_MAX_UR_CALLS", "50")],
+    );
+    assert!(
+        traced
+            .stderr()
+            .contains("UR calls: followed the first 50 only"),
+        "{}",
+        traced.stderr()
+    );
+    // Kernels on the profiling queue are still timed exactly.
+    let measured = profiling_lines(&traced.stdout());
+    let rows = traced.csv("kernels.csv");
+    let found = rows_at(&rows, SRC, tag_line(SRC, "small_profiled"));
+    assert_eq!(found.len(), N);
+    for (i, row) in found.iter().enumerate() {
+        assert_eq!(
+            row["duration_ns"],
+            measured[&("small".to_owned(), i as u64)].to_string()
+        );
+    }
+}

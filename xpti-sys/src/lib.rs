@@ -205,6 +205,8 @@ pub type XptiRegisterCallbackFn = unsafe extern "C" fn(
     trace_type: u16,
     cb: tracepoint_callback_api_t,
 ) -> result_t;
+/// `xptiUnregisterCallback` (same signature as `xptiRegisterCallback`).
+pub type XptiUnregisterCallbackFn = XptiRegisterCallbackFn;
 /// `xptiLookupString`.
 pub type XptiLookupStringFn = unsafe extern "C" fn(id: string_id_t) -> *const c_char;
 /// `xptiLookupObject`.
