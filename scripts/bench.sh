@@ -5,6 +5,8 @@
 #                                    XPTI + empty subscriber, XPTI + syclgraph},
 #                                    round-robin, R rounds; median µs per task;
 #                                    ratio syclgraph/empty against the target
+#   scripts/bench.sh --memory        peak RSS of 1,000,000 tiny memcpys under each
+#                                    configuration; syclgraph - empty against 64 MiB
 #   scripts/bench.sh --callgrind     instructions per task of tiny 64-byte
 #                                    memcpys under valgrind --tool=callgrind,
 #                                    OpenCL CPU runtime objects left out;
@@ -65,6 +67,7 @@ log() { echo "bench: $*" >&2; }
 while (($#)); do
   case "$1" in
     --callgrind) mode=callgrind ;;
+    --memory) mode=memory ;;
     -r|--rounds) rounds="${2:?}"; shift ;;
     -w|--workloads) workloads="${2:?}"; shift ;;
     --quick) quick=1 ;;
@@ -260,8 +263,37 @@ callgrind_mode() {
   "$PY" "$REPORT" callgrind "$runs" "$n1" "$n2" "${cg_cmd[*]}"
 }
 
-if [[ "$mode" == callgrind ]]; then
-  callgrind_mode
-else
-  wall_mode
-fi
+# ---- memory ------------------------------------------------------------------
+# Peak RSS of 1,000,000 tiny memcpys under each configuration; the target is
+# syclgraph <= empty subscriber + 64 MiB.
+memory_mode() {
+  local n=1000000 config line kib
+  local -A peak=()
+  echo "$MACHINE" >&2
+  for config in "${CONFIGS[@]}"; do
+    log "memory $config: tiny_memcpy $n 1"
+    line="$(run_config "$config" "$PY" "$ROOT/bench/tools/maxrss.py" "$BIN/tiny_memcpy" "$n" 1)"
+    kib="$(sed -n 's/^maxrss_kib \([0-9]*\) exit 0$/\1/p' <<<"$line")"
+    [[ -n "$kib" ]] || die "memory $config failed: $line"
+    peak[$config]=$kib
+  done
+  echo
+  echo "$MACHINE"
+  echo "command: scripts/bench.sh --memory (tiny_memcpy $n 1, peak RSS)"
+  echo
+  printf '%-12s %12s\n' configuration "peak RSS MiB"
+  for config in "${CONFIGS[@]}"; do
+    awk -v c="$config" -v k="${peak[$config]}" 'BEGIN { printf "%-12s %12.1f\n", c, k / 1024 }'
+  done
+  local extra=$(((peak[syclgraph] - peak[empty]) / 1024))
+  local verdict=PASS
+  ((extra <= 64)) || verdict=FAIL
+  echo
+  echo "syclgraph - empty subscriber: +${extra} MiB for $n submissions (target <= +64 MiB)  $verdict"
+}
+
+case "$mode" in
+  callgrind) callgrind_mode ;;
+  memory) memory_mode ;;
+  *) wall_mode ;;
+esac
