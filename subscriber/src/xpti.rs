@@ -252,6 +252,17 @@ pub unsafe fn c_str<'a>(p: *const c_char) -> &'a str {
     unsafe { CStr::from_ptr(p) }.to_str().unwrap_or("")
 }
 
+/// Reads one field of the event behind an [`EventRef`] through its raw
+/// pointer. No reference to the whole struct is made: on DPC++ 2025.0 the
+/// runtime's event is 8 bytes shorter (no trailing `flags`, never read).
+macro_rules! read_field {
+    ($event:ident, $($field:tt)+) => {
+        // SAFETY: `ptr` is non-null and alive for the callback (see
+        // `EventRef::new`); the field exists in every supported layout.
+        unsafe { std::ptr::addr_of!((*$event.ptr).$($field)+).read() }
+    };
+}
+
 /// A borrowed XPTI event, valid during the callback that received it.
 #[derive(Clone, Copy)]
 pub struct EventRef<'a> {
@@ -288,51 +299,36 @@ impl<'a> EventRef<'a> {
         })
     }
 
-    /// Reads one field through the raw pointer. No reference to the whole
-    /// struct is made: on 2025.0 the runtime's event is 8 bytes shorter
-    /// (no trailing `flags`), which syclgraph never reads.
-    #[inline]
-    fn field<T: Copy>(&self, get: impl FnOnce(*const sys::trace_event_data_t) -> *const T) -> T {
-        // SAFETY: `ptr` is non-null and alive for 'a (see `new`); `get` only
-        // computes the address of a field present in every supported layout.
-        unsafe { get(self.ptr).read() }
-    }
-
     /// The event's unique_id.
     #[inline]
     pub fn unique_id(&self) -> u64 {
-        // SAFETY: a field address within the event (no dereference).
-        self.field(|e| unsafe { std::ptr::addr_of!((*e).unique_id) })
+        read_field!(self, unique_id)
     }
 
     /// The event's instance number: how many times its code location was
     /// submitted so far (1-based).
     #[inline]
     pub fn instance_id(&self) -> u64 {
-        // SAFETY: a field address within the event (no dereference).
-        self.field(|e| unsafe { std::ptr::addr_of!((*e).instance_id) })
+        read_field!(self, instance_id)
     }
 
     /// For edge events: the unique_id of the source node.
     #[inline]
     pub fn source_id(&self) -> u64 {
-        // SAFETY: a field address within the event (no dereference).
-        self.field(|e| unsafe { std::ptr::addr_of!((*e).source_id) })
+        read_field!(self, source_id)
     }
 
     /// For edge events: the unique_id of the target node.
     #[inline]
     pub fn target_id(&self) -> u64 {
-        // SAFETY: a field address within the event (no dereference).
-        self.field(|e| unsafe { std::ptr::addr_of!((*e).target_id) })
+        read_field!(self, target_id)
     }
 
     /// The payload's identity fields only (no string reads): cheap enough
     /// for every instance.
     #[inline]
     pub fn payload_key(&self) -> PayloadKey {
-        // SAFETY: a field address within the event (no dereference).
-        let p = self.field(|e| unsafe { std::ptr::addr_of!((*e).reserved.payload) });
+        let p = read_field!(self, reserved.payload);
         if p.is_null() {
             return PayloadKey::default();
         }
@@ -348,8 +344,7 @@ impl<'a> EventRef<'a> {
 
     /// The payload, read as text.
     pub fn payload(&self) -> Option<PayloadView<'a>> {
-        // SAFETY: a field address within the event (no dereference).
-        let p = self.field(|e| unsafe { std::ptr::addr_of!((*e).reserved.payload) });
+        let p = read_field!(self, reserved.payload);
         if p.is_null() {
             return None;
         }
