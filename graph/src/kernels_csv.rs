@@ -11,7 +11,7 @@ use std::io::{self, Write};
 
 use crate::instance::{Completed, Instance};
 use crate::model::TaskGraph;
-use crate::node::{Node, GLOBAL_SIZE_KEY, LOCAL_SIZE_KEY};
+use crate::node::{Node, GLOBAL_SIZE_KEY, LOCAL_SIZE_KEY, QUEUE_ID_KEY};
 
 /// The header of `kernels.csv`.
 pub const KERNEL_COLUMNS: [&str; 17] = [
@@ -53,7 +53,7 @@ pub fn kernel_row(node: &Node, instance: &Instance) -> Option<[String; 17]> {
         instance
             .queue
             .map(|q| q.to_string())
-            .or_else(|| node.queue_ids.first().cloned())
+            .or_else(|| node.metadata_value(QUEUE_ID_KEY).map(str::to_owned))
             .unwrap_or_default(),
         node.device.clone().unwrap_or_default(),
         opt(instance.thread),
@@ -115,7 +115,10 @@ impl<W: Write> KernelRowWriter<W> {
         number(w, Some(instance.instance))?;
         match queue {
             Some(q) => number(w, Some(q))?,
-            None => w.write_field(node.queue_ids.first().map_or("", String::as_str))?,
+            // The queue of the submission that defined the node (its
+            // metadata); `queue_ids` may list another queue first when that
+            // queue's records reached the graph before the definition.
+            None => w.write_field(node.metadata_value(QUEUE_ID_KEY).unwrap_or(""))?,
         }
         w.write_field(node.device.as_deref().unwrap_or(""))?;
         number(w, instance.thread.map(u64::from))?;
