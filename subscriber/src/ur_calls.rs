@@ -17,7 +17,7 @@
 //! which the runtime reads when it starts; [`enable_tracing_layer`] sets it
 //! from our first `xptiTraceInit` when that is safe.
 
-use std::ffi::{c_void, CStr};
+use std::ffi::{c_char, c_void};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use ur_sys::{
@@ -243,93 +243,98 @@ pub enum LayerState {
 /// Makes sure `UR_ENABLE_LAYERS` names `UR_LAYER_TRACING` before the runtime
 /// initialises Unified Runtime.
 ///
-/// Changing the environment while other threads may read it is unsafe in
-/// general, so it is only changed when no other thread can be hurt:
-/// - the process has a single thread (we are on it); or
-/// - the variable is absent and `environ` is still the array the kernel
-///   gave the process (on the main thread's stack). Then glibc's `setenv`
-///   builds a new, complete array, publishes it with one pointer store and
-///   frees nothing: a thread reading the environment meanwhile sees the old
-///   array or the new one, both valid. (A process that already added a
-///   variable with setenv/putenv has a heap array that the next addition may
-///   free under a reader: there we don't touch it.)
-///
-/// Otherwise the user is told how to set the variable.
+/// `setenv` is unsafe while other threads may read the environment: it can
+/// free the array a concurrent `getenv` is walking. So syclgraph never calls
+/// it. It builds a new, complete `environ` array (the old entries, the
+/// variable added or replaced), and publishes it with one aligned pointer
+/// store, freeing nothing: a thread reading the environment meanwhile sees
+/// the old array or the new one, both valid for the life of the process
+/// (the few hundred bytes are leaked on purpose). A later `setenv` by the
+/// application copies our array into one of its own and frees nothing of
+/// ours either. What this cannot exclude is another thread calling `setenv`
+/// in the same instant (glibc's lock is internal): one of the two additions
+/// could be lost. At runtime start-up that window is a few instructions.
 pub fn enable_tracing_layer() -> LayerState {
-    const NAME: &CStr = c"UR_ENABLE_LAYERS";
+    const NAME: &str = "UR_ENABLE_LAYERS";
     const LAYER: &str = "UR_LAYER_TRACING";
-    let current = std::env::var_os("UR_ENABLE_LAYERS");
-    let current = current.as_ref().map(|v| v.to_string_lossy().into_owned());
+    let current = std::env::var_os(NAME).map(|v| v.to_string_lossy().into_owned());
     if let Some(current) = &current {
         if current.split([';', ',', ' ']).any(|l| l == LAYER) {
             return LayerState::AlreadyOn;
         }
     }
-    let threads = thread_count();
-    let single_thread = threads == Some(1);
-    if !single_thread && (current.is_some() || !environ_is_initial()) {
-        return LayerState::Off(format!(
-            "{} threads were running when syclgraph started and the environment was \
-             already changed, so syclgraph did not change it; set \
-             UR_ENABLE_LAYERS=UR_LAYER_TRACING for forced profiling, direct USM timing \
-             and depends_on edges",
-            threads.map_or("several".to_owned(), |n| n.to_string())
-        ));
-    }
     let value = match &current {
         Some(current) if !current.is_empty() => format!("{current};{LAYER}"),
         _ => LAYER.to_owned(),
     };
-    let Ok(value) = std::ffi::CString::new(value) else {
+    let Ok(entry) = std::ffi::CString::new(format!("{NAME}={value}")) else {
         return LayerState::Off("UR_ENABLE_LAYERS holds a NUL byte".into());
     };
-    // SAFETY: either this process has exactly one thread (we are on it), or
-    // the variable is new and `environ` is the kernel's original array, which
-    // glibc's setenv copies into a new array without freeing it (see above).
-    let rc = unsafe { libc::setenv(NAME.as_ptr(), value.as_ptr(), 1) };
-    if rc == 0 {
+    publish_environ_entry(NAME, entry);
+    if std::env::var(NAME).is_ok_and(|v| v == value) {
         LayerState::TurnedOn
     } else {
-        LayerState::Off("setenv failed".into())
+        LayerState::Off(
+            "the environment could not be changed; set UR_ENABLE_LAYERS=UR_LAYER_TRACING for \
+             forced profiling, direct USM timing and depends_on edges"
+                .into(),
+        )
     }
 }
 
 extern "C" {
-    /// The process environment (POSIX).
-    static environ: *const *const std::ffi::c_char;
+    /// The process environment (POSIX): a null-terminated array of
+    /// `NAME=value` strings.
+    static mut environ: *const *const c_char;
 }
 
-/// True when `environ` still points into the main thread's stack, where the
-/// kernel put the initial environment: no setenv/putenv has replaced it.
-fn environ_is_initial() -> bool {
-    // SAFETY: reading the pointer value only (an aligned word).
-    let addr = unsafe { std::ptr::addr_of!(environ).read_volatile() } as usize;
-    let Ok(maps) = std::fs::read_to_string("/proc/self/maps") else {
-        return false;
-    };
-    maps.lines()
-        .filter(|l| l.ends_with("[stack]"))
-        .filter_map(|l| l.split_whitespace().next()?.split_once('-'))
-        .filter_map(|(a, b)| {
-            Some((
-                usize::from_str_radix(a, 16).ok()?,
-                usize::from_str_radix(b, 16).ok()?,
-            ))
-        })
-        .any(|(start, end)| (start..end).contains(&addr))
-}
-
-/// Threads of this process, from /proc/self/task.
-fn thread_count() -> Option<usize> {
-    std::fs::read_dir("/proc/self/task").ok().map(|d| d.count())
+/// Publishes a new `environ` holding every entry of the current one except
+/// `name`'s, plus `entry`; frees nothing (see [`enable_tracing_layer`]).
+fn publish_environ_entry(name: &str, entry: std::ffi::CString) {
+    let prefix = format!("{name}=");
+    // SAFETY: `environ` is a valid null-terminated array of C strings that
+    // the C library never frees while we read it (we only ever replace it
+    // by arrays we leak); reading the pointer is one aligned load.
+    let old = unsafe { std::ptr::addr_of!(environ).read_volatile() };
+    let mut entries: Vec<*const c_char> = Vec::new();
+    if !old.is_null() {
+        let mut i = 0;
+        loop {
+            // SAFETY: within the array, up to and including its terminator.
+            let p = unsafe { *old.add(i) };
+            if p.is_null() {
+                break;
+            }
+            // SAFETY: each entry is a NUL-terminated string owned by the C library.
+            let text = unsafe { std::ffi::CStr::from_ptr(p) };
+            if !text.to_bytes().starts_with(prefix.as_bytes()) {
+                entries.push(p);
+            }
+            i += 1;
+        }
+    }
+    entries.push(entry.into_raw());
+    entries.push(std::ptr::null());
+    let array: &'static mut [*const c_char] = Box::leak(entries.into_boxed_slice());
+    // SAFETY: one aligned pointer store publishing a complete, leaked array.
+    unsafe { std::ptr::addr_of_mut!(environ).write_volatile(array.as_ptr()) };
 }
 
 #[cfg(test)]
 mod tests {
     #[test]
-    fn a_fresh_test_process_still_has_the_kernels_environment() {
-        // The test harness does not call setenv; if this fails, the check
-        // reads /proc/self/maps wrong and would never allow the change.
-        assert!(super::environ_is_initial());
+    fn a_published_entry_is_seen_and_the_other_entries_stay() {
+        let before = std::env::vars_os().count();
+        super::publish_environ_entry(
+            "SYCLGRAPH_TEST_ENTRY",
+            std::ffi::CString::new("SYCLGRAPH_TEST_ENTRY=one").unwrap(),
+        );
+        assert_eq!(std::env::var("SYCLGRAPH_TEST_ENTRY").unwrap(), "one");
+        super::publish_environ_entry(
+            "SYCLGRAPH_TEST_ENTRY",
+            std::ffi::CString::new("SYCLGRAPH_TEST_ENTRY=two").unwrap(),
+        );
+        assert_eq!(std::env::var("SYCLGRAPH_TEST_ENTRY").unwrap(), "two");
+        assert_eq!(std::env::vars_os().count(), before + 1);
     }
 }
