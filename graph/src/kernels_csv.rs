@@ -34,42 +34,6 @@ pub const KERNEL_COLUMNS: [&str; 17] = [
     "source_line",
 ];
 
-/// Text of an optional value; empty when unknown.
-fn opt<T: ToString>(v: Option<T>) -> String {
-    v.map(|v| v.to_string()).unwrap_or_default()
-}
-
-/// The row of one instance of a device command, or `None` for other kinds.
-pub fn kernel_row(node: &Node, instance: &Instance) -> Option<[String; 17]> {
-    if !node.kind.is_device_command() {
-        return None;
-    }
-    let span = instance.device_span();
-    Some([
-        node.operation.clone(),
-        node.kind.as_str().to_string(),
-        opt(node.uid),
-        instance.instance.to_string(),
-        instance
-            .queue
-            .map(|q| q.to_string())
-            .or_else(|| node.metadata_value(QUEUE_ID_KEY).map(str::to_owned))
-            .unwrap_or_default(),
-        node.device.clone().unwrap_or_default(),
-        opt(instance.thread),
-        opt(instance.submit_ns),
-        opt(span.map(|(s, _)| s)),
-        opt(span.map(|(_, e)| e)),
-        opt(instance.device_ns()),
-        instance.timing().as_str().to_string(),
-        opt(node.metadata_value(GLOBAL_SIZE_KEY)),
-        opt(node.metadata_value(LOCAL_SIZE_KEY)),
-        opt(node.bytes()),
-        node.source_file.clone().unwrap_or_default(),
-        opt(node.source_line),
-    ])
-}
-
 /// Streams `kernels.csv` rows to any writer: the header on creation, then one
 /// row per finalised device command instance.
 pub struct KernelRowWriter<W: Write> {
@@ -96,7 +60,7 @@ impl<W: Write> KernelRowWriter<W> {
 
     /// Write the row of one instance of `node`; `Ok(false)` when `node` is
     /// not a device command and nothing was written. Writes field by field,
-    /// without building the row's strings ([`kernel_row`] gives the same text).
+    /// without building the row's strings.
     pub fn write_instance(&mut self, node: &Node, instance: &Instance) -> io::Result<bool> {
         if !node.kind.is_device_command() {
             return Ok(false);

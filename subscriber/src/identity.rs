@@ -177,16 +177,6 @@ impl NodeTable {
     pub fn submission(&self, uid: u64) -> Option<Binding> {
         self.live.get(&uid).map(|v| *v)
     }
-
-    /// How many distinct nodes were seen.
-    pub fn len(&self) -> u32 {
-        self.next.load(Ordering::Relaxed)
-    }
-
-    /// True when no node was seen.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
 }
 
 /// The event address of a `virtual_node[<hex>]` name.

@@ -44,13 +44,4 @@ impl TimingSlot {
             Some(None) => Timing::Unavailable,
         }
     }
-
-    /// The source, if loaded.
-    #[inline]
-    pub fn source(&self) -> Option<&Arc<dyn TimestampSource>> {
-        match self.state() {
-            Timing::Ready(source) => Some(source),
-            _ => None,
-        }
-    }
 }

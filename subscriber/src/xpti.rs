@@ -88,11 +88,33 @@ impl Xpti {
         trace_type: u16,
         callback: sys::tracepoint_callback_api_t,
     ) -> bool {
+        self.set_callback(self.register_callback, stream, trace_type, callback)
+    }
+
+    /// Removes a callback registered with [`Xpti::register`]. Never call it
+    /// from inside a callback (the framework may hold its callback lock).
+    pub fn unregister(
+        &self,
+        stream: &CStr,
+        trace_type: u16,
+        callback: sys::tracepoint_callback_api_t,
+    ) -> bool {
+        self.set_callback(self.unregister_callback, stream, trace_type, callback)
+    }
+
+    /// Calls `xptiRegisterCallback` or `xptiUnregisterCallback` (`change`).
+    fn set_callback(
+        &self,
+        change: sys::XptiRegisterCallbackFn,
+        stream: &CStr,
+        trace_type: u16,
+        callback: sys::tracepoint_callback_api_t,
+    ) -> bool {
         // SAFETY: `stream` is a valid C string; the callback has the
         // signature the framework expects and lives as long as the library.
         unsafe {
             let id = (self.register_stream)(stream.as_ptr());
-            (self.register_callback)(id, trace_type, callback) == 0
+            change(id, trace_type, callback) == 0
         }
     }
 
@@ -110,21 +132,6 @@ impl Xpti {
         }
         // SAFETY: non-null, NUL-terminated key from the runtime.
         Some((unsafe { c_str(key) }, value))
-    }
-
-    /// Removes a callback registered with [`Xpti::register`]. Never call it
-    /// from inside a callback (the framework may hold its callback lock).
-    pub fn unregister(
-        &self,
-        stream: &CStr,
-        trace_type: u16,
-        callback: sys::tracepoint_callback_api_t,
-    ) -> bool {
-        // SAFETY: as in `register`.
-        unsafe {
-            let id = (self.register_stream)(stream.as_ptr());
-            (self.unregister_callback)(id, trace_type, callback) == 0
-        }
     }
 
     /// Calls `visit(key, value)` for every metadata pair of `event`, values
@@ -281,10 +288,6 @@ pub struct PayloadView<'a> {
     pub line: u32,
     /// Column, 0 when unknown.
     pub column: u32,
-    /// Address of the name string: equal addresses mean equal names.
-    pub name_ptr: usize,
-    /// Address of the file string.
-    pub file_ptr: usize,
 }
 
 impl<'a> EventRef<'a> {
@@ -359,8 +362,6 @@ impl<'a> EventRef<'a> {
             source_file: file,
             line: known(p.line_no),
             column: known(p.column_no),
-            name_ptr: p.name as usize,
-            file_ptr: p.source_file as usize,
         })
     }
 }
