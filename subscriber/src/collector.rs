@@ -143,7 +143,7 @@ impl Collector {
     /// publishes it to the callbacks.
     fn load_timestamps(&mut self) {
         if self.config.device_timing {
-            match crate::shutdown::load_timestamps() {
+            match load_timestamp_source() {
                 Ok(source) => self.timestamps = Some(source),
                 Err(e) => warn(format_args!("no device timestamps: {e}")),
             }
@@ -252,6 +252,20 @@ impl Collector {
     }
 }
 
+/// Unified Runtime for every backend, with Level Zero read directly where
+/// its loader is present.
+fn load_timestamp_source() -> Result<Arc<dyn TimestampSource>, String> {
+    let ur = ze_bridge::ur::UnifiedRuntime::load().map_err(|e| e.to_string())?;
+    let mut source = ze_bridge::ur_source::UrTimestampSource::new(Arc::new(ur));
+    if let Ok(level_zero) = ze_bridge::level_zero::LevelZero::load() {
+        source = source.with_level_zero(Arc::new(level_zero));
+    }
+    Ok(Arc::new(source))
+}
+
+/// Creates the output directory and claims it for this process. When a
+/// live syclgraph process (a parent that exec'd us, another rank) already
+/// writes there, this process writes into `<dir>/pid-<pid>/` instead.
 fn device_times(done: &Pending, readout: Readout) -> DeviceTimes {
     let (status, start_ns, end_ns) = match readout {
         Readout::Times { start_ns, end_ns } => (TimingStatus::Ok, start_ns, end_ns),

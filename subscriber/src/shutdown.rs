@@ -14,8 +14,6 @@ use std::sync::mpsc::{sync_channel, SyncSender};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use ze_bridge::TimestampSource;
-
 use crate::callbacks::{on_sycl, TRACE_POINTS};
 use crate::collector::{Collector, Message};
 use crate::config::Config;
@@ -101,20 +99,6 @@ pub fn start() -> Option<Recorder> {
     ))
 }
 
-/// Unified Runtime for every backend, with Level Zero read directly where
-/// its loader is present.
-pub fn load_timestamps() -> Result<Arc<dyn TimestampSource>, String> {
-    let ur = ze_bridge::ur::UnifiedRuntime::load().map_err(|e| e.to_string())?;
-    let mut source = ze_bridge::ur_source::UrTimestampSource::new(Arc::new(ur));
-    if let Ok(level_zero) = ze_bridge::level_zero::LevelZero::load() {
-        source = source.with_level_zero(Arc::new(level_zero));
-    }
-    Ok(Arc::new(source))
-}
-
-/// Creates the output directory and claims it for this process. When a
-/// live syclgraph process (a parent that exec'd us, another rank) already
-/// writes there, this process writes into `<dir>/pid-<pid>/` instead.
 fn prepare_output_dir(config: &mut Config) -> std::io::Result<()> {
     std::fs::create_dir_all(&config.output_dir)?;
     let pid = std::process::id();
