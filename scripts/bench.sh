@@ -118,7 +118,8 @@ if ((build)); then
   mkdir -p "$BIN"
   for src in "$ROOT"/bench/programs/*.cpp; do
     name="$(basename "$src" .cpp)"
-    if [[ ! -x "$BIN/$name" || "$src" -nt "$BIN/$name" || "$ROOT/bench/programs/common.hpp" -nt "$BIN/$name" ]]; then
+    if [[ ! -x "$BIN/$name" || "$src" -nt "$BIN/$name" || "$ROOT/bench/programs/common.hpp" -nt "$BIN/$name" ||
+      "$ROOT/tests/programs/common.hpp" -nt "$BIN/$name" ]]; then
       log "g++ bench/programs/$name.cpp -> build/bench/$name"
       # Like scripts/build-programs.sh (host-only SYCL; OpenCL C kernels through
       # interop), but -O2 and C++20 (std::barrier). No -DNDEBUG: the runtime then

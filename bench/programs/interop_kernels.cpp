@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "../../tests/programs/common.hpp"  // progs::build_cl_kernels
 
 namespace {
 
@@ -29,33 +30,8 @@ __kernel void axpb(__global float *x, float a, float b) {
 }
 )CL";
 
-void cl_check(cl_int err, const char *what) {
-  if (err != CL_SUCCESS) {
-    std::fprintf(stderr, "OpenCL error %d in %s\n", err, what);
-    std::exit(2);
-  }
-}
-
 sycl::kernel build_kernel(const sycl::queue &q) {
-  if (q.get_backend() != sycl::backend::opencl) {
-    std::fprintf(stderr, "queue is not on the OpenCL backend\n");
-    std::exit(2);
-  }
-  sycl::context ctx = q.get_context();
-  cl_context cl_ctx = sycl::get_native<sycl::backend::opencl>(ctx);
-  cl_device_id cl_dev = sycl::get_native<sycl::backend::opencl>(q.get_device());
-  cl_int err = CL_SUCCESS;
-  cl_program prog = clCreateProgramWithSource(cl_ctx, 1, &kSource, nullptr, &err);
-  cl_check(err, "clCreateProgramWithSource");
-  cl_check(clBuildProgram(prog, 1, &cl_dev, "", nullptr, nullptr), "clBuildProgram");
-  cl_kernel k = clCreateKernel(prog, "axpb", &err);
-  cl_check(err, "clCreateKernel");
-  sycl::kernel out = sycl::make_kernel<sycl::backend::opencl>(k, ctx);
-  clReleaseKernel(k);
-  clReleaseProgram(prog);
-  clReleaseDevice(cl_dev);
-  clReleaseContext(cl_ctx);
-  return out;
+  return progs::build_cl_kernels(q, kSource, {"axpb"}).at("axpb");
 }
 
 }  // namespace
