@@ -15,7 +15,7 @@ use std::sync::Arc;
 use dashmap::DashMap;
 use syclgraph_graph::record::{EdgeId, NodeId, StrId};
 
-use crate::xpti::{EventRef, PayloadKey};
+use crate::xpti::{is_known_file, EventRef, PayloadKey};
 
 /// What [`NodeTable::resolve`] found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -139,7 +139,7 @@ impl NodeTable {
         };
         let flags = NodeFlags {
             virtual_event: virtual_event(name),
-            unknown_location: file.is_empty() || file == "<unknown-file>",
+            unknown_location: !is_known_file(file),
             first_queue,
         };
         let mut new = false;

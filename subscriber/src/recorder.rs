@@ -23,7 +23,7 @@ use crate::dependencies::{self, Dependencies};
 use crate::identity::{Binding, EdgeOrigin, EdgeTable, Interner, NodeFlags, NodeTable, Resolved};
 use crate::thread_number;
 use crate::timing_slot::{Timing, TimingSlot};
-use crate::xpti::{EventRef, Xpti};
+use crate::xpti::{is_known_file, EventRef, Xpti};
 
 /// The recorder is taking events.
 pub const RUNNING: u8 = 0;
@@ -161,7 +161,6 @@ impl Recorder {
     #[cold]
     fn define_node(&self, id: NodeId, event: EventRef<'_>, kind_hint: &str) {
         let payload = event.payload();
-        let known_file = |f: &str| !f.is_empty() && f != "<unknown-file>";
         let mut metadata = self.metadata(event);
         if !metadata.iter().any(|(k, _)| k == "queue_id") {
             if let Some(("queue_id", queue)) = self.xpti.stashed_tuple() {
@@ -174,7 +173,7 @@ impl Recorder {
             kind_hint: kind_hint.to_owned(),
             name: payload.map(|p| p.name.to_owned()).unwrap_or_default(),
             source_file: payload
-                .filter(|p| known_file(p.source_file))
+                .filter(|p| is_known_file(p.source_file))
                 .map(|p| p.source_file.to_owned()),
             source_line: payload.map(|p| p.line).filter(|&l| l != 0),
             source_column: payload.map(|p| p.column).filter(|&c| c != 0),
@@ -212,7 +211,9 @@ impl Recorder {
             return;
         }
         if let Some((node, instance)) = dependencies::open_task() {
-            if self.nodes.flags(event).unknown_location {
+            // Decided from the payload itself: looking the command up in the
+            // node table would give it an id that is then never defined.
+            if !event.has_source_file() {
                 // A scheduler command made inside a user submission's task
                 // (a memcpy's `copy usm`): one user operation, one node.
                 let flags = NodeFlags::default();

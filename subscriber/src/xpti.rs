@@ -270,6 +270,12 @@ macro_rules! read_field {
     };
 }
 
+/// True when the runtime gave a real source file (it writes "" or
+/// `<unknown-file>` for commands it made itself).
+pub fn is_known_file(file: &str) -> bool {
+    !file.is_empty() && file != "<unknown-file>"
+}
+
 /// A borrowed XPTI event, valid during the callback that received it.
 #[derive(Clone, Copy)]
 pub struct EventRef<'a> {
@@ -343,6 +349,12 @@ impl<'a> EventRef<'a> {
             line: p.line_no,
             column: p.column_no,
         }
+    }
+
+    /// True when the payload names a user source file (not a command the
+    /// runtime made itself).
+    pub fn has_source_file(&self) -> bool {
+        self.payload().is_some_and(|p| is_known_file(p.source_file))
     }
 
     /// The payload, read as text.

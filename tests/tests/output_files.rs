@@ -25,6 +25,10 @@ fn graph_dot_has_the_documented_attributes() {
             "{attrs:?}"
         );
         assert!(!attrs.contains_key("name"));
+        assert!(
+            !attrs.contains_key("defined"),
+            "{id} was never defined: {attrs:?}"
+        );
     }
     for (a, b, attrs) in &graph.edges {
         for key in ["kind", "count", "label"] {
