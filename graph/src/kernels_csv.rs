@@ -9,9 +9,12 @@
 
 use std::io::{self, Write};
 
+use rustc_hash::FxHashMap;
+
 use crate::instance::{Completed, Instance};
 use crate::model::TaskGraph;
 use crate::node::{Node, GLOBAL_SIZE_KEY, LOCAL_SIZE_KEY, QUEUE_ID_KEY};
+use crate::record::NodeId;
 
 /// The header of `kernels.csv`.
 pub const KERNEL_COLUMNS: [&str; 17] = [
@@ -34,19 +37,130 @@ pub const KERNEL_COLUMNS: [&str; 17] = [
     "source_line",
 ];
 
+/// Buffered rows are handed to the underlying writer once they reach this
+/// many bytes (the csv crate's default buffer size).
+const BUFFER_BYTES: usize = 8 * 1024;
+
+/// Appends `field` as the csv crate writes it with its defaults
+/// (`QuoteStyle::Necessary`, `,` delimiter, `\n` terminator): quoted, with
+/// `"` doubled, when it holds a `,`, `"`, `\r` or `\n`; as it is otherwise
+/// (an empty field too: a row has more than one field).
+fn push_field(out: &mut Vec<u8>, field: &str) {
+    let bytes = field.as_bytes();
+    if !bytes
+        .iter()
+        .any(|&b| matches!(b, b',' | b'"' | b'\r' | b'\n'))
+    {
+        out.extend_from_slice(bytes);
+        return;
+    }
+    out.push(b'"');
+    for part in bytes.split_inclusive(|&b| b == b'"') {
+        out.extend_from_slice(part);
+        if part.last() == Some(&b'"') {
+            out.push(b'"');
+        }
+    }
+    out.push(b'"');
+}
+
+/// Appends a number, or nothing for `None` (an empty field).
+fn push_number(out: &mut Vec<u8>, num: &mut itoa::Buffer, value: Option<u64>) {
+    if let Some(v) = value {
+        out.extend_from_slice(num.format(v).as_bytes());
+    }
+}
+
+/// The columns of a node's rows that are the same for all its instances,
+/// escaped once: `text` holds, back to back, `name,kind,node_uid,` (up to
+/// `head`), the metadata queue id (up to `queue`), `,device,` (up to
+/// `device`) and `,global_size,local_size,bytes,source_file,source_line\n`.
+struct NodeText {
+    /// The [`Node::revision`] the text was made from.
+    revision: u64,
+    text: Vec<u8>,
+    head: usize,
+    queue: usize,
+    device: usize,
+}
+
+impl NodeText {
+    fn new(node: &Node) -> NodeText {
+        let mut text = Vec::with_capacity(128);
+        let mut num = itoa::Buffer::new();
+        push_field(&mut text, &node.operation);
+        text.push(b',');
+        push_field(&mut text, node.kind.as_str());
+        text.push(b',');
+        push_number(&mut text, &mut num, node.uid);
+        text.push(b',');
+        let head = text.len();
+        // The queue of the submission that defined the node (its metadata),
+        // for instances without their own; `queue_ids` may list another
+        // queue first when that queue's records reached the graph before
+        // the definition.
+        push_field(&mut text, node.metadata_value(QUEUE_ID_KEY).unwrap_or(""));
+        let queue = text.len();
+        text.push(b',');
+        push_field(&mut text, node.device.as_deref().unwrap_or(""));
+        text.push(b',');
+        let device = text.len();
+        for value in [
+            node.metadata_value(GLOBAL_SIZE_KEY),
+            node.metadata_value(LOCAL_SIZE_KEY),
+            node.bytes(),
+            node.source_file.as_deref(),
+        ] {
+            text.push(b',');
+            push_field(&mut text, value.unwrap_or(""));
+        }
+        text.push(b',');
+        push_number(&mut text, &mut num, node.source_line.map(u64::from));
+        text.push(b'\n');
+        NodeText {
+            revision: node.revision(),
+            text,
+            head,
+            queue,
+            device,
+        }
+    }
+}
+
 /// Streams `kernels.csv` rows to any writer: the header on creation, then one
 /// row per finalised device command instance.
+///
+/// Rows are written as the csv crate writes them (see [`push_field`]'s
+/// rules), byte for byte. The columns a node's instances share are escaped
+/// once per node and [`Node::revision`]; per row only the numbers are
+/// formatted. Rows are buffered and handed to the underlying writer whole,
+/// in chunks of about 8 KiB, on [`flush`](KernelRowWriter::flush) and when
+/// the writer is dropped.
 pub struct KernelRowWriter<W: Write> {
-    csv: csv::Writer<W>,
+    /// `None` once [`into_inner`](KernelRowWriter::into_inner) took it.
+    inner: Option<W>,
+    buf: Vec<u8>,
     rows: u64,
+    nodes: FxHashMap<NodeId, NodeText>,
 }
 
 impl<W: Write> KernelRowWriter<W> {
     /// Start a `kernels.csv` on `w` (writes the header).
     pub fn new(w: W) -> io::Result<KernelRowWriter<W>> {
-        let mut csv = csv::WriterBuilder::new().has_headers(false).from_writer(w);
-        csv.write_record(KERNEL_COLUMNS)?;
-        Ok(KernelRowWriter { csv, rows: 0 })
+        let mut buf = Vec::with_capacity(2 * BUFFER_BYTES);
+        for (i, column) in KERNEL_COLUMNS.iter().enumerate() {
+            if i > 0 {
+                buf.push(b',');
+            }
+            push_field(&mut buf, column);
+        }
+        buf.push(b'\n');
+        Ok(KernelRowWriter {
+            inner: Some(w),
+            buf,
+            rows: 0,
+            nodes: FxHashMap::default(),
+        })
     }
 
     /// Write the row of a finalised instance; `Ok(false)` when its node is not
@@ -59,51 +173,74 @@ impl<W: Write> KernelRowWriter<W> {
     }
 
     /// Write the row of one instance of `node`; `Ok(false)` when `node` is
-    /// not a device command and nothing was written. Writes field by field,
-    /// without building the row's strings.
+    /// not a device command and nothing was written. The node's shared
+    /// columns come from the text cached for its id and
+    /// [`Node::revision`].
     pub fn write_instance(&mut self, node: &Node, instance: &Instance) -> io::Result<bool> {
         if !node.kind.is_device_command() {
             return Ok(false);
         }
-        let span = instance.device_span();
-        let queue = instance.queue;
-        let w = &mut self.csv;
-        let mut num = itoa::Buffer::new();
-        let mut number = |w: &mut csv::Writer<W>, v: Option<u64>| match v {
-            Some(v) => w.write_field(num.format(v)),
-            None => w.write_field(""),
-        };
-        w.write_field(&node.operation)?;
-        w.write_field(node.kind.as_str())?;
-        number(w, node.uid)?;
-        number(w, Some(instance.instance))?;
-        match queue {
-            Some(q) => number(w, Some(q))?,
-            // The queue of the submission that defined the node (its
-            // metadata); `queue_ids` may list another queue first when that
-            // queue's records reached the graph before the definition.
-            None => w.write_field(node.metadata_value(QUEUE_ID_KEY).unwrap_or(""))?,
+        let cached = self
+            .nodes
+            .entry(node.id)
+            .or_insert_with(|| NodeText::new(node));
+        if cached.revision != node.revision() {
+            *cached = NodeText::new(node);
         }
-        w.write_field(node.device.as_deref().unwrap_or(""))?;
-        number(w, instance.thread.map(u64::from))?;
-        number(w, instance.submit_ns)?;
-        number(w, span.map(|(s, _)| s))?;
-        number(w, span.map(|(_, e)| e))?;
-        number(w, instance.device_ns())?;
-        w.write_field(instance.timing().as_str())?;
-        w.write_field(node.metadata_value(GLOBAL_SIZE_KEY).unwrap_or(""))?;
-        w.write_field(node.metadata_value(LOCAL_SIZE_KEY).unwrap_or(""))?;
-        w.write_field(node.bytes().unwrap_or(""))?;
-        w.write_field(node.source_file.as_deref().unwrap_or(""))?;
-        number(w, node.source_line.map(u64::from))?;
-        w.write_record(None::<&[u8]>)?;
+        let NodeText {
+            text,
+            head,
+            queue,
+            device,
+            ..
+        } = cached;
+        let out = &mut self.buf;
+        let mut num = itoa::Buffer::new();
+        let span = instance.device_span();
+        out.extend_from_slice(&text[..*head]);
+        push_number(out, &mut num, Some(instance.instance));
+        out.push(b',');
+        match instance.queue {
+            Some(q) => push_number(out, &mut num, Some(q)),
+            None => out.extend_from_slice(&text[*head..*queue]),
+        }
+        out.extend_from_slice(&text[*queue..*device]);
+        for value in [
+            instance.thread.map(u64::from),
+            instance.submit_ns,
+            span.map(|(s, _)| s),
+            span.map(|(_, e)| e),
+            instance.device_ns(),
+        ] {
+            push_number(out, &mut num, value);
+            out.push(b',');
+        }
+        out.extend_from_slice(instance.timing().as_str().as_bytes());
+        out.extend_from_slice(&text[*device..]);
         self.rows += 1;
+        if self.buf.len() >= BUFFER_BYTES {
+            self.write_buffer()?;
+        }
         Ok(true)
     }
 
-    /// The underlying writer (rows may still sit in the CSV buffer).
+    /// Hand the buffered rows to the underlying writer.
+    fn write_buffer(&mut self) -> io::Result<()> {
+        if let Some(w) = &mut self.inner {
+            if !self.buf.is_empty() {
+                // Kept on error, as the csv crate keeps its buffer.
+                w.write_all(&self.buf)?;
+                self.buf.clear();
+            }
+        }
+        Ok(())
+    }
+
+    /// The underlying writer (rows may still sit in the row buffer).
     pub fn get_ref(&self) -> &W {
-        self.csv.get_ref()
+        self.inner
+            .as_ref()
+            .expect("the writer is only taken by into_inner")
     }
 
     /// Rows written so far (not counting the header).
@@ -113,12 +250,25 @@ impl<W: Write> KernelRowWriter<W> {
 
     /// Flush buffered rows to the underlying writer.
     pub fn flush(&mut self) -> io::Result<()> {
-        self.csv.flush()
+        self.write_buffer()?;
+        match &mut self.inner {
+            Some(w) => w.flush(),
+            None => Ok(()),
+        }
     }
 
     /// Flush and give the underlying writer back.
-    pub fn into_inner(self) -> io::Result<W> {
-        self.csv.into_inner().map_err(|e| e.into_error())
+    pub fn into_inner(mut self) -> io::Result<W> {
+        self.flush()?;
+        Ok(self.inner.take().expect("the writer is only taken here"))
+    }
+}
+
+impl<W: Write> Drop for KernelRowWriter<W> {
+    /// Flushes what is buffered (errors are ignored), as the csv crate's
+    /// writer does when dropped.
+    fn drop(&mut self) {
+        let _ = self.flush();
     }
 }
 

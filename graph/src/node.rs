@@ -1,6 +1,8 @@
 //! One distinct command of the task graph: [`Node`], what the runtime said
 //! about it, and the exact aggregates of its instances ([`NodeTimes`]).
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use crate::instance::Instance;
 use crate::kind::{classify, NodeKind};
 use crate::record::{Metadata, NodeId, NodeInfo};
@@ -19,6 +21,29 @@ pub const LOCAL_SIZE_KEY: &str = "local_size";
 
 /// What the runtime calls an unknown source file.
 const UNKNOWN_FILE: &str = "<unknown-file>";
+
+/// The next [`Node::revision`]; shared by every graph in the process, so a
+/// revision never stands for two different node texts.
+static NEXT_REVISION: AtomicU64 = AtomicU64::new(1);
+
+/// A node's revision number. It is not part of the node's value: two nodes
+/// that differ only in their revision are equal.
+#[derive(Clone, Copy, Debug)]
+struct Revision(u64);
+
+impl Revision {
+    fn next() -> Revision {
+        Revision(NEXT_REVISION.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+impl PartialEq for Revision {
+    fn eq(&self, _: &Revision) -> bool {
+        true
+    }
+}
+
+impl Eq for Revision {}
 
 /// Aggregates over every finalised instance of a node; exact even when
 /// instances are dropped from memory.
@@ -102,6 +127,9 @@ pub struct Node {
     pub instances: Vec<Instance>,
     /// Exact aggregates over every finalised instance.
     pub times: NodeTimes,
+    /// Changes whenever the graph changes what the node says (see
+    /// [`Node::revision`]).
+    revision: Revision,
 }
 
 impl Node {
@@ -125,7 +153,17 @@ impl Node {
             submissions: 0,
             instances: Vec::new(),
             times: NodeTimes::default(),
+            revision: Revision::next(),
         }
+    }
+
+    /// A number that changes (to one no other node in the process had)
+    /// whenever the graph defines the node or merges metadata into it, so a
+    /// writer can cache text derived from the node's strings and metadata by
+    /// (id, revision). Clones share it; a node changed by hand through its
+    /// public fields keeps it.
+    pub fn revision(&self) -> u64 {
+        self.revision.0
     }
 
     /// Apply a NodeDefined. The first definition sets everything; a later one
@@ -157,6 +195,7 @@ impl Node {
     /// Merge metadata (existing keys keep their value) and derive the kind,
     /// operation, device and queues again.
     pub(crate) fn merge_metadata(&mut self, metadata: Metadata) {
+        self.revision = Revision::next();
         for (k, v) in &metadata {
             if k == QUEUE_ID_KEY && !self.queue_ids.iter().any(|q| q == v) {
                 self.queue_ids.push(v.clone());
