@@ -15,6 +15,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use syclgraph_graph::record::{DeviceTimes, NodeId, Record, TimingStatus};
+use ze_bridge::ur::UnifiedRuntime;
 use ze_bridge::{Readout, TimestampSource, Untimed, UrEvent};
 
 use crate::config::Config;
@@ -62,8 +63,24 @@ pub struct Collector {
     output: crate::output::Output,
     pending: VecDeque<Pending>,
     poll_interval: Duration,
-    /// True once the UR call limit made us unsubscribe.
+    /// True once we unsubscribed from `ur.call.debug` (hooks took over, or
+    /// the UR call limit was reached).
     ur_unsubscribed: bool,
+    /// Our UR loader (for probing the dispatch table), once loaded.
+    ur: Option<Arc<UnifiedRuntime>>,
+    /// How far the move to [`crate::ur_hooks`] got.
+    hooks: HookState,
+}
+
+/// How far the collector got in following UR calls through hooks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum HookState {
+    /// Slots not probed yet.
+    Unprobed,
+    /// Slots known; tables are patched as handles show them.
+    Probed,
+    /// Not possible here (no ur.call.debug, no loader, or a failure).
+    Off,
 }
 
 impl Collector {
@@ -79,6 +96,8 @@ impl Collector {
             pending: VecDeque::new(),
             poll_interval: POLL_MIN,
             ur_unsubscribed: false,
+            ur: None,
+            hooks: HookState::Unprobed,
         }
     }
 
@@ -115,6 +134,7 @@ impl Collector {
                 }
             }
             self.poll();
+            self.follow_ur_calls();
             self.unsubscribe_ur_calls_at_limit();
             if last_flush.elapsed() >= FLUSH_EVERY {
                 self.output.flush_rows();
@@ -123,6 +143,48 @@ impl Collector {
             if last_snapshot.elapsed() >= SNAPSHOT_EVERY {
                 self.output.snapshot();
                 last_snapshot = Instant::now();
+            }
+        }
+    }
+
+    /// Moves the following of UR calls from `ur.call.debug` to hooks in the
+    /// adapter's dispatch table ([`crate::ur_hooks`]) as soon as the runtime
+    /// has shown us a handle, and then unsubscribes (here, outside any
+    /// callback). Only where `ur.call.debug` exists (DPC++ 2026 and later,
+    /// whose UR handles carry their table).
+    fn follow_ur_calls(&mut self) {
+        if self.hooks == HookState::Off {
+            return;
+        }
+        if self.hooks == HookState::Unprobed {
+            if !crate::ur_calls::STREAM_REGISTERED.load(Ordering::Relaxed) {
+                return;
+            }
+            let Some(ur) = &self.ur else {
+                self.hooks = HookState::Off;
+                return;
+            };
+            if let Err(e) = crate::ur_hooks::prepare(ur) {
+                warn(format_args!(
+                    "following UR calls through ur.call.debug only: {e}"
+                ));
+                self.hooks = HookState::Off;
+                return;
+            }
+            self.hooks = HookState::Probed;
+        }
+        let force = crate::recorder().is_some_and(|r| r.force_profiling);
+        match crate::ur_hooks::install_noted(force) {
+            Ok(true) if !self.ur_unsubscribed => {
+                self.ur_unsubscribed = true;
+                if let Some(recorder) = crate::recorder() {
+                    crate::ur_calls::unsubscribe(&recorder.xpti);
+                }
+            }
+            Ok(_) => {}
+            Err(e) => {
+                warn(format_args!("following UR calls: {e}"));
+                self.hooks = HookState::Off;
             }
         }
     }
@@ -144,7 +206,10 @@ impl Collector {
     fn load_timestamps(&mut self) {
         if self.config.device_timing {
             match load_timestamp_source() {
-                Ok(source) => self.timestamps = Some(source),
+                Ok((source, ur)) => {
+                    self.timestamps = Some(source);
+                    self.ur = Some(ur);
+                }
                 Err(e) => warn(format_args!("no device timestamps: {e}")),
             }
         }
@@ -254,13 +319,13 @@ impl Collector {
 
 /// Unified Runtime for every backend, with Level Zero read directly where
 /// its loader is present.
-fn load_timestamp_source() -> Result<Arc<dyn TimestampSource>, String> {
-    let ur = ze_bridge::ur::UnifiedRuntime::load().map_err(|e| e.to_string())?;
-    let mut source = ze_bridge::ur_source::UrTimestampSource::new(Arc::new(ur));
+fn load_timestamp_source() -> Result<(Arc<dyn TimestampSource>, Arc<UnifiedRuntime>), String> {
+    let ur = Arc::new(UnifiedRuntime::load().map_err(|e| e.to_string())?);
+    let mut source = ze_bridge::ur_source::UrTimestampSource::new(ur.clone());
     if let Ok(level_zero) = ze_bridge::level_zero::LevelZero::load() {
         source = source.with_level_zero(Arc::new(level_zero));
     }
-    Ok(Arc::new(source))
+    Ok((Arc::new(source), ur))
 }
 
 /// Creates the output directory and claims it for this process. When a

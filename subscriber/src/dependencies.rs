@@ -36,6 +36,13 @@ pub fn current() -> Option<(NodeId, u64)> {
     CURRENT.with(|c| c.get())
 }
 
+/// The submission this thread made last, forgetting it (a UR enqueue
+/// claimed it).
+#[inline]
+pub fn take_current() -> Option<(NodeId, u64)> {
+    CURRENT.with(|c| c.take())
+}
+
 /// The task this thread is inside, if any.
 #[inline]
 pub fn open_task() -> Option<(NodeId, u64)> {

@@ -29,6 +29,7 @@ pub mod shutdown;
 pub mod thread_number;
 pub mod timing_slot;
 pub mod ur_calls;
+pub mod ur_hooks;
 pub mod whole_rows;
 pub mod xpti;
 

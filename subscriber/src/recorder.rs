@@ -381,6 +381,36 @@ impl Recorder {
         if call.and_then(|c| self.nodes.find(c)) != Some(node) {
             return;
         }
+        self.wait_list_edges((node, instance), events);
+    }
+
+    /// An enqueue's event wait list, seen by a UR hook
+    /// ([`crate::ur_hooks`]): dependencies of the command being enqueued.
+    /// That is the task open on this thread (the scheduler enqueues a
+    /// command between its task_begin and task_end), else the submission
+    /// this thread made last, which only its first enqueue may claim.
+    pub fn enqueue_wait_list(&self, events: impl Iterator<Item = usize>) {
+        let last_submission = dependencies::take_current();
+        let Some(submission) = dependencies::open_task().or(last_submission) else {
+            return;
+        };
+        if self.state.load(Ordering::Relaxed) != RUNNING {
+            return;
+        }
+        self.wait_list_edges(submission, events);
+    }
+
+    /// True while events are recorded (no counting).
+    #[inline]
+    pub fn running(&self) -> bool {
+        self.state.load(Ordering::Relaxed) == RUNNING
+    }
+
+    fn wait_list_edges(
+        &self,
+        (node, instance): (NodeId, u64),
+        events: impl Iterator<Item = usize>,
+    ) {
         for event in events {
             let Some((source, source_instance)) = self.deps.owner(event) else {
                 continue;
@@ -433,6 +463,11 @@ impl Recorder {
             return;
         }
         let binding = self.submission(event);
+        if crate::ur_hooks::prepared() {
+            // SAFETY: a signalled device event is a live UR handle, and
+            // hooks are only prepared on UR 0.12+ (see ur_hooks).
+            unsafe { crate::ur_hooks::note_handle(device_event) };
+        }
         self.device_event(binding.node, binding.instance, device_event);
     }
 

@@ -156,6 +156,7 @@ pub fn register_stream(recorder: &Recorder, stream: &str) {
                     .xpti
                     .register(c"ur.call.debug", trace_type, on_ur_call);
             }
+            crate::ur_calls::STREAM_REGISTERED.store(true, Ordering::Relaxed);
             return;
         }
         _ => return,

@@ -16,6 +16,11 @@
 //! The tracing layer is switched on by `UR_ENABLE_LAYERS=UR_LAYER_TRACING`,
 //! which the runtime reads when it starts; [`enable_tracing_layer`] sets it
 //! from our first `xptiTraceInit` when that is safe.
+//!
+//! This path only serves until [`crate::ur_hooks`] patched the adapter's
+//! dispatch table (the first `urQueueCreate`'s context tells which table):
+//! then every call is ignored here and the collector unsubscribes, so the
+//! runtime makes no XPTI event per UR call any more.
 
 use std::ffi::{c_char, c_void};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -31,6 +36,9 @@ use crate::xpti::EventRef;
 
 /// Queues whose profiling flag syclgraph turned on.
 pub static QUEUES_FORCED: AtomicU64 = AtomicU64::new(0);
+
+/// Set when the runtime announced `ur.call.debug` and we registered on it.
+pub static STREAM_REGISTERED: AtomicBool = AtomicBool::new(false);
 
 /// UR calls seen on `ur.call.debug` (begin and end count once each).
 pub static UR_CALLS_SEEN: AtomicU64 = AtomicU64::new(0);
@@ -53,15 +61,16 @@ pub fn unsubscribe(xpti: &crate::xpti::Xpti) {
 }
 
 /// Properties handed to `urQueueCreate` calls that had none.
-struct StaticProperties(ur_queue_properties_t);
+pub(crate) struct StaticProperties(pub(crate) ur_queue_properties_t);
 // SAFETY: the value is never written after initialisation; pNext is null.
 unsafe impl Sync for StaticProperties {}
 
-static PROFILING_PROPERTIES: StaticProperties = StaticProperties(ur_queue_properties_t {
-    stype: ur_structure_type_t::QUEUE_PROPERTIES,
-    pNext: std::ptr::null_mut(),
-    flags: ur_queue_flags_t::PROFILING_ENABLE,
-});
+pub(crate) static PROFILING_PROPERTIES: StaticProperties =
+    StaticProperties(ur_queue_properties_t {
+        stype: ur_structure_type_t::QUEUE_PROPERTIES,
+        pNext: std::ptr::null_mut(),
+        flags: ur_queue_flags_t::PROFILING_ENABLE,
+    });
 
 /// The callback registered on `ur.call.debug`.
 ///
@@ -79,7 +88,10 @@ pub unsafe extern "C" fn on_ur_call(
     let Some(recorder) = crate::recorder() else {
         return;
     };
-    if user_data.is_null() || UR_LIMIT_REACHED.load(Ordering::Relaxed) {
+    if user_data.is_null()
+        || UR_LIMIT_REACHED.load(Ordering::Relaxed)
+        || crate::ur_hooks::ACTIVE.load(Ordering::Relaxed)
+    {
         return;
     }
     let limit = recorder.max_ur_calls;
@@ -94,11 +106,20 @@ pub unsafe extern "C" fn on_ur_call(
     }
     let id = ur_function_t(call.function_id);
     let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match trace_type {
-        tp::FUNCTION_WITH_ARGS_BEGIN
-            if id == ur_function_t::QUEUE_CREATE && recorder.force_profiling =>
-        {
-            // SAFETY: args_data is this call's ur_queue_create_params_t.
-            unsafe { force_profiling(call.args_data as *mut ur_queue_create_params_t) }
+        tp::FUNCTION_WITH_ARGS_BEGIN if id == ur_function_t::QUEUE_CREATE => {
+            let params = call.args_data as *mut ur_queue_create_params_t;
+            // SAFETY: args_data is this call's ur_queue_create_params_t;
+            // phContext points at its context argument, a live handle of
+            // the adapter (UR 0.12+: ur.call.debug exists from DPC++ 2026).
+            unsafe {
+                if !(*params).phContext.is_null() {
+                    crate::ur_hooks::note_handle(*(*params).phContext as usize);
+                }
+            }
+            if recorder.force_profiling {
+                // SAFETY: args_data is this call's ur_queue_create_params_t.
+                unsafe { force_profiling(params) }
+            }
         }
         tp::FUNCTION_WITH_ARGS_BEGIN => {
             // SAFETY: args_data is the params struct of `id`, before the call.

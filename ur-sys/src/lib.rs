@@ -854,6 +854,87 @@ pub type PFN_urMemBufferCreate = unsafe extern "C" fn(
 /// `urMemRelease(hMem)`.
 pub type PFN_urMemRelease = unsafe extern "C" fn(hMem: ur_mem_handle_t) -> ur_result_t;
 
+/// `urEnqueueUSMMemcpy(hQueue, blocking, pDst, pSrc, size,
+/// numEventsInWaitList, phEventWaitList, phEvent)`.
+pub type PFN_urEnqueueUSMMemcpy = unsafe extern "C" fn(
+    hQueue: ur_queue_handle_t,
+    blocking: bool,
+    pDst: *mut c_void,
+    pSrc: *const c_void,
+    size: usize,
+    numEventsInWaitList: u32,
+    phEventWaitList: *const ur_event_handle_t,
+    phEvent: *mut ur_event_handle_t,
+) -> ur_result_t;
+
+/// `urEnqueueUSMFill(hQueue, pMem, patternSize, pPattern, size,
+/// numEventsInWaitList, phEventWaitList, phEvent)`.
+pub type PFN_urEnqueueUSMFill = unsafe extern "C" fn(
+    hQueue: ur_queue_handle_t,
+    pMem: *mut c_void,
+    patternSize: usize,
+    pPattern: *const c_void,
+    size: usize,
+    numEventsInWaitList: u32,
+    phEventWaitList: *const ur_event_handle_t,
+    phEvent: *mut ur_event_handle_t,
+) -> ur_result_t;
+
+/// `urEnqueueUSMMemcpy2D(hQueue, blocking, pDst, dstPitch, pSrc, srcPitch,
+/// width, height, numEventsInWaitList, phEventWaitList, phEvent)`.
+pub type PFN_urEnqueueUSMMemcpy2D = unsafe extern "C" fn(
+    hQueue: ur_queue_handle_t,
+    blocking: bool,
+    pDst: *mut c_void,
+    dstPitch: usize,
+    pSrc: *const c_void,
+    srcPitch: usize,
+    width: usize,
+    height: usize,
+    numEventsInWaitList: u32,
+    phEventWaitList: *const ur_event_handle_t,
+    phEvent: *mut ur_event_handle_t,
+) -> ur_result_t;
+
+/// `urEnqueueEventsWait` and `urEnqueueEventsWaitWithBarrier` (same
+/// prototype): `(hQueue, numEventsInWaitList, phEventWaitList, phEvent)`.
+pub type PFN_urEnqueueEventsWait = unsafe extern "C" fn(
+    hQueue: ur_queue_handle_t,
+    numEventsInWaitList: u32,
+    phEventWaitList: *const ur_event_handle_t,
+    phEvent: *mut ur_event_handle_t,
+) -> ur_result_t;
+
+/// `urEnqueueEventsWaitWithBarrierExt(hQueue, pProperties,
+/// numEventsInWaitList, phEventWaitList, phEvent)`; the properties
+/// (`ur_exp_enqueue_ext_properties_t`) are passed through unread.
+pub type PFN_urEnqueueEventsWaitWithBarrierExt = unsafe extern "C" fn(
+    hQueue: ur_queue_handle_t,
+    pProperties: *const c_void,
+    numEventsInWaitList: u32,
+    phEventWaitList: *const ur_event_handle_t,
+    phEvent: *mut ur_event_handle_t,
+) -> ur_result_t;
+
+/// `urEnqueueKernelLaunchWithArgsExp(hQueue, hKernel, workDim,
+/// pGlobalWorkOffset, pGlobalWorkSize, pLocalWorkSize, numArgs, pArgs,
+/// launchPropList, numEventsInWaitList, phEventWaitList, phEvent)`; the
+/// argument and launch property structs are passed through unread.
+pub type PFN_urEnqueueKernelLaunchWithArgsExp = unsafe extern "C" fn(
+    hQueue: ur_queue_handle_t,
+    hKernel: ur_kernel_handle_t,
+    workDim: u32,
+    pGlobalWorkOffset: *const usize,
+    pGlobalWorkSize: *const usize,
+    pLocalWorkSize: *const usize,
+    numArgs: u32,
+    pArgs: *const c_void,
+    launchPropList: *const c_void,
+    numEventsInWaitList: u32,
+    phEventWaitList: *const ur_event_handle_t,
+    phEvent: *mut ur_event_handle_t,
+) -> ur_result_t;
+
 /// `urEnqueueMemBufferFill(hQueue, hBuffer, pPattern, patternSize, offset,
 /// size, numEventsInWaitList, phEventWaitList, phEvent)`.
 pub type PFN_urEnqueueMemBufferFill = unsafe extern "C" fn(

@@ -11,11 +11,15 @@
 //! - [`ur`]: Unified Runtime, every backend.
 //! - [`level_zero`]: Level Zero directly, for events of the Level Zero backend
 //!   (kernel timestamps in device ticks, converted by [`clock`]).
+//!
+//! [`ur_dispatch`] finds and patches entries of a UR adapter's dispatch table,
+//! which is how the subscriber follows the few UR calls it needs.
 #![warn(missing_docs)]
 
 pub mod clock;
 pub mod level_zero;
 pub mod ur;
+pub mod ur_dispatch;
 pub mod ur_source;
 
 /// An opaque `ur_event_handle_t`, as delivered by the `signal` trace point.

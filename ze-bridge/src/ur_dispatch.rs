@@ -1,0 +1,536 @@
+//! A UR adapter's dispatch table: where each function sits in it, and
+//! replacing one entry (how syclgraph follows UR calls without the UR
+//! tracing layer).
+//!
+//! Since UR 0.12 (DPC++ 2026.x) every handle an adapter makes (platform,
+//! context, queue, event, ...) begins with a pointer to that adapter's
+//! `ur_dditable_t`, a static table of function pointers in writable memory,
+//! and the loader calls `handle->ddi->Enqueue.pfnUSMMemcpy(...)`. Replacing
+//! an entry of that table puts a function of ours between the runtime and
+//! the adapter for that one UR function, at the cost of one indirect call:
+//! no XPTI event per UR call, nothing for the functions we do not follow.
+//!
+//! # Finding the slots
+//!
+//! The table's layout changes between UR versions, so the slot of each
+//! function is not taken from a header: [`UnifiedRuntime::probe_slots`]
+//! asks the loader itself. It calls the loader's `urEnqueueUSMMemcpy`
+//! (and the other [`Hooked`] functions) with a fake handle whose table is
+//! [`PROBE_TABLE`], 512 small functions that each record their index and
+//! return: the index that comes back is where that loader (the same
+//! version as the runtime's, from the same installation) looks for it.
+//!
+//! # Patching
+//!
+//! [`DispatchTable::of_handle`] finds a handle's table and checks, in
+//! `/proc/self/maps`, that every probed slot lies in one writable private
+//! mapping; [`DispatchTable::replace`] swaps one entry atomically (an
+//! aligned 8-byte store: a thread calling through the table at that moment
+//! sees the old function or the new one).
+
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use ur_sys as sys;
+
+use crate::ur::UnifiedRuntime;
+
+/// The UR functions syclgraph follows by replacing their table entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Hooked {
+    /// `urQueueCreate`: profiling is turned on for new queues.
+    QueueCreate,
+    /// `urEnqueueUSMMemcpy`: its output event times a direct-path memcpy.
+    UsmMemcpy,
+    /// `urEnqueueUSMFill`.
+    UsmFill,
+    /// `urEnqueueUSMMemcpy2D`.
+    UsmMemcpy2D,
+    /// `urEnqueueEventsWait`.
+    EventsWait,
+    /// `urEnqueueEventsWaitWithBarrier`.
+    EventsWaitWithBarrier,
+    /// `urEnqueueEventsWaitWithBarrierExt`.
+    EventsWaitWithBarrierExt,
+    /// `urEnqueueKernelLaunchWithArgsExp`: how DPC++ 2026 launches kernels.
+    KernelLaunchWithArgsExp,
+}
+
+impl Hooked {
+    /// Every hooked function, in [`Hooked::index`] order.
+    pub const ALL: [Hooked; 8] = [
+        Hooked::QueueCreate,
+        Hooked::UsmMemcpy,
+        Hooked::UsmFill,
+        Hooked::UsmMemcpy2D,
+        Hooked::EventsWait,
+        Hooked::EventsWaitWithBarrier,
+        Hooked::EventsWaitWithBarrierExt,
+        Hooked::KernelLaunchWithArgsExp,
+    ];
+
+    /// Position in [`Hooked::ALL`].
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The UR function's name (the loader's exported symbol).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Hooked::QueueCreate => "urQueueCreate",
+            Hooked::UsmMemcpy => "urEnqueueUSMMemcpy",
+            Hooked::UsmFill => "urEnqueueUSMFill",
+            Hooked::UsmMemcpy2D => "urEnqueueUSMMemcpy2D",
+            Hooked::EventsWait => "urEnqueueEventsWait",
+            Hooked::EventsWaitWithBarrier => "urEnqueueEventsWaitWithBarrier",
+            Hooked::EventsWaitWithBarrierExt => "urEnqueueEventsWaitWithBarrierExt",
+            Hooked::KernelLaunchWithArgsExp => "urEnqueueKernelLaunchWithArgsExp",
+        }
+    }
+}
+
+/// Where the loader looks for each [`Hooked`] function in a handle's table
+/// (an index in pointers); `None` when the loader does not have it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SlotMap {
+    slots: [Option<u16>; Hooked::ALL.len()],
+}
+
+impl SlotMap {
+    /// The slot of `function`.
+    pub fn slot(&self, function: Hooked) -> Option<usize> {
+        self.slots[function.index()].map(usize::from)
+    }
+
+    /// The highest slot probed (to bound the table's checked size).
+    pub fn highest(&self) -> Option<usize> {
+        self.slots.iter().flatten().map(|&s| usize::from(s)).max()
+    }
+}
+
+/// How many entries [`PROBE_TABLE`] has (`ur_dditable_t` of UR 0.12 has 241).
+pub const PROBE_SLOTS: usize = 512;
+
+/// The index of the probe function called last.
+static PROBED: AtomicUsize = AtomicUsize::new(usize::MAX);
+
+/// One probe: records its index and fails the call.
+///
+/// It is called through a function-pointer type with more arguments than it
+/// declares; on the C calling conventions we build for (System V x86-64,
+/// AArch64) arguments are passed in registers and on the caller's stack,
+/// which the caller cleans up, so a callee that reads none is sound.
+unsafe extern "C" fn probe<const I: usize>() -> sys::ur_result_t {
+    PROBED.store(I, Ordering::SeqCst);
+    sys::ur_result_t::ERROR_UNSUPPORTED_FEATURE
+}
+
+type ProbeFn = unsafe extern "C" fn() -> sys::ur_result_t;
+
+macro_rules! probe_row {
+    ($row:literal) => {
+        [
+            probe::<{ $row * 16 }>,
+            probe::<{ $row * 16 + 1 }>,
+            probe::<{ $row * 16 + 2 }>,
+            probe::<{ $row * 16 + 3 }>,
+            probe::<{ $row * 16 + 4 }>,
+            probe::<{ $row * 16 + 5 }>,
+            probe::<{ $row * 16 + 6 }>,
+            probe::<{ $row * 16 + 7 }>,
+            probe::<{ $row * 16 + 8 }>,
+            probe::<{ $row * 16 + 9 }>,
+            probe::<{ $row * 16 + 10 }>,
+            probe::<{ $row * 16 + 11 }>,
+            probe::<{ $row * 16 + 12 }>,
+            probe::<{ $row * 16 + 13 }>,
+            probe::<{ $row * 16 + 14 }>,
+            probe::<{ $row * 16 + 15 }>,
+        ]
+    };
+}
+
+/// A dispatch table of probes: entry `i` records `i` (rows of 16).
+pub static PROBE_TABLE: [[ProbeFn; 16]; PROBE_SLOTS / 16] = [
+    probe_row!(0),
+    probe_row!(1),
+    probe_row!(2),
+    probe_row!(3),
+    probe_row!(4),
+    probe_row!(5),
+    probe_row!(6),
+    probe_row!(7),
+    probe_row!(8),
+    probe_row!(9),
+    probe_row!(10),
+    probe_row!(11),
+    probe_row!(12),
+    probe_row!(13),
+    probe_row!(14),
+    probe_row!(15),
+    probe_row!(16),
+    probe_row!(17),
+    probe_row!(18),
+    probe_row!(19),
+    probe_row!(20),
+    probe_row!(21),
+    probe_row!(22),
+    probe_row!(23),
+    probe_row!(24),
+    probe_row!(25),
+    probe_row!(26),
+    probe_row!(27),
+    probe_row!(28),
+    probe_row!(29),
+    probe_row!(30),
+    probe_row!(31),
+];
+
+/// A fake UR handle: its first word is the address of a dispatch table.
+#[repr(C)]
+struct FakeHandle {
+    table: *const c_void,
+}
+// SAFETY: the handle is never written after initialisation.
+unsafe impl Sync for FakeHandle {}
+
+static FAKE_HANDLE: FakeHandle = FakeHandle {
+    table: &PROBE_TABLE as *const _ as *const c_void,
+};
+
+/// True when `table` is [`PROBE_TABLE`] (a probe call seen by a UR tracing
+/// layer must not be taken for a real adapter).
+pub fn is_probe_table(table: usize) -> bool {
+    table == &PROBE_TABLE as *const _ as usize
+}
+
+/// Serialises probing (one [`PROBED`] for the process).
+static PROBING: Mutex<()> = Mutex::new(());
+
+impl UnifiedRuntime {
+    /// Finds the slot of every [`Hooked`] function in an adapter's dispatch
+    /// table by asking this loader (see the module documentation). Fails
+    /// when a function the loader exports was not dispatched through the
+    /// handle's table (a loader of another design: then nothing may be
+    /// patched), or when two functions gave the same slot.
+    pub fn probe_slots(&self) -> Result<SlotMap, String> {
+        let _guard = PROBING.lock().unwrap_or_else(|e| e.into_inner());
+        let handle = &FAKE_HANDLE as *const FakeHandle as *mut c_void;
+        let mut slots = [None; Hooked::ALL.len()];
+        for function in Hooked::ALL {
+            let symbol = format!("{}\0", function.name());
+            // SAFETY: the symbol is only read as an address here.
+            let address = match unsafe { self.library().get::<*const c_void>(symbol.as_bytes()) } {
+                Ok(symbol) => *symbol,
+                Err(_) => continue,
+            };
+            if address.is_null() {
+                continue;
+            }
+            PROBED.store(usize::MAX, Ordering::SeqCst);
+            // SAFETY: `address` is the loader's exported entry point of
+            // `function`, called with its prototype. Every handle argument
+            // is FAKE_HANDLE, whose table is PROBE_TABLE: a loader that
+            // dispatches through the handle calls one probe, which reads no
+            // argument. Pointer arguments are null or point at locals, and
+            // no output is read back.
+            unsafe { call_with_fake_handle(function, address, handle) };
+            let index = PROBED.load(Ordering::SeqCst);
+            if index >= PROBE_SLOTS {
+                return Err(format!(
+                    "{} in {} does not dispatch through the handle's table",
+                    function.name(),
+                    self.path().to_string_lossy()
+                ));
+            }
+            slots[function.index()] = Some(index as u16);
+        }
+        let found: Vec<u16> = slots.iter().flatten().copied().collect();
+        let mut unique = found.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        if unique.len() != found.len() {
+            return Err("two UR functions probed to the same table slot".into());
+        }
+        Ok(SlotMap { slots })
+    }
+}
+
+/// Calls the loader's entry point of `function` with every handle `handle`.
+///
+/// # Safety
+/// `address` is the loader's exported `function`; `handle` is a fake handle
+/// whose first word points at [`PROBE_TABLE`].
+unsafe fn call_with_fake_handle(function: Hooked, address: *const c_void, handle: *mut c_void) {
+    let mut event: sys::ur_event_handle_t = std::ptr::null_mut();
+    let no_event = &mut event as *mut sys::ur_event_handle_t;
+    let mut byte = [0u8; 8];
+    let data = byte.as_mut_ptr().cast::<c_void>();
+    // SAFETY: (all arms) `address` is `function`'s entry point, given its
+    // prototype from ur_api.h; see the caller for the arguments.
+    unsafe {
+        match function {
+            Hooked::QueueCreate => {
+                let f: sys::PFN_urQueueCreate = std::mem::transmute(address);
+                let mut queue: sys::ur_queue_handle_t = std::ptr::null_mut();
+                f(handle.cast(), handle.cast(), std::ptr::null(), &mut queue);
+            }
+            Hooked::UsmMemcpy => {
+                let f: sys::PFN_urEnqueueUSMMemcpy = std::mem::transmute(address);
+                f(
+                    handle.cast(),
+                    false,
+                    data,
+                    data,
+                    1,
+                    0,
+                    std::ptr::null(),
+                    no_event,
+                );
+            }
+            Hooked::UsmFill => {
+                let f: sys::PFN_urEnqueueUSMFill = std::mem::transmute(address);
+                f(
+                    handle.cast(),
+                    data,
+                    1,
+                    data,
+                    1,
+                    0,
+                    std::ptr::null(),
+                    no_event,
+                );
+            }
+            Hooked::UsmMemcpy2D => {
+                let f: sys::PFN_urEnqueueUSMMemcpy2D = std::mem::transmute(address);
+                f(
+                    handle.cast(),
+                    false,
+                    data,
+                    1,
+                    data,
+                    1,
+                    1,
+                    1,
+                    0,
+                    std::ptr::null(),
+                    no_event,
+                );
+            }
+            Hooked::EventsWait | Hooked::EventsWaitWithBarrier => {
+                let f: sys::PFN_urEnqueueEventsWait = std::mem::transmute(address);
+                f(handle.cast(), 0, std::ptr::null(), no_event);
+            }
+            Hooked::EventsWaitWithBarrierExt => {
+                let f: sys::PFN_urEnqueueEventsWaitWithBarrierExt = std::mem::transmute(address);
+                f(
+                    handle.cast(),
+                    std::ptr::null(),
+                    0,
+                    std::ptr::null(),
+                    no_event,
+                );
+            }
+            Hooked::KernelLaunchWithArgsExp => {
+                let f: sys::PFN_urEnqueueKernelLaunchWithArgsExp = std::mem::transmute(address);
+                let size = [1usize; 3];
+                f(
+                    handle.cast(),
+                    handle.cast(),
+                    1,
+                    std::ptr::null(),
+                    size.as_ptr(),
+                    std::ptr::null(),
+                    0,
+                    std::ptr::null(),
+                    std::ptr::null(),
+                    0,
+                    std::ptr::null(),
+                    no_event,
+                );
+            }
+        }
+    }
+}
+
+/// The address of `handle`'s dispatch table (its first word); 0 for a null
+/// handle. Cheap: one load, for the hot path.
+///
+/// # Safety
+/// `handle` is null or a live handle of a UR 0.12+ adapter.
+#[inline]
+pub unsafe fn table_address(handle: usize) -> usize {
+    if handle == 0 {
+        return 0;
+    }
+    // SAFETY: guaranteed by the caller: a live handle's first word is readable.
+    unsafe { (handle as *const usize).read() }
+}
+
+/// The dispatch table of one adapter, checked writable for every probed slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DispatchTable {
+    base: usize,
+}
+
+impl DispatchTable {
+    /// The table of `handle` (its first word), if that address and the
+    /// `slots` after it lie in one writable private mapping of this process.
+    ///
+    /// # Safety
+    /// `handle` is a live handle of a UR 0.12+ adapter (its first word is
+    /// readable and is the adapter's table pointer).
+    pub unsafe fn of_handle(handle: usize, slots: &SlotMap) -> Option<DispatchTable> {
+        // SAFETY: guaranteed by the caller.
+        Self::at(unsafe { table_address(handle) }, slots)
+    }
+
+    /// The table at `base`, under the same check as [`DispatchTable::of_handle`].
+    pub fn at(base: usize, slots: &SlotMap) -> Option<DispatchTable> {
+        let highest = slots.highest()?;
+        if base == 0 || !base.is_multiple_of(std::mem::align_of::<usize>()) || is_probe_table(base) {
+            return None;
+        }
+        let end = base.checked_add((highest + 1) * std::mem::size_of::<usize>())?;
+        let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
+        if !writable_private(&maps, base, end) {
+            return None;
+        }
+        let table = DispatchTable { base };
+        // Every probed entry must be empty or point into a library's code:
+        // anything else means `base` is not a dispatch table (say, an object
+        // of a loader that wraps handles), and nothing may be written there.
+        let all_code = Hooked::ALL.iter().all(|&f| match table.get(slots, f) {
+            None | Some(0) => true,
+            Some(address) => executable_file(&maps, address),
+        });
+        all_code.then_some(table)
+    }
+
+    /// The table's address (what every handle of its adapter starts with).
+    pub fn address(&self) -> usize {
+        self.base
+    }
+
+    fn entry(&self, slot: usize) -> &AtomicUsize {
+        // SAFETY: `slot` is at most the highest probed slot, which
+        // `at` checked lies within a writable mapping; the table is static
+        // in its adapter (never freed while the runtime runs) and aligned.
+        unsafe { &*((self.base + slot * std::mem::size_of::<usize>()) as *const AtomicUsize) }
+    }
+
+    /// The function in `slot` (0 when empty).
+    pub fn get(&self, slots: &SlotMap, function: Hooked) -> Option<usize> {
+        let slot = slots.slot(function)?;
+        Some(self.entry(slot).load(Ordering::Acquire))
+    }
+
+    /// Puts `new` in `function`'s slot and returns what was there.
+    ///
+    /// # Safety
+    /// `new` is a function with `function`'s prototype that stays callable
+    /// for as long as the runtime may call through this table.
+    pub unsafe fn replace(&self, slots: &SlotMap, function: Hooked, new: usize) -> Option<usize> {
+        let slot = slots.slot(function)?;
+        Some(self.entry(slot).swap(new, Ordering::AcqRel))
+    }
+}
+
+/// True when `[start, end)` lies in one `rw-p` mapping of `maps` (the text
+/// of `/proc/self/maps`).
+fn writable_private(maps: &str, start: usize, end: usize) -> bool {
+    maps.lines().any(|line| {
+        let mut fields = line.split_whitespace();
+        let (Some(range), Some(perms)) = (fields.next(), fields.next()) else {
+            return false;
+        };
+        let Some((lo, hi)) = range.split_once('-') else {
+            return false;
+        };
+        let (Ok(lo), Ok(hi)) = (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
+        else {
+            return false;
+        };
+        perms.starts_with("rw") && perms.ends_with('p') && lo <= start && end <= hi
+    })
+}
+
+/// True when `address` lies in an executable mapping of a file.
+fn executable_file(maps: &str, address: usize) -> bool {
+    maps.lines().any(|line| {
+        let mut fields = line.split_whitespace();
+        let (Some(range), Some(perms)) = (fields.next(), fields.next()) else {
+            return false;
+        };
+        let path = fields.nth(3).unwrap_or("");
+        let Some((lo, hi)) = range.split_once('-') else {
+            return false;
+        };
+        let (Ok(lo), Ok(hi)) = (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
+        else {
+            return false;
+        };
+        perms.as_bytes().get(2) == Some(&b'x')
+            && path.starts_with('/')
+            && (lo..hi).contains(&address)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_probe_records_its_own_index() {
+        for (i, probe) in PROBE_TABLE.iter().flatten().enumerate() {
+            // SAFETY: a probe takes no argument.
+            unsafe { probe() };
+            assert_eq!(PROBED.load(Ordering::SeqCst), i);
+        }
+    }
+
+    #[test]
+    fn only_writable_private_ranges_qualify() {
+        let maps = "7f00-7f10 r--p 0 0 0 lib\n7f10-7f20 rw-p 0 0 0 lib\n7f20-7f30 rw-s 0 0 0 shm\n";
+        assert!(writable_private(maps, 0x7f10, 0x7f20));
+        assert!(!writable_private(maps, 0x7f08, 0x7f18));
+        assert!(!writable_private(maps, 0x7f18, 0x7f28));
+        assert!(!writable_private(maps, 0x7f00, 0x7f08));
+        assert!(!writable_private(maps, 0x7f20, 0x7f28));
+    }
+
+    #[test]
+    fn the_probe_table_is_never_a_real_table() {
+        let slots = SlotMap {
+            slots: [Some(1); Hooked::ALL.len()],
+        };
+        assert!(DispatchTable::at(&PROBE_TABLE as *const _ as usize, &slots).is_none());
+    }
+
+    #[test]
+    fn a_static_of_ours_can_be_patched_and_restored() {
+        static TABLE: [AtomicUsize; 4] = [
+            AtomicUsize::new(10),
+            AtomicUsize::new(11),
+            AtomicUsize::new(0),
+            AtomicUsize::new(13),
+        ];
+        let code = probe::<7> as ProbeFn as usize;
+        TABLE[2].store(code, Ordering::SeqCst);
+        let mut slots = SlotMap {
+            slots: [None; Hooked::ALL.len()],
+        };
+        slots.slots[Hooked::UsmMemcpy.index()] = Some(2);
+        let table = DispatchTable::at(TABLE.as_ptr() as usize, &slots).expect("in .data");
+        assert_eq!(table.get(&slots, Hooked::UsmMemcpy), Some(code));
+        // SAFETY: nothing calls through this table.
+        let old = unsafe { table.replace(&slots, Hooked::UsmMemcpy, 99) };
+        assert_eq!(old, Some(code));
+        assert_eq!(TABLE[2].load(Ordering::SeqCst), 99);
+        assert_eq!(table.get(&slots, Hooked::QueueCreate), None);
+        // Now a slot holds no code address: the table is refused.
+        assert!(DispatchTable::at(TABLE.as_ptr() as usize, &slots).is_none());
+        TABLE[2].store(code, Ordering::SeqCst);
+    }
+}
