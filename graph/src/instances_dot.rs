@@ -13,9 +13,10 @@
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
+use rustc_hash::FxHashMap;
+
 use crate::dot::{base_name, look, node_dot_id, push_quoted, shorten, LABEL_MAX_CHARS};
 use crate::edge::EdgeKind;
-use std::collections::HashMap;
 
 use crate::instance_graph::InstanceKey;
 use crate::model::TaskGraph;
@@ -24,6 +25,14 @@ use crate::record::NodeId;
 /// The DOT id of a submission: `i<node>_<instance>`.
 pub fn instance_dot_id((node, instance): InstanceKey) -> String {
     format!("i{node}_{instance}")
+}
+
+/// Appends the DOT id of a submission, as [`instance_dot_id`] makes it.
+fn push_instance_id(out: &mut String, num: &mut itoa::Buffer, (node, instance): InstanceKey) {
+    out.push('i');
+    out.push_str(num.format(node));
+    out.push('_');
+    out.push_str(num.format(instance));
 }
 
 /// Appends ` key="value"` (value quoted as [`crate::dot::quote`] does).
@@ -97,33 +106,64 @@ pub fn render_instances_dot(graph: &TaskGraph) -> String {
     push_attr(&mut out, "fontsize", "10");
     out.push_str("]\n");
     // Per node, once: the attributes every instance of it shares.
-    let mut shared: HashMap<NodeId, (String, String)> = HashMap::new();
-    for &key in ig.instances() {
+    let mut shared: FxHashMap<NodeId, (String, String)> = FxHashMap::default();
+    let mut num = itoa::Buffer::new();
+    for &(node, instance) in ig.instances() {
         let (prefix, attrs) = shared
-            .entry(key.0)
-            .or_insert_with(|| node_parts(graph, key.0));
-        let _ = write!(out, "  i{}_{}[ label=\"{prefix} #{}", key.0, key.1, key.1);
+            .entry(node)
+            .or_insert_with(|| node_parts(graph, node));
+        out.push_str("  ");
+        push_instance_id(&mut out, &mut num, (node, instance));
+        out.push_str("[ label=\"");
+        out.push_str(prefix);
+        out.push_str(" #");
+        out.push_str(num.format(instance));
         out.push_str(attrs);
-        let _ = writeln!(out, " instance=\"{}\"]", key.1);
+        out.push_str(" instance=\"");
+        out.push_str(num.format(instance));
+        out.push_str("\"]\n");
     }
-    for (from, to, queue_order) in ig.edges() {
-        let kind = if queue_order {
-            EdgeKind::QueueOrder
-        } else {
-            graph
-                .edge_between(from.0, to.0)
-                .map_or(EdgeKind::Event, |e| e.kind)
-        };
+    // The attributes of an edge depend on its kind only.
+    let edge_attrs = |kind: EdgeKind| {
         let style = match kind {
             EdgeKind::Memory => "solid",
             EdgeKind::Event => "dashed",
             EdgeKind::QueueOrder => "dotted",
         };
-        let _ = write!(out, "  i{}_{} -> i{}_{} [", from.0, from.1, to.0, to.1);
-        push_attr(&mut out, "kind", kind.as_str());
-        push_attr(&mut out, "label", kind.as_str());
-        push_attr(&mut out, "style", style);
-        out.push_str("]\n");
+        let mut attrs = String::new();
+        push_attr(&mut attrs, "kind", kind.as_str());
+        push_attr(&mut attrs, "label", kind.as_str());
+        push_attr(&mut attrs, "style", style);
+        attrs.push_str("]\n");
+        attrs
+    };
+    let attrs_of = [
+        edge_attrs(EdgeKind::Memory),
+        edge_attrs(EdgeKind::Event),
+        edge_attrs(EdgeKind::QueueOrder),
+    ];
+    // The static edge's kind, by (source node, target node).
+    let mut static_kinds: FxHashMap<(NodeId, NodeId), EdgeKind> = FxHashMap::default();
+    for (from, to, queue_order) in ig.edges() {
+        let kind = if queue_order {
+            EdgeKind::QueueOrder
+        } else {
+            *static_kinds.entry((from.0, to.0)).or_insert_with(|| {
+                graph
+                    .edge_between(from.0, to.0)
+                    .map_or(EdgeKind::Event, |e| e.kind)
+            })
+        };
+        out.push_str("  ");
+        push_instance_id(&mut out, &mut num, from);
+        out.push_str(" -> ");
+        push_instance_id(&mut out, &mut num, to);
+        out.push_str(" [");
+        out.push_str(match kind {
+            EdgeKind::Memory => &attrs_of[0],
+            EdgeKind::Event => &attrs_of[1],
+            EdgeKind::QueueOrder => &attrs_of[2],
+        });
     }
     out.push_str("}\n");
     out
