@@ -18,7 +18,10 @@ pub struct InstanceGraph {
     limit: usize,
     order: Vec<InstanceKey>,
     members: HashSet<InstanceKey>,
-    edges: HashMap<(InstanceKey, InstanceKey), bool>,
+    /// The kept dependencies (from, to, is queue order), in arrival order.
+    edges: Vec<(InstanceKey, InstanceKey, bool)>,
+    /// Where each (from, to) pair is in `edges`.
+    edge_index: HashMap<(InstanceKey, InstanceKey), usize>,
     submissions: u64,
     edges_seen: u64,
     /// A submission was not kept (the bound was reached).
@@ -54,9 +57,14 @@ impl InstanceGraph {
         let from = (edge.source, edge.source_instance);
         let to = (edge.target, edge.target_instance);
         if from != to && self.members.contains(&from) && self.members.contains(&to) {
-            let queue_order = self.edges.entry((from, to)).or_insert(edge.queue_order);
-            // A data dependency wins over the queue's order on the same pair.
-            *queue_order &= edge.queue_order;
+            let next = self.edges.len();
+            let at = *self.edge_index.entry((from, to)).or_insert(next);
+            if at == next {
+                self.edges.push((from, to, edge.queue_order));
+            } else {
+                // A data dependency wins over the queue's order on the same pair.
+                self.edges[at].2 &= edge.queue_order;
+            }
         }
     }
 
@@ -67,7 +75,7 @@ impl InstanceGraph {
 
     /// The kept dependencies: (from, to, is queue order), in a stable order.
     pub fn edges(&self) -> Vec<(InstanceKey, InstanceKey, bool)> {
-        let mut v: Vec<_> = self.edges.iter().map(|(&(a, b), &q)| (a, b, q)).collect();
+        let mut v = self.edges.clone();
         v.sort_unstable();
         v
     }
