@@ -3,7 +3,7 @@
 //! that a record arriving after its instance was finalised is recognised as
 //! late instead of starting a new instance.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -18,8 +18,11 @@ pub(crate) type Key = (NodeId, u64);
 pub(crate) struct PendingTable {
     /// Instance and its age (insertion sequence number) by key.
     entries: HashMap<Key, (u64, Instance)>,
-    /// Keys by age.
-    by_age: BTreeMap<u64, Key>,
+    /// (age, key), oldest first. An entry whose age is not the one `entries`
+    /// has for its key is stale: that instance left the table.
+    by_age: VecDeque<(u64, Key)>,
+    /// Stale entries in `by_age`.
+    stale: usize,
     /// Next sequence number.
     next_seq: u64,
     /// Most entries kept.
@@ -40,7 +43,8 @@ impl PendingTable {
     pub fn new(capacity: usize, recent_capacity: usize) -> PendingTable {
         PendingTable {
             entries: HashMap::default(),
-            by_age: BTreeMap::new(),
+            by_age: VecDeque::new(),
+            stale: 0,
             next_seq: 0,
             capacity: capacity.max(1),
             recent: VecDeque::new(),
@@ -70,21 +74,37 @@ impl PendingTable {
         };
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.by_age.insert(seq, key);
+        self.by_age.push_back((seq, key));
         match self.entries.insert(key, (seq, instance)) {
-            Some((old_seq, _)) => {
-                self.by_age.remove(&old_seq);
-            }
+            Some(_) => self.stale += 1,
             None => *self.per_node.entry(key.0).or_default() += 1,
         }
         evicted
     }
 
+    /// Whether a `by_age` entry stands for a pending instance.
+    fn is_live(&self, &(seq, key): &(u64, Key)) -> bool {
+        self.entries.get(&key).is_some_and(|&(s, _)| s == seq)
+    }
+
     /// Take an instance out.
     pub fn remove(&mut self, key: Key) -> Option<Instance> {
         let (seq, instance) = self.entries.remove(&key)?;
-        self.by_age.remove(&seq);
         self.forget_one(key.0);
+        if self.by_age.front().is_some_and(|&(s, _)| s == seq) {
+            // The usual case: instances leave about in the order they came.
+            self.by_age.pop_front();
+        } else {
+            self.stale += 1;
+            if self.stale > self.entries.len() + 64 {
+                // Drop the stale entries: amortised O(1) per removal, and
+                // `by_age` stays within twice the table plus a little.
+                let mut by_age = std::mem::take(&mut self.by_age);
+                by_age.retain(|e| self.is_live(e));
+                self.by_age = by_age;
+                self.stale = 0;
+            }
+        }
         Some(instance)
     }
 
@@ -100,10 +120,17 @@ impl PendingTable {
 
     /// Take the oldest instance out.
     pub fn pop_oldest(&mut self) -> Option<(Key, Instance)> {
-        let (_, key) = self.by_age.pop_first()?;
-        let (_, instance) = self.entries.remove(&key)?;
-        self.forget_one(key.0);
-        Some((key, instance))
+        while let Some(entry) = self.by_age.pop_front() {
+            if !self.is_live(&entry) {
+                self.stale -= 1;
+                continue;
+            }
+            let key = entry.1;
+            let (_, instance) = self.entries.remove(&key)?;
+            self.forget_one(key.0);
+            return Some((key, instance));
+        }
+        None
     }
 
     /// The pending keys of one node, oldest first.
@@ -112,17 +139,20 @@ impl PendingTable {
             return Vec::new();
         }
         self.by_age
-            .values()
-            .filter(|k| k.0 == node)
-            .copied()
+            .iter()
+            .filter(|e| e.1 .0 == node && self.is_live(e))
+            .map(|e| e.1)
             .collect()
     }
 
     /// Every pending instance, oldest first.
     pub fn iter(&self) -> impl Iterator<Item = (Key, &Instance)> + '_ {
         self.by_age
-            .values()
-            .filter_map(|k| self.entries.get(k).map(|(_, i)| (*k, i)))
+            .iter()
+            .filter_map(|&(seq, key)| match self.entries.get(&key) {
+                Some((s, i)) if *s == seq => Some((key, i)),
+                _ => None,
+            })
     }
 
     /// How many instances are pending.
@@ -164,6 +194,35 @@ mod tests {
         assert_eq!(t.keys_of(0), vec![(0, 2)]);
         assert!(t.remove((0, 2)).is_some());
         assert_eq!(t.iter().map(|(k, _)| k).collect::<Vec<_>>(), vec![(1, 1)]);
+    }
+
+    #[test]
+    fn out_of_order_removals_keep_the_age_order() {
+        let mut t = PendingTable::new(1000, 0);
+        for i in 0..300 {
+            assert!(t
+                .insert((i % 3, i as u64), Instance::new(i as u64))
+                .is_none());
+        }
+        // Remove all but every 10th, newest first (never the oldest).
+        for i in (0..300).rev().filter(|i| i % 10 != 0) {
+            assert!(t.remove((i % 3, i as u64)).is_some());
+        }
+        assert!(t.remove((0, 1)).is_none());
+        assert!(t.by_age.len() <= 2 * t.len() + 65, "{}", t.by_age.len());
+        let keys: Vec<Key> = t.iter().map(|(k, _)| k).collect();
+        let want: Vec<Key> = (0..300).step_by(10).map(|i| (i % 3, i as u64)).collect();
+        assert_eq!(keys, want);
+        assert_eq!(
+            t.keys_of(1),
+            want.iter()
+                .filter(|k| k.0 == 1)
+                .copied()
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(t.pop_oldest().map(|(k, _)| k), Some((0, 0)));
+        assert_eq!(t.pop_oldest().map(|(k, _)| k), Some((1, 10)));
+        assert_eq!(t.len(), 28);
     }
 
     #[test]
