@@ -155,6 +155,15 @@ impl Default for TaskGraph {
     }
 }
 
+/// Whether a pending instance of `node` has every record it needs (see the
+/// module docs).
+fn is_complete(node: &Node, i: &Instance) -> bool {
+    node.defined
+        && i.submit_ns.is_some()
+        && (!node.kind.expects_task()
+            || (i.end_ns.is_some() && (!node.kind.is_device_command() || i.device.is_some())))
+}
+
 /// Set `slot` to `value` unless it already has one; `true` if it had one.
 fn set_once<T>(slot: &mut Option<T>, value: T) -> bool {
     if slot.is_some() {
@@ -224,7 +233,7 @@ impl TaskGraph {
                 self.graph[idx].submissions += 1;
                 self.counters.submissions += 1;
                 self.instance_graph.submitted((node, instance));
-                self.update(node, instance, done, |i| {
+                self.update(idx, node, instance, done, |i| {
                     set_once(&mut i.submit_ns, ns) | set_once(&mut i.thread, thread)
                 });
             }
@@ -234,8 +243,8 @@ impl TaskGraph {
                 thread,
                 ns,
             } => {
-                self.touch(node);
-                self.update(node, instance, done, |i| {
+                let idx = self.touch(node);
+                self.update(idx, node, instance, done, |i| {
                     let dup = set_once(&mut i.begin_ns, ns);
                     i.task_thread = Some(thread);
                     dup
@@ -247,8 +256,8 @@ impl TaskGraph {
                 thread,
                 ns,
             } => {
-                self.touch(node);
-                self.update(node, instance, done, |i| {
+                let idx = self.touch(node);
+                self.update(idx, node, instance, done, |i| {
                     i.task_thread.get_or_insert(thread);
                     set_once(&mut i.end_ns, ns)
                 });
@@ -258,15 +267,15 @@ impl TaskGraph {
                 instance,
                 event,
             } => {
-                self.touch(node);
-                self.update(node, instance, done, |i| set_once(&mut i.event, event));
+                let idx = self.touch(node);
+                self.update(idx, node, instance, done, |i| set_once(&mut i.event, event));
             }
             Record::Device(mut times) => {
                 if times.status == TimingStatus::Ok && times.end_ns < times.start_ns {
                     times.status = TimingStatus::Invalid;
                 }
-                self.touch(times.node);
-                self.update(times.node, times.instance, done, |i| {
+                let idx = self.touch(times.node);
+                self.update(idx, times.node, times.instance, done, |i| {
                     set_once(&mut i.device, times)
                 });
             }
@@ -294,7 +303,9 @@ impl TaskGraph {
                 if !self.graph[idx].queue_ids.contains(&queue) {
                     self.graph[idx].queue_ids.push(queue);
                 }
-                self.update(node, instance, done, |i| set_once(&mut i.queue, queue_id));
+                self.update(idx, node, instance, done, |i| {
+                    set_once(&mut i.queue, queue_id)
+                });
             }
         }
     }
@@ -488,11 +499,13 @@ impl TaskGraph {
         self.edges.insert(id, idx);
     }
 
-    /// Apply `f` to the instance `(node, instance)`: a pending one, a late
-    /// record for a recently finalised one, or a new one. `f` returns whether
-    /// the record repeated a value the instance already had.
+    /// Apply `f` to the instance `(node, instance)` of the node at `idx`: a
+    /// pending one, a late record for a recently finalised one, or a new one.
+    /// `f` returns whether the record repeated a value the instance already
+    /// had.
     fn update(
         &mut self,
+        idx: NodeIndex,
         node: NodeId,
         instance: u64,
         done: &mut Vec<Completed>,
@@ -503,7 +516,11 @@ impl TaskGraph {
             if f(i) {
                 self.counters.duplicate_instance_records += 1;
             }
-            self.try_complete(key, done);
+            if is_complete(&self.graph[idx], i) {
+                if let Some(i) = self.pending.remove(key) {
+                    self.finalise(key, i, InstanceStatus::Complete, done);
+                }
+            }
             return;
         }
         if self.pending.was_finalised(key) {
@@ -522,11 +539,17 @@ impl TaskGraph {
         }
         let mut fresh = Instance::new(instance);
         f(&mut fresh);
+        let complete = is_complete(&self.graph[idx], &fresh);
+        // Inserted even when complete: a full table flushes its oldest first.
         if let Some((old_key, old)) = self.pending.insert(key, fresh) {
             self.counters.evicted += 1;
             self.finalise(old_key, old, InstanceStatus::Flushed, done);
         }
-        self.try_complete(key, done);
+        if complete {
+            if let Some(i) = self.pending.remove(key) {
+                self.finalise(key, i, InstanceStatus::Complete, done);
+            }
+        }
     }
 
     /// Check every pending instance of a node again (its kind may have changed
@@ -542,12 +565,7 @@ impl TaskGraph {
         let (Some(&idx), Some(i)) = (self.nodes.get(&key.0), self.pending.get(key)) else {
             return;
         };
-        let node = &self.graph[idx];
-        let complete = node.defined
-            && i.submit_ns.is_some()
-            && (!node.kind.expects_task()
-                || (i.end_ns.is_some() && (!node.kind.is_device_command() || i.device.is_some())));
-        if complete {
+        if is_complete(&self.graph[idx], i) {
             if let Some(i) = self.pending.remove(key) {
                 self.finalise(key, i, InstanceStatus::Complete, done);
             }
