@@ -13,7 +13,7 @@ use std::io::{self, Write};
 
 use crate::kind::NodeKind;
 use crate::model::TaskGraph;
-use crate::timing::{format_ns, percentile, DurationStats, UntimedCounts};
+use crate::timing::{format_ns, two_percentiles, DurationStats, UntimedCounts};
 
 /// The header of `summary.csv`.
 pub const SUMMARY_COLUMNS: [&str; 10] = [
@@ -84,7 +84,7 @@ pub fn summary_rows(graph: &TaskGraph) -> Vec<SummaryRow> {
     let mut rows: Vec<SummaryRow> = groups
         .into_iter()
         .map(|((kind, name), mut acc)| {
-            acc.durations.sort_unstable();
+            let (p50_ns, p95_ns) = two_percentiles(&mut acc.durations, 50.0, 95.0);
             let device_share = if all_ns == 0 {
                 0.0
             } else {
@@ -95,8 +95,8 @@ pub fn summary_rows(graph: &TaskGraph) -> Vec<SummaryRow> {
                 name: name.to_string(),
                 count: acc.count,
                 device: acc.device,
-                p50_ns: percentile(&acc.durations, 50.0),
-                p95_ns: percentile(&acc.durations, 95.0),
+                p50_ns,
+                p95_ns,
                 device_share,
                 untimed: acc.untimed,
             }

@@ -106,12 +106,39 @@ impl UntimedCounts {
 /// at least `p` percent of the values at or below it (`p` in 0..=100).
 /// `None` for an empty slice.
 pub fn percentile(sorted: &[u64], p: f64) -> Option<u64> {
-    if sorted.is_empty() {
+    percentile_index(sorted.len(), p).map(|i| sorted[i])
+}
+
+/// Where [`percentile`] reads in `n` sorted values; `None` when `n` is 0.
+pub(crate) fn percentile_index(n: usize, p: f64) -> Option<usize> {
+    if n == 0 {
         return None;
     }
-    let n = sorted.len();
     let rank = ((p.clamp(0.0, 100.0) / 100.0) * n as f64).ceil() as usize;
-    Some(sorted[rank.clamp(1, n) - 1])
+    Some(rank.clamp(1, n) - 1)
+}
+
+/// The nearest-rank percentiles `low` and `high` (`low <= high`) of
+/// unsorted values, as [`percentile`] gives them on the sorted values, in
+/// linear time; `values` is reordered.
+pub(crate) fn two_percentiles(
+    values: &mut [u64],
+    low: f64,
+    high: f64,
+) -> (Option<u64>, Option<u64>) {
+    let (Some(lo), Some(hi)) = (
+        percentile_index(values.len(), low),
+        percentile_index(values.len(), high),
+    ) else {
+        return (None, None);
+    };
+    let (below, &mut high_value, _) = values.select_nth_unstable(hi);
+    let low_value = if lo < hi {
+        *below.select_nth_unstable(lo).1
+    } else {
+        high_value
+    };
+    (Some(low_value), Some(high_value))
 }
 
 /// `850 ns`, `12.3 µs`, `4.56 ms`, `1.23 s`: three significant digits.
@@ -168,6 +195,25 @@ mod tests {
         assert_eq!(percentile(&v, 50.0), Some(10));
         assert_eq!(percentile(&[], 50.0), None);
         assert_eq!(percentile(&[7], 95.0), Some(7));
+    }
+
+    #[test]
+    fn two_percentiles_equal_the_sorted_ones() {
+        let mut seed = 12345u64;
+        for n in 0..200 {
+            let mut v: Vec<u64> = (0..n)
+                .map(|_| {
+                    seed = seed
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    (seed >> 33) % 50
+                })
+                .collect();
+            let mut sorted = v.clone();
+            sorted.sort_unstable();
+            let want = (percentile(&sorted, 50.0), percentile(&sorted, 95.0));
+            assert_eq!(two_percentiles(&mut v, 50.0, 95.0), want, "n = {n}");
+        }
     }
 
     #[test]
