@@ -1,7 +1,7 @@
 //! Host-side blocking spans (waits and barriers): begin/end records paired per
 //! thread and aggregated per label.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::record::{SpanKind, StrId};
 
