@@ -130,12 +130,13 @@ impl NodeText {
 /// Streams `kernels.csv` rows to any writer: the header on creation, then one
 /// row per finalised device command instance.
 ///
-/// Rows are written as the csv crate writes them (see [`push_field`]'s
-/// rules), byte for byte. The columns a node's instances share are escaped
-/// once per node and [`Node::revision`]; per row only the numbers are
-/// formatted. Rows are buffered and handed to the underlying writer whole,
-/// in chunks of about 8 KiB, on [`flush`](KernelRowWriter::flush) and when
-/// the writer is dropped.
+/// Rows are byte for byte what the csv crate writes with its defaults: a
+/// field is quoted, with `"` doubled, when it holds a `,`, `"`, CR or LF.
+/// The columns a node's instances share are escaped once per node and
+/// [`Node::revision`]; per row only the numbers are formatted. Rows are
+/// buffered and handed to the underlying writer whole, once about 8 KiB are
+/// buffered, on [`flush`](KernelRowWriter::flush) and when the writer is
+/// dropped.
 pub struct KernelRowWriter<W: Write> {
     /// `None` once [`into_inner`](KernelRowWriter::into_inner) took it.
     inner: Option<W>,
