@@ -14,8 +14,9 @@
 
 use std::cell::Cell;
 
-use dashmap::DashMap;
 use syclgraph_graph::record::{NodeId, NodeInfo};
+
+use crate::identity::FastMap;
 
 thread_local! {
     /// The user submission this thread made last, until its UR enqueue call.
@@ -66,8 +67,8 @@ enum Held {
 /// Event owners and held-back virtual nodes.
 #[derive(Default)]
 pub struct Dependencies {
-    owners: DashMap<usize, (NodeId, u64)>,
-    held: DashMap<NodeId, Held>,
+    owners: FastMap<usize, (NodeId, u64)>,
+    held: FastMap<NodeId, Held>,
 }
 
 impl Dependencies {

@@ -12,10 +12,18 @@
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use dashmap::DashMap;
+use dashmap::{DashMap, DashSet};
+use rustc_hash::FxBuildHasher;
 use syclgraph_graph::record::{EdgeId, NodeId, StrId};
 
 use crate::xpti::{is_known_file, EventRef, PayloadKey};
+
+/// A concurrent map keyed by our own small keys (addresses, ids): Fx
+/// hashing, a few instructions, instead of the default SipHash.
+pub type FastMap<K, V> = DashMap<K, V, FxBuildHasher>;
+
+/// A concurrent set with [`FastMap`]'s hashing.
+pub type FastSet<K> = DashSet<K, FxBuildHasher>;
 
 /// What [`NodeTable::resolve`] found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,10 +81,10 @@ pub struct Binding {
 /// Code location → [`NodeId`], and live unique_id → submission.
 #[derive(Default)]
 pub struct NodeTable {
-    by_address: DashMap<PayloadKey, Entry>,
-    by_text: DashMap<PayloadText, Entry>,
+    by_address: FastMap<PayloadKey, Entry>,
+    by_text: FastMap<PayloadText, Entry>,
     extra_addresses: AtomicUsize,
-    live: DashMap<u64, Binding>,
+    live: FastMap<u64, Binding>,
     next: AtomicU32,
 }
 
@@ -207,7 +215,7 @@ pub enum EdgeOrigin {
 /// locations, counted once per submission that created it again.
 #[derive(Default)]
 pub struct EdgeTable {
-    ids: DashMap<(NodeId, NodeId), (EdgeId, EdgeOrigin)>,
+    ids: FastMap<(NodeId, NodeId), (EdgeId, EdgeOrigin)>,
     next: AtomicU32,
 }
 
@@ -234,7 +242,7 @@ impl EdgeTable {
 /// Interned strings for per-instance labels (wait reasons, device names).
 #[derive(Default)]
 pub struct Interner {
-    ids: DashMap<Box<str>, StrId>,
+    ids: FastMap<Box<str>, StrId>,
     next: AtomicU32,
 }
 

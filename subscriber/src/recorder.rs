@@ -15,12 +15,12 @@ use syclgraph_graph::record::{
 };
 use ze_bridge::UrEvent;
 
-use dashmap::{DashMap, DashSet};
-
 use crate::clock::monotonic_ns;
 use crate::collector::Message;
 use crate::dependencies::{self, Dependencies};
-use crate::identity::{Binding, EdgeOrigin, EdgeTable, Interner, NodeFlags, NodeTable, Resolved};
+use crate::identity::{
+    Binding, EdgeOrigin, EdgeTable, FastMap, FastSet, Interner, NodeFlags, NodeTable, Resolved,
+};
 use crate::thread_number;
 use crate::timing_slot::{Timing, TimingSlot};
 use crate::xpti::{is_known_file, EventRef, Xpti};
@@ -70,9 +70,9 @@ pub struct Recorder {
     /// Event owners and held-back virtual nodes.
     deps: Dependencies,
     /// Queues made in order (`is_inorder` at queue_create).
-    in_order_queues: DashSet<u64>,
+    in_order_queues: FastSet<u64>,
     /// The last submission on each in-order queue.
-    last_on_queue: DashMap<u64, (NodeId, u64)>,
+    last_on_queue: FastMap<u64, (NodeId, u64)>,
 }
 
 thread_local! {
@@ -104,8 +104,8 @@ impl Recorder {
             force_profiling,
             max_ur_calls,
             deps: Dependencies::default(),
-            in_order_queues: DashSet::new(),
-            last_on_queue: DashMap::new(),
+            in_order_queues: FastSet::default(),
+            last_on_queue: FastMap::default(),
         }
     }
 

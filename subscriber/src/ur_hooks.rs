@@ -72,12 +72,15 @@ static PATCHED: [Patched; MAX_TABLES] = [EMPTY; MAX_TABLES];
 /// points at a hook, so a hook always finds its table).
 static PATCHED_COUNT: AtomicUsize = AtomicUsize::new(0);
 
-/// Probes where the loader keeps the hooked functions. Called once, by the
-/// collector, with its loader (the same UR version as the runtime's).
+/// Probes where the loader keeps the hooked functions, and has `ur` call
+/// the adapter directly from then on ([`UnifiedRuntime::dispatch_directly`]).
+/// Called once, by the collector, with its loader (the same UR version as
+/// the runtime's).
 pub fn prepare(ur: &UnifiedRuntime) -> Result<(), String> {
     let slots = ur.probe_slots()?;
     let _ = SLOTS.set(slots);
-    Ok(())
+    // The same design lets the timestamp source skip its loader's layers.
+    ur.dispatch_directly()
 }
 
 /// Remembers the table of a handle the runtime passed us, if it is not

@@ -32,6 +32,7 @@ use std::sync::Arc;
 use libloading::Library;
 use ur_sys as sys;
 
+use crate::ur_dispatch::Direct;
 use crate::UrEvent;
 
 /// The file name of the loader library (`libur_loader.so.0`).
@@ -268,6 +269,9 @@ impl Fns {
 /// Thread-safe: UR functions may be called from any thread.
 pub struct UnifiedRuntime {
     fns: Fns,
+    /// Set by [`UnifiedRuntime::dispatch_directly`]: the event and queue
+    /// queries then go straight to the handle's adapter.
+    direct: std::sync::OnceLock<crate::ur_dispatch::DirectSlots>,
     path: OsString,
     // Keeps the code behind `fns` mapped; last field, dropped last.
     library: Arc<Library>,
@@ -345,9 +349,48 @@ impl UnifiedRuntime {
         }
         Ok(UnifiedRuntime {
             fns,
+            direct: std::sync::OnceLock::new(),
             path,
             library: Arc::new(library),
         })
+    }
+
+    /// From now on, call the event and queue queries (retain, release,
+    /// status, queue, device times, queue device) through the handle's own
+    /// dispatch table, as the loader does, instead of through the loader:
+    /// no loader layer in between (see [`crate::ur_dispatch`]). Only for a
+    /// loader that dispatches through handles (UR 0.12+: DPC++ 2026), which
+    /// the probe checks.
+    pub fn dispatch_directly(&self) -> Result<(), String> {
+        let slots = self.probe_direct_slots()?;
+        let _ = self.direct.set(slots);
+        Ok(())
+    }
+
+    /// The function to call for `function` on `handle`: the adapter's own
+    /// when dispatching directly, else the loader's entry point.
+    #[inline]
+    fn pick<F: Copy>(
+        &self,
+        handle: usize,
+        function: crate::ur_dispatch::Direct,
+        via_loader: F,
+    ) -> F {
+        const { assert!(std::mem::size_of::<F>() == std::mem::size_of::<usize>()) };
+        let Some(slots) = self.direct.get() else {
+            return via_loader;
+        };
+        // SAFETY: `handle` is a live handle (module contract) of a UR 0.12+
+        // adapter (`direct` is only set after a successful probe of this
+        // loader, of the runtime's version).
+        let address = unsafe { crate::ur_dispatch::direct_function(handle, slots, function) };
+        if address == 0 {
+            return via_loader;
+        }
+        // SAFETY: the slot of `function` holds the adapter's implementation
+        // of it, whose prototype `F` is (F is that function's PFN type, the
+        // size of a pointer as asserted above).
+        unsafe { std::mem::transmute_copy::<usize, F>(&address) }
     }
 
     /// What the library was opened as (a file name or a path).
@@ -363,16 +406,18 @@ impl UnifiedRuntime {
     /// `urEventRetain`.
     pub fn event_retain(&self, event: UrEvent) -> Result<(), UrError> {
         let h = non_null("urEventRetain", event.0)? as sys::ur_event_handle_t;
+        let f = self.pick(event.0, Direct::EventRetain, self.fns.event_retain);
         // SAFETY: `h` is a live event handle (module contract).
-        check("urEventRetain", unsafe { (self.fns.event_retain)(h) })
+        check("urEventRetain", unsafe { f(h) })
     }
 
     /// `urEventRelease`.
     pub fn event_release(&self, event: UrEvent) -> Result<(), UrError> {
         let h = non_null("urEventRelease", event.0)? as sys::ur_event_handle_t;
+        let f = self.pick(event.0, Direct::EventRelease, self.fns.event_release);
         // SAFETY: `h` is a live event handle the caller holds a reference on
         // (module contract).
-        check("urEventRelease", unsafe { (self.fns.event_release)(h) })
+        check("urEventRelease", unsafe { f(h) })
     }
 
     /// `urEventGetInfo(UR_EVENT_INFO_COMMAND_EXECUTION_STATUS)`.
@@ -400,7 +445,11 @@ impl UnifiedRuntime {
         // profiling query's value is a uint64_t and `value` is one, writable,
         // with its size passed.
         let code = unsafe {
-            (self.fns.event_get_profiling_info)(
+            (self.pick(
+                event.0,
+                Direct::EventGetProfilingInfo,
+                self.fns.event_get_profiling_info,
+            ))(
                 h,
                 what.raw(),
                 std::mem::size_of::<u64>(),
@@ -518,7 +567,7 @@ impl UnifiedRuntime {
         // COMMAND_EXECUTION_STATUS: an enum, u32); `value` is writable and
         // its size is passed, so the adapter writes at most that much.
         let code = unsafe {
-            (self.fns.event_get_info)(
+            (self.pick(event.0, Direct::EventGetInfo, self.fns.event_get_info))(
                 h,
                 what,
                 std::mem::size_of::<T>(),
@@ -542,7 +591,7 @@ impl UnifiedRuntime {
         // queries whose value has T's size (DEVICE: a handle, usize; FLAGS:
         // a uint32_t bit field, u32); `value` is writable and its size passed.
         let code = unsafe {
-            (self.fns.queue_get_info)(
+            (self.pick(queue.0, Direct::QueueGetInfo, self.fns.queue_get_info))(
                 h,
                 what,
                 std::mem::size_of::<T>(),

@@ -90,6 +90,82 @@ impl Hooked {
     }
 }
 
+/// The UR functions the timestamp source calls straight through a handle's
+/// table, as the loader would, skipping the loader and any layer in it
+/// (the collector's own loader has the tracing layer on when the runtime's
+/// has: it reads the same environment).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Direct {
+    /// `urEventRetain`.
+    EventRetain,
+    /// `urEventRelease`.
+    EventRelease,
+    /// `urEventGetInfo`.
+    EventGetInfo,
+    /// `urEventGetProfilingInfo`.
+    EventGetProfilingInfo,
+    /// `urQueueGetInfo`.
+    QueueGetInfo,
+}
+
+impl Direct {
+    /// Every direct function, in [`Direct::index`] order.
+    pub const ALL: [Direct; 5] = [
+        Direct::EventRetain,
+        Direct::EventRelease,
+        Direct::EventGetInfo,
+        Direct::EventGetProfilingInfo,
+        Direct::QueueGetInfo,
+    ];
+
+    /// Position in [`Direct::ALL`].
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The UR function's name (the loader's exported symbol).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Direct::EventRetain => "urEventRetain",
+            Direct::EventRelease => "urEventRelease",
+            Direct::EventGetInfo => "urEventGetInfo",
+            Direct::EventGetProfilingInfo => "urEventGetProfilingInfo",
+            Direct::QueueGetInfo => "urQueueGetInfo",
+        }
+    }
+}
+
+/// Where each [`Direct`] function sits in a handle's table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DirectSlots {
+    slots: [u16; Direct::ALL.len()],
+}
+
+impl DirectSlots {
+    /// The slot of `function`.
+    pub fn slot(&self, function: Direct) -> usize {
+        usize::from(self.slots[function.index()])
+    }
+}
+
+/// The function in `function`'s slot of `handle`'s table (0 when empty).
+///
+/// # Safety
+/// `handle` is a live handle of a UR 0.12+ adapter and `slots` were probed
+/// from a loader of the same version.
+#[inline]
+pub unsafe fn direct_function(handle: usize, slots: &DirectSlots, function: Direct) -> usize {
+    // SAFETY: guaranteed by the caller: the table is the adapter's, and
+    // every slot a loader of this version dispatches through is inside it.
+    unsafe {
+        let table = table_address(handle) as *const usize;
+        if table.is_null() {
+            return 0;
+        }
+        table.add(slots.slot(function)).read()
+    }
+}
+
 /// Where the loader looks for each [`Hooked`] function in a handle's table
 /// (an index in pointers); `None` when the loader does not have it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -257,6 +333,77 @@ impl UnifiedRuntime {
     }
 }
 
+impl UnifiedRuntime {
+    /// Finds the slot of every [`Direct`] function, like
+    /// [`UnifiedRuntime::probe_slots`]; all must be found.
+    pub fn probe_direct_slots(&self) -> Result<DirectSlots, String> {
+        let _guard = PROBING.lock().unwrap_or_else(|e| e.into_inner());
+        let handle = &FAKE_HANDLE as *const FakeHandle as *mut c_void;
+        let mut slots = [0u16; Direct::ALL.len()];
+        for function in Direct::ALL {
+            let symbol = format!("{}\0", function.name());
+            // SAFETY: the symbol is only read as an address here.
+            let address = unsafe { self.library().get::<*const c_void>(symbol.as_bytes()) }
+                .map(|s| *s)
+                .map_err(|e| format!("{}: {e}", function.name()))?;
+            PROBED.store(usize::MAX, Ordering::SeqCst);
+            let mut value = [0u8; 8];
+            let out = value.as_mut_ptr().cast::<c_void>();
+            // SAFETY: `address` is the loader's `function`, called with its
+            // prototype (ur_api.h); the handle is FAKE_HANDLE (see
+            // `probe_slots`), the outputs point at a local buffer of the size
+            // passed.
+            unsafe {
+                match function {
+                    Direct::EventRetain | Direct::EventRelease => {
+                        let f: sys::PFN_urEventRetain = std::mem::transmute(address);
+                        f(handle.cast());
+                    }
+                    Direct::EventGetInfo => {
+                        let f: sys::PFN_urEventGetInfo = std::mem::transmute(address);
+                        f(
+                            handle.cast(),
+                            sys::ur_event_info_t::COMMAND_EXECUTION_STATUS,
+                            4,
+                            out,
+                            std::ptr::null_mut(),
+                        );
+                    }
+                    Direct::EventGetProfilingInfo => {
+                        let f: sys::PFN_urEventGetProfilingInfo = std::mem::transmute(address);
+                        f(
+                            handle.cast(),
+                            sys::ur_profiling_info_t::COMMAND_START,
+                            8,
+                            out,
+                            std::ptr::null_mut(),
+                        );
+                    }
+                    Direct::QueueGetInfo => {
+                        let f: sys::PFN_urQueueGetInfo = std::mem::transmute(address);
+                        f(
+                            handle.cast(),
+                            sys::ur_queue_info_t::DEVICE,
+                            8,
+                            out,
+                            std::ptr::null_mut(),
+                        );
+                    }
+                }
+            }
+            let index = PROBED.load(Ordering::SeqCst);
+            if index >= PROBE_SLOTS {
+                return Err(format!(
+                    "{} does not dispatch through the handle's table",
+                    function.name()
+                ));
+            }
+            slots[function.index()] = index as u16;
+        }
+        Ok(DirectSlots { slots })
+    }
+}
+
 /// Calls the loader's entry point of `function` with every handle `handle`.
 ///
 /// # Safety
@@ -389,7 +536,8 @@ impl DispatchTable {
     /// The table at `base`, under the same check as [`DispatchTable::of_handle`].
     pub fn at(base: usize, slots: &SlotMap) -> Option<DispatchTable> {
         let highest = slots.highest()?;
-        if base == 0 || !base.is_multiple_of(std::mem::align_of::<usize>()) || is_probe_table(base) {
+        if base == 0 || !base.is_multiple_of(std::mem::align_of::<usize>()) || is_probe_table(base)
+        {
             return None;
         }
         let end = base.checked_add((highest + 1) * std::mem::size_of::<usize>())?;
