@@ -73,14 +73,14 @@ pub struct Collector {
 }
 
 /// How far the collector got in following UR calls through hooks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 enum HookState {
     /// Slots not probed yet.
     Unprobed,
     /// Slots known; tables are patched as handles show them.
     Probed,
-    /// Not possible here (no ur.call.debug, no loader, or a failure).
-    Off,
+    /// Not possible or not wanted here, and why.
+    Off(String),
 }
 
 impl Collector {
@@ -153,22 +153,23 @@ impl Collector {
     /// callback). Only where `ur.call.debug` exists (DPC++ 2026 and later,
     /// whose UR handles carry their table).
     fn follow_ur_calls(&mut self) {
-        if self.hooks == HookState::Off {
+        if matches!(self.hooks, HookState::Off(_)) {
             return;
         }
         if self.hooks == HookState::Unprobed {
             if !crate::ur_calls::STREAM_REGISTERED.load(Ordering::Relaxed) {
                 return;
             }
+            if !self.config.ur_hooks {
+                self.hooks = HookState::Off("SYCLGRAPH_UR_HOOKS=0".into());
+                return;
+            }
             let Some(ur) = &self.ur else {
-                self.hooks = HookState::Off;
+                self.hooks = HookState::Off("no UR loader of our own".into());
                 return;
             };
             if let Err(e) = crate::ur_hooks::prepare(ur) {
-                warn(format_args!(
-                    "following UR calls through ur.call.debug only: {e}"
-                ));
-                self.hooks = HookState::Off;
+                self.hooks = HookState::Off(e);
                 return;
             }
             self.hooks = HookState::Probed;
@@ -183,10 +184,26 @@ impl Collector {
             }
             Ok(_) => {}
             Err(e) => {
-                warn(format_args!("following UR calls: {e}"));
-                self.hooks = HookState::Off;
+                if !crate::ur_hooks::ACTIVE.load(Ordering::Relaxed) {
+                    self.hooks = HookState::Off(e);
+                } else {
+                    warn(format_args!("following UR calls: {e}"));
+                }
             }
         }
+    }
+
+    /// Why `ur.call.debug` served all along (see [`Losses`](crate::output::Losses)).
+    fn ur_calls_via_layer(&self) -> Option<String> {
+        if !crate::ur_calls::STREAM_REGISTERED.load(Ordering::Relaxed)
+            || crate::ur_hooks::ACTIVE.load(Ordering::Relaxed)
+        {
+            return None;
+        }
+        Some(match &self.hooks {
+            HookState::Off(why) => why.clone(),
+            HookState::Unprobed | HookState::Probed => "no UR handle seen yet".into(),
+        })
     }
 
     /// Unsubscribes from `ur.call.debug` once the callbacks saw
@@ -305,6 +322,7 @@ impl Collector {
                 .load(Ordering::Relaxed)
                 .then_some(self.config.max_ur_calls),
             timing_unavailable: self.config.device_timing && self.timestamps.is_none(),
+            ur_calls_via_layer: self.ur_calls_via_layer(),
         };
         if let Err(e) = self.output.finish(&losses) {
             warn(format_args!(

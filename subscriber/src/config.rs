@@ -29,6 +29,10 @@ pub struct Config {
     /// `SYCLGRAPH_FORCE_PROFILING`: turn device profiling on for every
     /// queue (`1`, default) or leave queues as the application made them (`0`).
     pub force_profiling: bool,
+    /// `SYCLGRAPH_UR_HOOKS`: follow UR calls through the adapter's dispatch
+    /// table once it is known (`1`, default: cheapest), or only through the
+    /// UR tracing layer on `ur.call.debug` (`0`).
+    pub ur_hooks: bool,
 }
 
 impl Config {
@@ -86,6 +90,7 @@ impl Config {
         let device_timing = flag("SYCLGRAPH_DEVICE_TIMING", true);
         let quiet = flag("SYCLGRAPH_QUIET", false);
         let force_profiling = flag("SYCLGRAPH_FORCE_PROFILING", true);
+        let ur_hooks = flag("SYCLGRAPH_UR_HOOKS", true);
         Config {
             output_dir,
             max_instances,
@@ -95,6 +100,7 @@ impl Config {
             quiet,
             max_ur_calls,
             force_profiling,
+            ur_hooks,
         }
     }
 }
@@ -134,8 +140,11 @@ mod tests {
             ("SYCLGRAPH_DEVICE_TIMING", "maybe"),
             ("SYCLGRAPH_QUEUE_CAPACITY", "3"),
             ("SYCLGRAPH_MAX_UR_CALLS", "-1"),
+            ("SYCLGRAPH_UR_HOOKS", "sometimes"),
         ]);
-        assert_eq!(w.len(), 4, "{w:?}");
+        assert_eq!(w.len(), 5, "{w:?}");
+        assert!(w[4].contains("SYCLGRAPH_UR_HOOKS"));
+        assert!(c.ur_hooks);
         assert!(w[0].contains("SYCLGRAPH_MAX_INSTANCES"));
         assert_eq!(c.max_instances, 5000);
         assert!(c.device_timing);
@@ -149,8 +158,10 @@ mod tests {
             ("SYCLGRAPH_OUTPUT_DIR", "/tmp/x"),
             ("SYCLGRAPH_MAX_INSTANCES", "10"),
             ("SYCLGRAPH_DEVICE_TIMING", "0"),
+            ("SYCLGRAPH_UR_HOOKS", "0"),
         ]);
         assert!(w.is_empty());
+        assert!(!c.ur_hooks);
         assert_eq!(c.output_dir, PathBuf::from("/tmp/x"));
         assert_eq!(c.max_instances, 10);
         assert!(!c.device_timing);

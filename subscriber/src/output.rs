@@ -21,7 +21,7 @@ use crate::whole_rows::WholeRows;
 const MAX_PENDING_BYTES: usize = 4 << 20;
 
 /// What the recorder could not record, for the summary.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Losses {
     /// Records dropped because the queue was full.
     pub queue_full: u64,
@@ -41,6 +41,10 @@ pub struct Losses {
     pub ur_call_limit: Option<u64>,
     /// True when device timing was wanted but no source could be loaded.
     pub timing_unavailable: bool,
+    /// Why UR calls were followed on `ur.call.debug` for the whole run
+    /// instead of through the adapter's dispatch table (`None`: hooks were
+    /// used, or the runtime has no `ur.call.debug`).
+    pub ur_calls_via_layer: Option<String>,
 }
 
 /// The graph and the streamed `kernels.csv`.
@@ -234,6 +238,11 @@ fn loss_lines(losses: &Losses) -> String {
     if let Some(limit) = losses.ur_call_limit {
         lines.push_str(&format!(
             "UR calls: followed the first {limit} only (SYCLGRAPH_MAX_UR_CALLS bounds the runtime's memory); later direct-path USM commands are untimed, later depends_on-only edges are missing, queues made later are not forced to profile\n"
+        ));
+    }
+    if let Some(why) = &losses.ur_calls_via_layer {
+        lines.push_str(&format!(
+            "UR calls: followed on ur.call.debug all along ({why}), which costs more per command\n"
         ));
     }
     if losses.timing_unavailable {

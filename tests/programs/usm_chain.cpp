@@ -8,6 +8,8 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -28,10 +30,14 @@ __kernel void scale(__global float *x, float s) {
 
 constexpr size_t N = 1024;
 
-int main() {
+int main(int argc, char **argv) {
   sycl::queue ooo{sycl::cpu_selector_v, sycl::property::queue::enable_profiling()};
   sycl::queue ino{ooo.get_context(), ooo.get_device(), progs::profiling_in_order()};
   auto k = progs::build_cl_kernels(ooo, kSource, {"iota", "axpy", "scale"});
+  // `--settle-ms N`: pause before the work, as a longer start-up would
+  // (lets a tracer finish setting itself up first).
+  if (argc > 2 && std::string(argv[1]) == "--settle-ms")
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(argv[2])));
   const size_t bytes = N * sizeof(float);
 
   float *a = sycl::malloc_device<float>(N, ooo);

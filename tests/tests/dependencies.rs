@@ -7,9 +7,8 @@ use syclgraph_tests::*;
 
 const SRC: &str = "tests/programs/usm_chain.cpp";
 
-#[test]
-fn every_depends_on_is_an_edge_between_the_right_nodes() {
-    let traced = run_both("deps", || runtime_command(&program("usm_chain")), &[]);
+/// The out-of-order chain's edges, by tag, and the cross-queue edge.
+fn assert_depends_on_edges(traced: &Traced) {
     let graph = traced.graph();
     let id = |label: &str| node_at(&graph, SRC, tag_line(SRC, label)).0.clone();
     let ooo = [
@@ -53,6 +52,38 @@ fn every_depends_on_is_an_edge_between_the_right_nodes() {
     // Across queues: an in-order kernel waiting on an out-of-order fill.
     let (fill, axpy) = (id("x_fill_ooo"), id("x_axpy_ino"));
     assert!(graph.edges.iter().any(|(a, b, _)| *a == fill && *b == axpy));
+}
+
+/// The stderr line saying UR calls were followed on ur.call.debug all along.
+const VIA_LAYER: &str = "UR calls: followed on ur.call.debug all along";
+
+#[test]
+fn every_depends_on_is_an_edge_between_the_right_nodes() {
+    let traced = run_both("deps", || runtime_command(&program("usm_chain")), &[]);
+    assert_depends_on_edges(&traced);
+}
+
+#[test]
+fn depends_on_edges_are_the_same_through_hooks_and_through_the_tracing_layer() {
+    // Settled: the work runs once syclgraph moved from ur.call.debug to the
+    // adapter's dispatch table, so the hooks see every enqueue.
+    let settled = || {
+        let mut cmd = runtime_command(&program("usm_chain"));
+        cmd.args(["--settle-ms", "500"]);
+        cmd
+    };
+    let hooks = run_both("deps-hooks", settled, &[]);
+    assert!(!hooks.stderr().contains(VIA_LAYER), "{}", hooks.stderr());
+    assert_depends_on_edges(&hooks);
+    let layer = run_both("deps-layer", settled, &[("SYCLGRAPH_UR_HOOKS", "0")]);
+    assert!(
+        layer
+            .stderr()
+            .contains(&format!("{VIA_LAYER} (SYCLGRAPH_UR_HOOKS=0)")),
+        "{}",
+        layer.stderr()
+    );
+    assert_depends_on_edges(&layer);
 }
 
 #[test]
