@@ -70,6 +70,8 @@ pub struct Collector {
     ur: Option<Arc<UnifiedRuntime>>,
     /// How far the move to [`crate::ur_hooks`] got.
     hooks: HookState,
+    /// `urQueueCreate` calls the timestamp source was told about.
+    queue_creations_seen: u64,
 }
 
 /// How far the collector got in following UR calls through hooks.
@@ -98,6 +100,7 @@ impl Collector {
             ur_unsubscribed: false,
             ur: None,
             hooks: HookState::Unprobed,
+            queue_creations_seen: 0,
         }
     }
 
@@ -174,8 +177,7 @@ impl Collector {
             }
             self.hooks = HookState::Probed;
         }
-        let force = crate::recorder().is_some_and(|r| r.force_profiling);
-        match crate::ur_hooks::install_noted(force) {
+        match crate::ur_hooks::install_noted() {
             Ok(true) if !self.ur_unsubscribed => {
                 self.ur_unsubscribed = true;
                 if let Some(recorder) = crate::recorder() {
@@ -259,6 +261,11 @@ impl Collector {
         let Some(source) = self.timestamps.clone() else {
             return;
         };
+        let creations = crate::ur_calls::QUEUE_CREATIONS.load(Ordering::Relaxed);
+        if creations != self.queue_creations_seen {
+            self.queue_creations_seen = creations;
+            source.queues_changed();
+        }
         let mut completed = 0;
         for pending in &self.pending {
             let readout = source.read(pending.event);

@@ -34,6 +34,10 @@ use xpti_sys::{function_with_args_t, trace_event_data_t, trace_point as tp};
 
 use crate::xpti::EventRef;
 
+/// `urQueueCreate` calls seen (by this path or [`crate::ur_hooks`]): the
+/// collector tells the timestamp source when it changed.
+pub static QUEUE_CREATIONS: AtomicU64 = AtomicU64::new(0);
+
 /// Queues whose profiling flag syclgraph turned on.
 pub static QUEUES_FORCED: AtomicU64 = AtomicU64::new(0);
 
@@ -107,6 +111,7 @@ pub unsafe extern "C" fn on_ur_call(
     let id = ur_function_t(call.function_id);
     let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match trace_type {
         tp::FUNCTION_WITH_ARGS_BEGIN if id == ur_function_t::QUEUE_CREATE => {
+            QUEUE_CREATIONS.fetch_add(1, Ordering::Relaxed);
             let params = call.args_data as *mut ur_queue_create_params_t;
             // SAFETY: args_data is this call's ur_queue_create_params_t;
             // phContext points at its context argument, a live handle of

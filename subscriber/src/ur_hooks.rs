@@ -40,7 +40,7 @@ use ur_sys::{
 use ze_bridge::ur::UnifiedRuntime;
 use ze_bridge::ur_dispatch::{table_address, DispatchTable, Hooked, SlotMap};
 
-use crate::ur_calls::{PROFILING_PROPERTIES, QUEUES_FORCED};
+use crate::ur_calls::{PROFILING_PROPERTIES, QUEUES_FORCED, QUEUE_CREATIONS};
 
 /// Set once a table is patched: `ur.call.debug` then ignores every call.
 pub static ACTIVE: AtomicBool = AtomicBool::new(false);
@@ -104,7 +104,7 @@ pub fn prepared() -> bool {
 
 /// Patches the table last noted, if any; returns true when one was patched
 /// now. Called by the collector thread only (one writer).
-pub fn install_noted(force_profiling: bool) -> Result<bool, String> {
+pub fn install_noted() -> Result<bool, String> {
     let Some(slots) = SLOTS.get() else {
         return Ok(false);
     };
@@ -125,9 +125,6 @@ pub fn install_noted(force_profiling: bool) -> Result<bool, String> {
     entry.table.store(table.address(), Ordering::Relaxed);
     let mut hooked = Vec::new();
     for function in Hooked::ALL {
-        if function == Hooked::QueueCreate && !force_profiling {
-            continue;
-        }
         let Some(original) = table.get(slots, function) else {
             continue;
         };
@@ -273,6 +270,7 @@ unsafe extern "C" fn queue_create(
     // SAFETY: see above.
     let adapter: PFN_urQueueCreate =
         unsafe { std::mem::transmute(original(context as usize, Hooked::QueueCreate)) };
+    QUEUE_CREATIONS.fetch_add(1, Ordering::Relaxed);
     let forcing = crate::recorder().is_some_and(|r| r.force_profiling && r.running());
     let mut copy;
     let mut forced = false;

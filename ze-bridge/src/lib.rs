@@ -65,4 +65,7 @@ pub trait TimestampSource: Send + Sync {
     fn read(&self, event: UrEvent) -> Readout;
     /// Lets go of a retained event.
     fn release(&self, event: UrEvent);
+    /// Queues were created since the last call: forget anything remembered
+    /// per queue handle (a handle may now name a new queue).
+    fn queues_changed(&self) {}
 }

@@ -3,18 +3,21 @@
 //!
 //! # Reading an event
 //!
-//! 1. `urEventGetInfo(COMMAND_EXECUTION_STATUS)`: anything but `COMPLETE` is
-//!    [`Readout::Pending`]; `ERROR` (or a failed query, or a status this crate
-//!    does not know) is [`Untimed::Failed`].
-//! 2. The event's device (event → queue → device) and, once per device, its
-//!    platform's backend and its clock offset (below).
-//! 3. On a Level Zero platform with a [`NativeLevelZero`] reader attached:
-//!    the native event and device handles go to it and its [`Readout`] is
-//!    returned as is.
-//! 4. Otherwise `urEventGetProfilingInfo(START)` and `(END)`:
-//!    `PROFILING_INFO_NOT_AVAILABLE` is [`Untimed::NoProfiling`], any other
-//!    error [`Untimed::Failed`].
-//! 5. [`to_host_times`] converts them (checks: [`Untimed::Invalid`]).
+//! 1. The event's device (event → queue, then queue → device once per
+//!    queue) and, once per device, its platform's backend and its clock
+//!    offset (below).
+//! 2. On a Level Zero platform with a [`NativeLevelZero`] reader attached:
+//!    unless `urEventGetInfo(COMMAND_EXECUTION_STATUS)` says `COMPLETE`
+//!    the event is [`Readout::Pending`]; otherwise the native event and
+//!    device handles go to the reader and its [`Readout`] is returned as is.
+//! 3. Otherwise `urEventGetProfilingInfo(END)` first: a completed command
+//!    has it, so one query stands for the status. When it fails the status
+//!    decides: not complete is [`Readout::Pending`]; complete means the
+//!    command may have completed right after the query, so `END` is asked
+//!    once more, and now `PROFILING_INFO_NOT_AVAILABLE` is
+//!    [`Untimed::NoProfiling`], any other error (or an `ERROR` status)
+//!    [`Untimed::Failed`]. Then `(START)`.
+//! 4. [`to_host_times`] converts them (checks: [`Untimed::Invalid`]).
 //!
 //! # Clocks
 //!
@@ -39,10 +42,14 @@
 //! The start is converted and the duration (`end − start`) added to it, so
 //! `end_ns − start_ns` is exactly the device's duration.
 
-use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::ur::{Backend, EventStatus, NativeHandle, ProfilingInfo, UnifiedRuntime, UrDevice};
+use rustc_hash::FxHashMap;
+
+use crate::ur::{
+    self, Backend, EventStatus, NativeHandle, ProfilingInfo, UnifiedRuntime, UrDevice, UrQueue,
+};
 use crate::{Readout, TimestampSource, Untimed, UrEvent};
 
 /// Durations above this (one hour) are taken as garbage.
@@ -185,11 +192,15 @@ struct DeviceEntry {
 pub struct UrTimestampSource {
     ur: Arc<UnifiedRuntime>,
     level_zero: Option<Arc<dyn NativeLevelZero>>,
-    devices: Mutex<HashMap<UrDevice, DeviceEntry>>,
+    devices: Mutex<FxHashMap<UrDevice, DeviceEntry>>,
     /// The device of the last event whose queue could be asked: used when
     /// the queue cannot (seen on DPC++ 2025.0: urQueueGetInfo answers
     /// INVALID_SIZE for some events' queues) and it is the only device.
     last_device: Mutex<Option<UrDevice>>,
+    /// Queue → device, valid for one [`Self::queue_generation`].
+    queue_devices: Mutex<(u64, FxHashMap<UrQueue, UrDevice>)>,
+    /// Bumped by [`TimestampSource::queues_changed`].
+    queue_generation: AtomicU64,
 }
 
 impl std::fmt::Debug for UrTimestampSource {
@@ -207,8 +218,10 @@ impl UrTimestampSource {
         UrTimestampSource {
             ur,
             level_zero: None,
-            devices: Mutex::new(HashMap::new()),
+            devices: Mutex::new(FxHashMap::default()),
             last_device: Mutex::new(None),
+            queue_devices: Mutex::new((0, FxHashMap::default())),
+            queue_generation: AtomicU64::new(0),
         }
     }
 
@@ -303,17 +316,10 @@ impl UrTimestampSource {
     }
 
     fn read_inner(&self, event: UrEvent) -> Result<Readout, Untimed> {
-        match self.ur.event_status(event).map_err(|_| Untimed::Failed)? {
-            EventStatus::Complete => {}
-            EventStatus::Running | EventStatus::Submitted | EventStatus::Queued => {
-                return Ok(Readout::Pending)
-            }
-            EventStatus::Error | EventStatus::Other(_) => return Err(Untimed::Failed),
-        }
         let device = match self
             .ur
             .event_queue(event)
-            .and_then(|q| self.ur.queue_device(q))
+            .and_then(|q| self.queue_device(q))
         {
             Ok(device) => {
                 *self.last_device.lock().unwrap_or_else(|e| e.into_inner()) = Some(device);
@@ -326,15 +332,64 @@ impl UrTimestampSource {
         if let (Some(lz), Some(Backend::LEVEL_ZERO), Some(native_device)) =
             (&self.level_zero, entry.backend, entry.native)
         {
+            if self.status(event)? != EventStatus::Complete {
+                return Ok(Readout::Pending);
+            }
             if let Ok(native_event) = self.ur.event_native_handle(event) {
                 return Ok(lz.kernel_times(native_event, native_device));
             }
         }
 
+        // The end time first: it is only there once the command completed,
+        // so for the usual completed event that one query replaces a status
+        // query; the status is asked only when it is not there.
+        let end = match self.ur.event_profiling(event, ProfilingInfo::End) {
+            Ok(end) => end,
+            Err(_) => {
+                if self.status(event)? != EventStatus::Complete {
+                    return Ok(Readout::Pending);
+                }
+                // Complete now; it may have completed just after the first
+                // query, so ask again before calling it untimed.
+                self.read_profiling(event, ProfilingInfo::End)?
+            }
+        };
         let start = self.read_profiling(event, ProfilingInfo::Start)?;
-        let end = self.read_profiling(event, ProfilingInfo::End)?;
         let calibration = entry.calibration.ok_or(Untimed::Failed)?;
         Ok(to_host_times(&calibration, start, end))
+    }
+
+    /// The command's status; running, submitted and queued are one answer.
+    fn status(&self, event: UrEvent) -> Result<EventStatus, Untimed> {
+        match self.ur.event_status(event).map_err(|_| Untimed::Failed)? {
+            EventStatus::Complete => Ok(EventStatus::Complete),
+            EventStatus::Running | EventStatus::Submitted | EventStatus::Queued => {
+                Ok(EventStatus::Running)
+            }
+            EventStatus::Error | EventStatus::Other(_) => Err(Untimed::Failed),
+        }
+    }
+
+    /// The device of `queue`, asked once per queue (a retained event keeps
+    /// its queue alive; [`TimestampSource::queues_changed`] empties the
+    /// cache when queues were made, so a new queue at a freed queue's
+    /// address is asked again).
+    fn queue_device(&self, queue: UrQueue) -> Result<UrDevice, ur::UrError> {
+        let mut cache = self
+            .queue_devices
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let generation = self.queue_generation.load(Ordering::Relaxed);
+        if cache.0 != generation {
+            cache.1.clear();
+            cache.0 = generation;
+        }
+        if let Some(device) = cache.1.get(&queue) {
+            return Ok(*device);
+        }
+        let device = self.ur.queue_device(queue)?;
+        cache.1.insert(queue, device);
+        Ok(device)
     }
 }
 
@@ -354,6 +409,10 @@ impl TimestampSource for UrTimestampSource {
     fn release(&self, event: UrEvent) {
         // Nothing to do about a failed release: the event is not read again.
         let _ = self.ur.event_release(event);
+    }
+
+    fn queues_changed(&self) {
+        self.queue_generation.fetch_add(1, Ordering::Relaxed);
     }
 }
 
