@@ -10,7 +10,6 @@
 
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -19,23 +18,11 @@ use ze_bridge::ur::UnifiedRuntime;
 use ze_bridge::{Readout, TimestampSource, Untimed, UrEvent};
 
 use crate::config::Config;
+use crate::inbox::{FinishRequest, Inbox};
 use crate::recorder::LossCounters;
 use crate::shutdown::Teardown;
 use crate::timing_slot::TimingSlot;
 use crate::warn;
-
-/// What the application's threads send the collector.
-pub enum Message {
-    /// One record.
-    Record(Record),
-    /// Drain, write the outputs, then reply.
-    Finish {
-        /// Whether device events may still be read and released.
-        teardown: Teardown,
-        /// Signalled when the outputs are written.
-        reply: SyncSender<()>,
-    },
-}
 
 /// A signalled device event whose command has not been read yet.
 struct Pending {
@@ -104,37 +91,23 @@ impl Collector {
         }
     }
 
-    /// Runs until [`Message::Finish`] or until every sender is gone.
-    pub fn run(mut self, receiver: Receiver<Message>) {
+    /// Runs until the exit path asks it to finish ([`Inbox::request_finish`]).
+    pub fn run(mut self, inbox: std::sync::Arc<Inbox>) {
+        let _alive = inbox.collector_guard();
         self.load_timestamps();
         let (mut last_flush, mut last_snapshot) = (Instant::now(), Instant::now());
+        let mut idle_wait = POLL_MIN;
         loop {
-            let timeout = if self.pending.is_empty() {
-                POLL_MAX
-            } else {
-                self.poll_interval
-            };
-            match receiver.recv_timeout(timeout) {
-                Ok(Message::Record(record)) => {
-                    self.handle(record);
-                    for _ in 0..BATCH {
-                        match receiver.try_recv() {
-                            Ok(Message::Record(record)) => self.handle(record),
-                            Ok(Message::Finish { teardown, reply }) => {
-                                return self.finish(&receiver, teardown, reply)
-                            }
-                            Err(_) => break,
-                        }
-                    }
-                }
-                Ok(Message::Finish { teardown, reply }) => {
-                    return self.finish(&receiver, teardown, reply)
-                }
-                Err(RecvTimeoutError::Timeout) => {}
-                Err(RecvTimeoutError::Disconnected) => {
-                    let (reply, _) = std::sync::mpsc::sync_channel(1);
-                    return self.finish(&receiver, Teardown::RuntimeGone, reply);
-                }
+            let mut handled = 0;
+            while handled < BATCH {
+                let Some(record) = inbox.pop() else {
+                    break;
+                };
+                self.handle(record);
+                handled += 1;
+            }
+            if let Some(request) = inbox.take_finish() {
+                return self.finish(&inbox, request);
             }
             self.poll();
             self.follow_ur_calls();
@@ -146,6 +119,21 @@ impl Collector {
             if last_snapshot.elapsed() >= SNAPSHOT_EVERY {
                 self.output.snapshot();
                 last_snapshot = Instant::now();
+            }
+            // Records do not wake the collector one by one: while they come
+            // it looks again soon; when nothing came it sleeps longer.
+            idle_wait = if handled > 0 {
+                POLL_MIN
+            } else {
+                (idle_wait * 2).min(POLL_MAX)
+            };
+            if handled < BATCH {
+                let wait = if self.pending.is_empty() {
+                    idle_wait
+                } else {
+                    idle_wait.min(self.poll_interval)
+                };
+                inbox.wait(wait);
             }
         }
     }
@@ -285,14 +273,10 @@ impl Collector {
         };
     }
 
-    fn finish(mut self, receiver: &Receiver<Message>, teardown: Teardown, reply: SyncSender<()>) {
-        while let Ok(message) = receiver.try_recv() {
-            match message {
-                Message::Record(record) => self.handle(record),
-                Message::Finish { reply, .. } => {
-                    let _ = reply.send(());
-                }
-            }
+    fn finish(mut self, inbox: &Inbox, request: FinishRequest) {
+        let FinishRequest { teardown, reply } = request;
+        while let Some(record) = inbox.pop() {
+            self.handle(record);
         }
         if teardown == Teardown::RuntimeAlive {
             let deadline = Instant::now() + Duration::from_millis(self.config.drain_timeout_ms);

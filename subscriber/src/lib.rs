@@ -23,6 +23,7 @@ pub mod collector;
 pub mod config;
 pub mod dependencies;
 pub mod identity;
+pub mod inbox;
 pub mod output;
 pub mod recorder;
 pub mod shutdown;

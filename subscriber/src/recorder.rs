@@ -7,7 +7,6 @@
 //! dropped and counted (reported in the summary), never waited for.
 
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
-use std::sync::mpsc::{SyncSender, TrySendError};
 use std::sync::Arc;
 
 use syclgraph_graph::record::{
@@ -16,11 +15,11 @@ use syclgraph_graph::record::{
 use ze_bridge::UrEvent;
 
 use crate::clock::monotonic_ns;
-use crate::collector::Message;
 use crate::dependencies::{self, Dependencies};
 use crate::identity::{
     Binding, EdgeOrigin, EdgeTable, FastMap, FastSet, Interner, NodeFlags, NodeTable, Resolved,
 };
+use crate::inbox::Inbox;
 use crate::thread_number;
 use crate::timing_slot::{Timing, TimingSlot};
 use crate::xpti::{is_known_file, EventRef, Xpti};
@@ -56,7 +55,7 @@ pub struct Recorder {
     nodes: NodeTable,
     edges: EdgeTable,
     strings: Interner,
-    sender: SyncSender<Message>,
+    inbox: Arc<Inbox>,
     /// Where device timestamps come from, once the collector loaded it.
     pub timestamps: TimingSlot,
     /// [`RUNNING`], [`FINISHING`] or [`FINISHED`].
@@ -83,10 +82,10 @@ thread_local! {
 }
 
 impl Recorder {
-    /// A recorder sending to `sender`.
+    /// A recorder sending to `inbox`.
     pub fn new(
         xpti: Xpti,
-        sender: SyncSender<Message>,
+        inbox: Arc<Inbox>,
         timestamps: TimingSlot,
         losses: Arc<LossCounters>,
         force_profiling: bool,
@@ -97,7 +96,7 @@ impl Recorder {
             nodes: NodeTable::default(),
             edges: EdgeTable::default(),
             strings: Interner::default(),
-            sender,
+            inbox,
             timestamps,
             state: AtomicU8::new(RUNNING),
             losses,
@@ -122,9 +121,9 @@ impl Recorder {
     /// Queues a record; counts it when the queue is full. Returns whether it was queued.
     #[inline]
     fn send(&self, record: Record) -> bool {
-        match self.sender.try_send(Message::Record(record)) {
+        match self.inbox.push(record) {
             Ok(()) => true,
-            Err(TrySendError::Full(_)) | Err(TrySendError::Disconnected(_)) => {
+            Err(_) => {
                 self.losses.queue_full.fetch_add(1, Ordering::Relaxed);
                 false
             }

@@ -10,13 +10,14 @@
 
 use std::ffi::CStr;
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::{sync_channel, SyncSender};
+use std::sync::mpsc::sync_channel;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use crate::callbacks::{on_sycl, TRACE_POINTS};
-use crate::collector::{Collector, Message};
+use crate::collector::Collector;
 use crate::config::Config;
+use crate::inbox::{FinishRequest, Inbox};
 use crate::recorder::{LossCounters, Recorder, FINISHED, FINISHING, RUNNING};
 use crate::timing_slot::TimingSlot;
 use crate::ur_calls::{enable_tracing_layer, on_ur_call, LayerState};
@@ -35,7 +36,7 @@ pub enum Teardown {
 
 /// What the exit path needs besides the recorder.
 struct Control {
-    sender: SyncSender<Message>,
+    inbox: Arc<Inbox>,
     drain_timeout: Duration,
 }
 
@@ -68,19 +69,23 @@ pub fn start() -> Option<Recorder> {
     }
     let timestamps = TimingSlot::new();
     let losses = Arc::new(LossCounters::default());
-    let (sender, receiver) = sync_channel(config.queue_capacity);
+    let inbox = Arc::new(Inbox::new(config.queue_capacity));
     let collector = Collector::new(config.clone(), timestamps.clone(), losses.clone());
+    let collector_inbox = inbox.clone();
     let spawned = std::thread::Builder::new()
         .name("syclgraph-collector".into())
-        .spawn(move || collector.run(receiver));
-    if let Err(e) = spawned {
-        warn(format_args!(
-            "cannot start the collector thread ({e}); tracing is off"
-        ));
-        return None;
+        .spawn(move || collector.run(collector_inbox));
+    match spawned {
+        Ok(handle) => inbox.collector_started(handle.thread().clone()),
+        Err(e) => {
+            warn(format_args!(
+                "cannot start the collector thread ({e}); tracing is off"
+            ));
+            return None;
+        }
     }
     let _ = CONTROL.set(Control {
-        sender: sender.clone(),
+        inbox: inbox.clone(),
         drain_timeout: Duration::from_millis(config.drain_timeout_ms),
     });
     // SAFETY: `in_forked_child` only stores an atomic (async-signal-safe).
@@ -91,7 +96,7 @@ pub fn start() -> Option<Recorder> {
     }
     Some(Recorder::new(
         xpti,
-        sender,
+        inbox,
         timestamps,
         losses,
         force_profiling,
@@ -184,9 +189,8 @@ pub fn finish(teardown: Teardown) {
     }
     let (reply, done) = sync_channel(1);
     if control
-        .sender
-        .send(Message::Finish { teardown, reply })
-        .is_ok()
+        .inbox
+        .request_finish(FinishRequest { teardown, reply })
     {
         // The collector itself bounds the device drain; this bounds the rest.
         let _ = done.recv_timeout(control.drain_timeout + Duration::from_secs(30));

@@ -101,9 +101,13 @@ pub fn with_xpti(cmd: &mut Command, subscriber: &Path) {
 
 /// A fresh, empty output directory for one test.
 pub fn fresh_dir(test: &str) -> PathBuf {
+    // Tests of one file run in one process, in parallel, and may share a
+    // name (two tests tracing the same program): number every directory.
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir = repo_root()
         .join("target/test-output")
-        .join(format!("{test}-{}", std::process::id()));
+        .join(format!("{test}-{}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create the output dir");
     dir

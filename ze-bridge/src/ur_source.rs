@@ -62,6 +62,9 @@ pub const MAX_SYNC_DISTANCE_NS: u64 = 3600 * 1_000_000_000;
 /// A device's offset is measured again when it is older than this (1 s).
 pub const RECALIBRATE_AFTER_NS: u64 = 1_000_000_000;
 
+/// How often a queue's device is asked before the event counts as failed.
+const QUEUE_DEVICE_ATTEMPTS: usize = 8;
+
 /// Calibration samples taken; the narrowest bracket wins.
 const CALIBRATION_SAMPLES: usize = 3;
 
@@ -387,7 +390,16 @@ impl UrTimestampSource {
         if let Some(device) = cache.1.get(&queue) {
             return Ok(*device);
         }
-        let device = self.ur.queue_device(queue)?;
+        // DPC++ 2025.0's OpenCL adapter answers INVALID_SIZE for the same
+        // queue now and then (4 of 10 calls succeeded in one run): ask again.
+        let mut answer = self.ur.queue_device(queue);
+        for _ in 0..QUEUE_DEVICE_ATTEMPTS - 1 {
+            if answer.is_ok() {
+                break;
+            }
+            answer = self.ur.queue_device(queue);
+        }
+        let device = answer?;
         cache.1.insert(queue, device);
         Ok(device)
     }

@@ -1,0 +1,201 @@
+//! The bounded queue from the application's threads to the collector.
+//!
+//! A submitting thread pushes each [`Record`] into a lock-free ring
+//! (`crossbeam_queue::ArrayQueue`): a few atomic operations, no lock, no
+//! system call, and nothing waited for: when the ring is full the record is
+//! dropped (the caller counts it). Nobody is woken per record either: the
+//! collector drains the ring in batches and sleeps between them
+//! ([`Inbox::wait`]): briefly while records come, longer when none do. A
+//! producer wakes it only when it is in a long sleep (the first record after
+//! a quiet spell, so reading starts at once) or when the ring is a quarter
+//! full (a burst cannot fill it while it sleeps).
+//!
+//! The exit path asks the collector to finish through
+//! [`Inbox::request_finish`], which wakes it at once.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::SyncSender;
+use std::sync::{Mutex, OnceLock, PoisonError};
+use std::thread::Thread;
+use std::time::Duration;
+
+use crossbeam_queue::ArrayQueue;
+use syclgraph_graph::record::Record;
+
+use crate::shutdown::Teardown;
+
+/// Sleeps from this long on may be cut short by the next record.
+pub const LONG_SLEEP: Duration = Duration::from_millis(2);
+
+/// The exit path's request: write the outputs, then signal `reply`.
+pub struct FinishRequest {
+    /// Whether device events may still be read and released.
+    pub teardown: Teardown,
+    /// Signalled when the outputs are written.
+    pub reply: SyncSender<()>,
+}
+
+/// Records on their way to the collector, and the exit path's request.
+pub struct Inbox {
+    records: ArrayQueue<Record>,
+    /// Producers wake the collector from this many queued records on.
+    wake_at: usize,
+    finish_requested: AtomicBool,
+    /// The collector sleeps for long ([`LONG_SLEEP`] or more).
+    sleeping_long: AtomicBool,
+    finish: Mutex<Option<FinishRequest>>,
+    collector: OnceLock<Thread>,
+    collector_alive: AtomicBool,
+}
+
+impl Inbox {
+    /// An inbox holding at most `capacity` records (at least 1).
+    pub fn new(capacity: usize) -> Inbox {
+        let capacity = capacity.max(1);
+        Inbox {
+            records: ArrayQueue::new(capacity),
+            wake_at: (capacity / 4).max(1),
+            finish_requested: AtomicBool::new(false),
+            sleeping_long: AtomicBool::new(false),
+            finish: Mutex::new(None),
+            collector: OnceLock::new(),
+            collector_alive: AtomicBool::new(false),
+        }
+    }
+
+    /// Queues `record`; gives it back when the inbox is full.
+    #[inline]
+    pub fn push(&self, record: Record) -> Result<(), Record> {
+        self.records.push(record)?;
+        if (self.sleeping_long.load(Ordering::Relaxed)
+            && self.sleeping_long.swap(false, Ordering::AcqRel))
+            || self.records.len() >= self.wake_at
+        {
+            self.wake();
+        }
+        Ok(())
+    }
+
+    /// The oldest queued record.
+    #[inline]
+    pub fn pop(&self) -> Option<Record> {
+        self.records.pop()
+    }
+
+    /// Called once the collector thread is spawned: it is the one woken,
+    /// and from now on the exit path may wait for it.
+    pub fn collector_started(&self, collector: Thread) {
+        let _ = self.collector.set(collector);
+        self.collector_alive.store(true, Ordering::Release);
+    }
+
+    /// Taken by the collector thread: marks the collector gone when dropped
+    /// (also when it panics), so the exit path does not wait for it.
+    pub fn collector_guard(&self) -> CollectorGuard<'_> {
+        CollectorGuard(self)
+    }
+
+    /// Sleeps the collector until woken or `timeout` passed.
+    pub fn wait(&self, timeout: Duration) {
+        if self.finish_requested.load(Ordering::Acquire) {
+            return;
+        }
+        let long = timeout >= LONG_SLEEP;
+        if long {
+            self.sleeping_long.store(true, Ordering::Release);
+            // A record pushed just before the flag was set would otherwise
+            // wait the whole sleep.
+            if !self.records.is_empty() {
+                self.sleeping_long.store(false, Ordering::Release);
+                return;
+            }
+        }
+        std::thread::park_timeout(timeout);
+        if long {
+            self.sleeping_long.store(false, Ordering::Release);
+        }
+    }
+
+    /// Asks the collector to finish; false when no collector runs (then
+    /// nobody will answer).
+    pub fn request_finish(&self, request: FinishRequest) -> bool {
+        if !self.collector_alive.load(Ordering::Acquire) {
+            return false;
+        }
+        *self.finish.lock().unwrap_or_else(PoisonError::into_inner) = Some(request);
+        self.finish_requested.store(true, Ordering::Release);
+        self.wake();
+        true
+    }
+
+    /// The exit path's request, once made.
+    #[inline]
+    pub fn take_finish(&self) -> Option<FinishRequest> {
+        if !self.finish_requested.load(Ordering::Acquire) {
+            return None;
+        }
+        self.finish
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+    }
+
+    fn wake(&self) {
+        if let Some(collector) = self.collector.get() {
+            collector.unpark();
+        }
+    }
+}
+
+/// Marks the collector gone when dropped (see [`Inbox::attach_collector`]).
+pub struct CollectorGuard<'a>(&'a Inbox);
+
+impl Drop for CollectorGuard<'_> {
+    fn drop(&mut self) {
+        self.0.collector_alive.store(false, Ordering::Release);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use syclgraph_graph::record::Record;
+
+    fn record(ns: u64) -> Record {
+        Record::QueueDestroyed { queue_id: 1, ns }
+    }
+
+    #[test]
+    fn a_full_inbox_gives_the_record_back_and_keeps_the_order() {
+        let inbox = Inbox::new(2);
+        assert!(inbox.push(record(1)).is_ok());
+        assert!(inbox.push(record(2)).is_ok());
+        assert!(inbox.push(record(3)).is_err());
+        for want in [1, 2] {
+            match inbox.pop() {
+                Some(Record::QueueDestroyed { ns, .. }) => assert_eq!(ns, want),
+                other => panic!("{other:?}"),
+            }
+        }
+        assert!(inbox.pop().is_none());
+    }
+
+    #[test]
+    fn finish_is_refused_without_a_collector_and_taken_once_with_one() {
+        let inbox = Inbox::new(4);
+        let (reply, _done) = std::sync::mpsc::sync_channel(1);
+        let request = |reply| FinishRequest {
+            teardown: Teardown::RuntimeAlive,
+            reply,
+        };
+        assert!(!inbox.request_finish(request(reply.clone())));
+        inbox.collector_started(std::thread::current());
+        let guard = inbox.collector_guard();
+        assert!(inbox.take_finish().is_none());
+        assert!(inbox.request_finish(request(reply.clone())));
+        assert!(inbox.take_finish().is_some());
+        assert!(inbox.take_finish().is_none());
+        drop(guard);
+        assert!(!inbox.request_finish(request(reply)));
+    }
+}
