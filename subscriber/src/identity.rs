@@ -180,11 +180,65 @@ impl NodeTable {
         self.live.insert(uid, binding);
     }
 
+    /// [`NodeTable::bind`], and keeps the binding at hand for the task and
+    /// signal events that follow on this thread ([`NodeTable::own_submission`]).
+    #[inline]
+    pub fn bind_here(&self, event: EventRef<'_>, binding: Binding) {
+        self.bind(event.unique_id(), binding);
+        LAST_BOUND.with(|c| c.set(Some((BoundKey::of(event), binding))));
+    }
+
+    /// The submission `event` stands for: from this thread's last
+    /// [`NodeTable::bind_here`] when it is the same event (same address,
+    /// code location and instance), else from the table.
+    #[inline]
+    pub fn own_submission(&self, event: EventRef<'_>) -> Option<Binding> {
+        if let Some((key, binding)) = LAST_BOUND.with(|c| c.get()) {
+            if key == BoundKey::of(event) {
+                return Some(binding);
+            }
+        }
+        self.submission(event.unique_id())
+    }
+
+    /// Forgets this thread's kept binding (its task ended).
+    #[inline]
+    pub fn forget_here(&self) {
+        LAST_BOUND.with(|c| c.set(None));
+    }
+
     /// The submission the event with `uid` stands for, if it was bound.
     #[inline]
     pub fn submission(&self, uid: u64) -> Option<Binding> {
         self.live.get(&uid).map(|v| *v)
     }
+}
+
+/// What tells one event from another that reuses its address: the address
+/// (unique_id), the code location's name string and the runtime's instance
+/// counter for that location.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct BoundKey {
+    uid: u64,
+    name_ptr: usize,
+    instance: u64,
+}
+
+impl BoundKey {
+    #[inline]
+    fn of(event: EventRef<'_>) -> BoundKey {
+        BoundKey {
+            uid: event.unique_id(),
+            name_ptr: event.payload_key().name_ptr,
+            instance: event.instance_id(),
+        }
+    }
+}
+
+thread_local! {
+    /// The binding this thread made last (see [`NodeTable::bind_here`]).
+    static LAST_BOUND: std::cell::Cell<Option<(BoundKey, Binding)>> =
+        const { std::cell::Cell::new(None) };
 }
 
 /// The event address of a `virtual_node[<hex>]` name.

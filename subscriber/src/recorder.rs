@@ -148,7 +148,7 @@ impl Recorder {
     #[inline]
     fn submission(&self, event: EventRef<'_>) -> Binding {
         self.nodes
-            .submission(event.unique_id())
+            .own_submission(event)
             .unwrap_or_else(|| Binding {
                 node: self.node(event, ""),
                 instance: event.instance_id(),
@@ -238,8 +238,8 @@ impl Recorder {
                 id
             }
         };
-        self.nodes.bind(
-            event.unique_id(),
+        self.nodes.bind_here(
+            event,
             Binding {
                 node,
                 instance,
@@ -438,6 +438,9 @@ impl Recorder {
         }
         let (node, instance) = (binding.node, binding.instance);
         dependencies::set_open_task(begin.then_some((node, instance)));
+        if !begin {
+            self.nodes.forget_here();
+        }
         let (thread, ns) = (thread_number::current(), monotonic_ns());
         self.send(if begin {
             Record::TaskBegin {
