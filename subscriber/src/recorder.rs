@@ -147,14 +147,12 @@ impl Recorder {
     /// (for events we saw no node_create of) its code location and instance.
     #[inline]
     fn submission(&self, event: EventRef<'_>) -> Binding {
-        self.nodes
-            .own_submission(event)
-            .unwrap_or_else(|| Binding {
-                node: self.node(event, ""),
-                instance: event.instance_id(),
-                flags: self.nodes.flags(event),
-                merged: false,
-            })
+        self.nodes.own_submission(event).unwrap_or_else(|| Binding {
+            node: self.node(event, ""),
+            instance: event.instance_id(),
+            flags: self.nodes.flags(event),
+            merged: false,
+        })
     }
 
     #[cold]

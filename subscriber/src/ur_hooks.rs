@@ -388,12 +388,7 @@ unsafe extern "C" fn events_wait(
     event: *mut ur_event_handle_t,
 ) -> ur_result_t {
     // SAFETY: see above.
-    unsafe {
-        let adapter: PFN_urEnqueueEventsWait =
-            std::mem::transmute(original(queue as usize, Hooked::EventsWait));
-        before_enqueue(wait_count, wait_list);
-        adapter(queue, wait_count, wait_list, event)
-    }
+    unsafe { wait_call(Hooked::EventsWait, queue, wait_count, wait_list, event) }
 }
 
 unsafe extern "C" fn events_wait_with_barrier(
@@ -404,8 +399,33 @@ unsafe extern "C" fn events_wait_with_barrier(
 ) -> ur_result_t {
     // SAFETY: see above.
     unsafe {
+        wait_call(
+            Hooked::EventsWaitWithBarrier,
+            queue,
+            wait_count,
+            wait_list,
+            event,
+        )
+    }
+}
+
+/// The body of the two hooks with `urEnqueueEventsWait`'s prototype.
+///
+/// # Safety
+/// Called by those hooks with the runtime's arguments; `function` is the
+/// hooked function whose slot led there.
+#[inline]
+unsafe fn wait_call(
+    function: Hooked,
+    queue: ur_queue_handle_t,
+    wait_count: u32,
+    wait_list: *const ur_event_handle_t,
+    event: *mut ur_event_handle_t,
+) -> ur_result_t {
+    // SAFETY: see above.
+    unsafe {
         let adapter: PFN_urEnqueueEventsWait =
-            std::mem::transmute(original(queue as usize, Hooked::EventsWaitWithBarrier));
+            std::mem::transmute(original(queue as usize, function));
         before_enqueue(wait_count, wait_list);
         adapter(queue, wait_count, wait_list, event)
     }

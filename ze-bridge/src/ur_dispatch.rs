@@ -292,35 +292,13 @@ impl UnifiedRuntime {
     /// patched), or when two functions gave the same slot.
     pub fn probe_slots(&self) -> Result<SlotMap, String> {
         let _guard = PROBING.lock().unwrap_or_else(|e| e.into_inner());
-        let handle = &FAKE_HANDLE as *const FakeHandle as *mut c_void;
         let mut slots = [None; Hooked::ALL.len()];
         for function in Hooked::ALL {
-            let symbol = format!("{}\0", function.name());
-            // SAFETY: the symbol is only read as an address here.
-            let address = match unsafe { self.library().get::<*const c_void>(symbol.as_bytes()) } {
-                Ok(symbol) => *symbol,
-                Err(_) => continue,
-            };
-            if address.is_null() {
-                continue;
-            }
-            PROBED.store(usize::MAX, Ordering::SeqCst);
-            // SAFETY: `address` is the loader's exported entry point of
-            // `function`, called with its prototype. Every handle argument
-            // is FAKE_HANDLE, whose table is PROBE_TABLE: a loader that
-            // dispatches through the handle calls one probe, which reads no
-            // argument. Pointer arguments are null or point at locals, and
-            // no output is read back.
-            unsafe { call_with_fake_handle(function, address, handle) };
-            let index = PROBED.load(Ordering::SeqCst);
-            if index >= PROBE_SLOTS {
-                return Err(format!(
-                    "{} in {} does not dispatch through the handle's table",
-                    function.name(),
-                    self.path().to_string_lossy()
-                ));
-            }
-            slots[function.index()] = Some(index as u16);
+            slots[function.index()] = self.probe_one(function.name(), |address, handle| {
+                // SAFETY: `address` is the loader's exported entry point of
+                // `function`; see `call_with_fake_handle`.
+                unsafe { call_with_fake_handle(function, address, handle) }
+            })?;
         }
         let found: Vec<u16> = slots.iter().flatten().copied().collect();
         let mut unique = found.clone();
@@ -331,76 +309,91 @@ impl UnifiedRuntime {
         }
         Ok(SlotMap { slots })
     }
-}
 
-impl UnifiedRuntime {
     /// Finds the slot of every [`Direct`] function, like
     /// [`UnifiedRuntime::probe_slots`]; all must be found.
     pub fn probe_direct_slots(&self) -> Result<DirectSlots, String> {
         let _guard = PROBING.lock().unwrap_or_else(|e| e.into_inner());
-        let handle = &FAKE_HANDLE as *const FakeHandle as *mut c_void;
         let mut slots = [0u16; Direct::ALL.len()];
         for function in Direct::ALL {
-            let symbol = format!("{}\0", function.name());
-            // SAFETY: the symbol is only read as an address here.
-            let address = unsafe { self.library().get::<*const c_void>(symbol.as_bytes()) }
-                .map(|s| *s)
-                .map_err(|e| format!("{}: {e}", function.name()))?;
-            PROBED.store(usize::MAX, Ordering::SeqCst);
-            let mut value = [0u8; 8];
-            let out = value.as_mut_ptr().cast::<c_void>();
-            // SAFETY: `address` is the loader's `function`, called with its
-            // prototype (ur_api.h); the handle is FAKE_HANDLE (see
-            // `probe_slots`), the outputs point at a local buffer of the size
-            // passed.
-            unsafe {
-                match function {
-                    Direct::EventRetain | Direct::EventRelease => {
-                        let f: sys::PFN_urEventRetain = std::mem::transmute(address);
-                        f(handle.cast());
-                    }
-                    Direct::EventGetInfo => {
-                        let f: sys::PFN_urEventGetInfo = std::mem::transmute(address);
-                        f(
-                            handle.cast(),
-                            sys::ur_event_info_t::COMMAND_EXECUTION_STATUS,
-                            4,
-                            out,
-                            std::ptr::null_mut(),
-                        );
-                    }
-                    Direct::EventGetProfilingInfo => {
-                        let f: sys::PFN_urEventGetProfilingInfo = std::mem::transmute(address);
-                        f(
-                            handle.cast(),
-                            sys::ur_profiling_info_t::COMMAND_START,
-                            8,
-                            out,
-                            std::ptr::null_mut(),
-                        );
-                    }
-                    Direct::QueueGetInfo => {
-                        let f: sys::PFN_urQueueGetInfo = std::mem::transmute(address);
-                        f(
-                            handle.cast(),
-                            sys::ur_queue_info_t::DEVICE,
-                            8,
-                            out,
-                            std::ptr::null_mut(),
-                        );
-                    }
-                }
-            }
-            let index = PROBED.load(Ordering::SeqCst);
-            if index >= PROBE_SLOTS {
-                return Err(format!(
-                    "{} does not dispatch through the handle's table",
-                    function.name()
-                ));
-            }
-            slots[function.index()] = index as u16;
+            let slot = self.probe_one(function.name(), |address, handle| {
+                // SAFETY: `address` is the loader's exported entry point of
+                // `function`; see `call_direct_with_fake_handle`.
+                unsafe { call_direct_with_fake_handle(function, address, handle) }
+            })?;
+            slots[function.index()] =
+                slot.ok_or_else(|| format!("{} is not exported", function.name()))?;
         }
         Ok(DirectSlots { slots })
+    }
+
+    /// The slot the loader's `name` dispatches through, found by calling it
+    /// with [`FAKE_HANDLE`] (`call(address, handle)` makes the call); `None`
+    /// when the loader does not export `name`. The caller holds [`PROBING`].
+    fn probe_one(
+        &self,
+        name: &str,
+        call: impl FnOnce(*const c_void, *mut c_void),
+    ) -> Result<Option<u16>, String> {
+        let symbol = format!("{name}\0");
+        // SAFETY: the symbol is only read as an address here.
+        let address = match unsafe { self.library().get::<*const c_void>(symbol.as_bytes()) } {
+            Ok(symbol) => *symbol,
+            Err(_) => return Ok(None),
+        };
+        if address.is_null() {
+            return Ok(None);
+        }
+        PROBED.store(usize::MAX, Ordering::SeqCst);
+        call(address, &FAKE_HANDLE as *const FakeHandle as *mut c_void);
+        let index = PROBED.load(Ordering::SeqCst);
+        if index >= PROBE_SLOTS {
+            return Err(format!(
+                "{name} in {} does not dispatch through the handle's table",
+                self.path().to_string_lossy()
+            ));
+        }
+        Ok(Some(index as u16))
+    }
+}
+
+/// Calls the loader's entry point of a [`Direct`] function with the fake
+/// handle; the outputs go to a local buffer of the size passed.
+///
+/// # Safety
+/// `address` is the loader's exported `function`; `handle` is a fake handle
+/// whose first word points at [`PROBE_TABLE`].
+unsafe fn call_direct_with_fake_handle(
+    function: Direct,
+    address: *const c_void,
+    handle: *mut c_void,
+) {
+    let mut value = [0u8; 8];
+    let out = value.as_mut_ptr().cast::<c_void>();
+    let none = std::ptr::null_mut();
+    // SAFETY: (all arms) `address` is `function`'s entry point, given its
+    // prototype from ur_api.h; see the caller for the handle.
+    unsafe {
+        match function {
+            Direct::EventRetain | Direct::EventRelease => {
+                let f: sys::PFN_urEventRetain = std::mem::transmute(address);
+                f(handle.cast());
+            }
+            Direct::EventGetInfo => {
+                let f: sys::PFN_urEventGetInfo = std::mem::transmute(address);
+                let what = sys::ur_event_info_t::COMMAND_EXECUTION_STATUS;
+                f(handle.cast(), what, 4, out, none);
+            }
+            Direct::EventGetProfilingInfo => {
+                let f: sys::PFN_urEventGetProfilingInfo = std::mem::transmute(address);
+                let what = sys::ur_profiling_info_t::COMMAND_START;
+                f(handle.cast(), what, 8, out, none);
+            }
+            Direct::QueueGetInfo => {
+                let f: sys::PFN_urQueueGetInfo = std::mem::transmute(address);
+                f(handle.cast(), sys::ur_queue_info_t::DEVICE, 8, out, none);
+            }
+        }
     }
 }
 
