@@ -262,6 +262,20 @@ impl TaskGraph {
                     set_once(&mut i.end_ns, ns)
                 });
             }
+            Record::Task {
+                node,
+                instance,
+                thread,
+                begin_ns,
+                end_ns,
+            } => {
+                let idx = self.touch(node);
+                self.update(idx, node, instance, done, |i| {
+                    let dup = set_once(&mut i.begin_ns, begin_ns);
+                    i.task_thread = Some(thread);
+                    set_once(&mut i.end_ns, end_ns) | dup
+                });
+            }
             Record::Signal {
                 node,
                 instance,

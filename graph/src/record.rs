@@ -169,6 +169,22 @@ pub enum Record {
         /// Host CLOCK_MONOTONIC ns.
         ns: u64,
     },
+    /// task_begin and task_end of an instance in one record, sent at
+    /// task_end when both came on the same thread (the usual case): the same
+    /// as a `TaskBegin` followed by a `TaskEnd`, in one update instead of two
+    /// (a repeat of either counts as one duplicate).
+    Task {
+        /// The node.
+        node: NodeId,
+        /// The instance.
+        instance: u64,
+        /// Thread number (of both).
+        thread: u32,
+        /// task_begin, host CLOCK_MONOTONIC ns.
+        begin_ns: u64,
+        /// task_end, host CLOCK_MONOTONIC ns.
+        end_ns: u64,
+    },
     /// signal: the instance's device event handle (0 for host tasks).
     Signal {
         /// The node.

@@ -84,6 +84,10 @@ fn streams_reach_every_oddity() {
                         !begun.contains(&(*node, *instance)),
                     );
                 }
+                Record::Task { node, instance, .. } => {
+                    hit("task begin and end in one record", true);
+                    begun.insert((*node, *instance));
+                }
                 Record::Signal { event, .. } => {
                     hit("signal", true);
                     hit("null event", *event == 0);
@@ -175,6 +179,7 @@ fn streams_reach_every_oddity() {
         "task begin",
         "task end",
         "task end without begin",
+        "task begin and end in one record",
         "signal",
         "null event",
         "event",

@@ -2,8 +2,10 @@
 //! arrived before it was handed out (the submitting thread and time, begin,
 //! end, event, device times — `ok` times ending before they start read as
 //! `invalid`), the enqueueing thread of its last TaskBegin (else its first
-//! TaskEnd); repeats are counted as duplicates and records after it was
-//! handed out as late, and they never change what was handed out.
+//! TaskEnd); a Task record is a TaskBegin and a TaskEnd at once (one
+//! duplicate when either was there already); repeats are counted as
+//! duplicates and records after it was handed out as late, and they never
+//! change what was handed out.
 
 #[path = "property_strategies.rs"]
 mod strategies;
@@ -21,9 +23,9 @@ fn merge(instance: u64, records: &[&Record]) -> (Instance, u64) {
     let mut duplicates = 0;
     let mut begin_thread = None;
     let mut end_thread = None;
-    let mut first = |slot: &mut bool| {
+    let first = |slot: &mut bool, duplicates: &mut u64| {
         if std::mem::replace(slot, true) {
-            duplicates += 1;
+            *duplicates += 1;
             false
         } else {
             true
@@ -34,35 +36,55 @@ fn merge(instance: u64, records: &[&Record]) -> (Instance, u64) {
     for r in records {
         match **r {
             Record::Submitted { thread, ns, .. } => {
-                if first(&mut s) {
+                if first(&mut s, &mut duplicates) {
                     i.submit_ns = Some(ns);
                     i.thread = Some(thread);
                 }
             }
             Record::TaskBegin { thread, ns, .. } => {
                 begin_thread = Some(thread);
-                if first(&mut b) {
+                if first(&mut b, &mut duplicates) {
                     i.begin_ns = Some(ns);
                 }
             }
             Record::TaskEnd { thread, ns, .. } => {
                 end_thread.get_or_insert(thread);
-                if first(&mut e) {
+                if first(&mut e, &mut duplicates) {
                     i.end_ns = Some(ns);
                 }
             }
+            Record::Task {
+                thread,
+                begin_ns,
+                end_ns,
+                ..
+            } => {
+                begin_thread = Some(thread);
+                end_thread.get_or_insert(thread);
+                let new_begin = !std::mem::replace(&mut b, true);
+                let new_end = !std::mem::replace(&mut e, true);
+                if new_begin {
+                    i.begin_ns = Some(begin_ns);
+                }
+                if new_end {
+                    i.end_ns = Some(end_ns);
+                }
+                if !(new_begin && new_end) {
+                    duplicates += 1;
+                }
+            }
             Record::Signal { event, .. } => {
-                if first(&mut sig) {
+                if first(&mut sig, &mut duplicates) {
                     i.event = Some(event);
                 }
             }
             Record::InstanceQueue { queue_id, .. } => {
-                if first(&mut q) {
+                if first(&mut q, &mut duplicates) {
                     i.queue = Some(queue_id);
                 }
             }
             Record::Device(mut times) => {
-                if first(&mut d) {
+                if first(&mut d, &mut duplicates) {
                     if times.status == TimingStatus::Ok && times.end_ns < times.start_ns {
                         times.status = TimingStatus::Invalid;
                     }

@@ -76,6 +76,7 @@ impl Replay {
             }
             Record::TaskBegin { node, .. }
             | Record::TaskEnd { node, .. }
+            | Record::Task { node, .. }
             | Record::Signal { node, .. } => self.touch(*node),
             Record::Device(d) => self.touch(d.node),
             Record::SpanBegin {

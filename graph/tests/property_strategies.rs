@@ -319,6 +319,18 @@ pub fn record() -> impl Strategy<Value = Record> {
                 .boxed(),
         ),
         (
+            1,
+            (node(), inst(), thread(), ns(), 0..1_000u64)
+                .prop_map(|(node, instance, thread, ns, took)| Record::Task {
+                    node,
+                    instance,
+                    thread,
+                    begin_ns: ns,
+                    end_ns: ns.saturating_add(took),
+                })
+                .boxed(),
+        ),
+        (
             2,
             (node(), inst(), event())
                 .prop_map(|(node, instance, event)| Record::Signal {
@@ -603,6 +615,7 @@ pub fn instance_key(record: &Record) -> Option<(NodeId, u64)> {
         Record::Submitted { node, instance, .. }
         | Record::TaskBegin { node, instance, .. }
         | Record::TaskEnd { node, instance, .. }
+        | Record::Task { node, instance, .. }
         | Record::Signal { node, instance, .. }
         | Record::InstanceQueue { node, instance, .. } => Some((node, instance)),
         Record::Device(d) => Some((d.node, d.instance)),

@@ -21,8 +21,18 @@ use crate::identity::FastMap;
 thread_local! {
     /// The user submission this thread made last, until its UR enqueue call.
     static CURRENT: Cell<Option<(NodeId, u64)>> = const { Cell::new(None) };
-    /// The submission whose task this thread is running (task_begin..task_end).
-    static OPEN_TASK: Cell<Option<(NodeId, u64)>> = const { Cell::new(None) };
+    /// The submission whose task this thread is running (task_begin..task_end),
+    /// with its task_begin time (sent together with task_end).
+    static OPEN_TASK: Cell<Option<OpenTask>> = const { Cell::new(None) };
+}
+
+/// A task this thread began and has not ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OpenTask {
+    /// The submission.
+    pub submission: (NodeId, u64),
+    /// Its task_begin, host CLOCK_MONOTONIC ns.
+    pub begin_ns: u64,
 }
 
 /// Sets the submission this thread just made.
@@ -47,13 +57,20 @@ pub fn take_current() -> Option<(NodeId, u64)> {
 /// The task this thread is inside, if any.
 #[inline]
 pub fn open_task() -> Option<(NodeId, u64)> {
-    OPEN_TASK.with(|c| c.get())
+    OPEN_TASK.with(|c| c.get()).map(|t| t.submission)
 }
 
-/// Marks the start (`Some`) or end of a task on this thread.
+/// Marks the start of a task on this thread; returns a task this thread
+/// began before and never ended (its begin must then be sent on its own).
 #[inline]
-pub fn set_open_task(submission: Option<(NodeId, u64)>) {
-    OPEN_TASK.with(|c| c.set(submission));
+pub fn begin_task(task: OpenTask) -> Option<OpenTask> {
+    OPEN_TASK.with(|c| c.replace(Some(task)))
+}
+
+/// Marks the end of this thread's task; returns the task that was open.
+#[inline]
+pub fn end_task() -> Option<OpenTask> {
+    OPEN_TASK.with(|c| c.take())
 }
 
 /// A held-back virtual node.

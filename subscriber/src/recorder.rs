@@ -435,25 +435,51 @@ impl Recorder {
             return;
         }
         let (node, instance) = (binding.node, binding.instance);
-        dependencies::set_open_task(begin.then_some((node, instance)));
-        if !begin {
-            self.nodes.forget_here();
-        }
         let (thread, ns) = (thread_number::current(), monotonic_ns());
-        self.send(if begin {
-            Record::TaskBegin {
-                node,
-                instance,
-                thread,
-                ns,
+        if begin {
+            // The begin waits for the end, to go out as one record.
+            let task = dependencies::OpenTask {
+                submission: (node, instance),
+                begin_ns: ns,
+            };
+            if let Some(unended) = dependencies::begin_task(task) {
+                self.send_task_begin(unended, thread);
             }
-        } else {
-            Record::TaskEnd {
-                node,
-                instance,
-                thread,
-                ns,
+            return;
+        }
+        self.nodes.forget_here();
+        match dependencies::end_task() {
+            Some(open) if open.submission == (node, instance) => {
+                self.send(Record::Task {
+                    node,
+                    instance,
+                    thread,
+                    begin_ns: open.begin_ns,
+                    end_ns: ns,
+                });
             }
+            other => {
+                if let Some(unended) = other {
+                    self.send_task_begin(unended, thread);
+                }
+                self.send(Record::TaskEnd {
+                    node,
+                    instance,
+                    thread,
+                    ns,
+                });
+            }
+        }
+    }
+
+    /// The begin of a task whose end did not follow on this thread.
+    fn send_task_begin(&self, task: dependencies::OpenTask, thread: u32) {
+        let (node, instance) = task.submission;
+        self.send(Record::TaskBegin {
+            node,
+            instance,
+            thread,
+            ns: task.begin_ns,
         });
     }
 
