@@ -298,188 +298,99 @@ unsafe extern "C" fn queue_create(
     result
 }
 
-#[allow(clippy::too_many_arguments)]
-unsafe extern "C" fn usm_memcpy(
-    queue: ur_queue_handle_t,
-    blocking: bool,
-    dst: *mut c_void,
-    src: *const c_void,
-    size: usize,
-    wait_count: u32,
-    wait_list: *const ur_event_handle_t,
-    event: *mut ur_event_handle_t,
-) -> ur_result_t {
-    // SAFETY: see above.
-    unsafe {
-        let adapter: PFN_urEnqueueUSMMemcpy =
-            std::mem::transmute(original(queue as usize, Hooked::UsmMemcpy));
-        before_enqueue(wait_count, wait_list);
-        let result = adapter(
-            queue, blocking, dst, src, size, wait_count, wait_list, event,
-        );
-        after_usm(result, event);
-        result
-    }
+/// Defines the hook of an enqueue function: its prototype is
+/// `(hQueue, <args>, numEventsInWaitList, phEventWaitList, phEvent)`; the
+/// hook reads the wait list before the call and, for `usm`, hands the
+/// output event of a direct-path USM command to the recorder after it.
+macro_rules! enqueue_hook {
+    ($name:ident, $hooked:expr, $pfn:ty, ($($arg:ident: $ty:ty),*), $after:ident) => {
+        #[allow(clippy::too_many_arguments)]
+        unsafe extern "C" fn $name(
+            queue: ur_queue_handle_t,
+            $($arg: $ty,)*
+            wait_count: u32,
+            wait_list: *const ur_event_handle_t,
+            event: *mut ur_event_handle_t,
+        ) -> ur_result_t {
+            // SAFETY: see above.
+            unsafe {
+                let adapter: $pfn = std::mem::transmute(original(queue as usize, $hooked));
+                before_enqueue(wait_count, wait_list);
+                let result = adapter(queue, $($arg,)* wait_count, wait_list, event);
+                enqueue_hook!(@after $after, result, event);
+                result
+            }
+        }
+    };
+    (@after usm, $result:ident, $event:ident) => {
+        after_usm($result, $event)
+    };
+    (@after none, $result:ident, $event:ident) => {};
 }
 
-#[allow(clippy::too_many_arguments)]
-unsafe extern "C" fn usm_fill(
-    queue: ur_queue_handle_t,
-    mem: *mut c_void,
-    pattern_size: usize,
-    pattern: *const c_void,
-    size: usize,
-    wait_count: u32,
-    wait_list: *const ur_event_handle_t,
-    event: *mut ur_event_handle_t,
-) -> ur_result_t {
-    // SAFETY: see above.
-    unsafe {
-        let adapter: PFN_urEnqueueUSMFill =
-            std::mem::transmute(original(queue as usize, Hooked::UsmFill));
-        before_enqueue(wait_count, wait_list);
-        let result = adapter(
-            queue,
-            mem,
-            pattern_size,
-            pattern,
-            size,
-            wait_count,
-            wait_list,
-            event,
-        );
-        after_usm(result, event);
-        result
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-unsafe extern "C" fn usm_memcpy_2d(
-    queue: ur_queue_handle_t,
-    blocking: bool,
-    dst: *mut c_void,
-    dst_pitch: usize,
-    src: *const c_void,
-    src_pitch: usize,
-    width: usize,
-    height: usize,
-    wait_count: u32,
-    wait_list: *const ur_event_handle_t,
-    event: *mut ur_event_handle_t,
-) -> ur_result_t {
-    // SAFETY: see above.
-    unsafe {
-        let adapter: PFN_urEnqueueUSMMemcpy2D =
-            std::mem::transmute(original(queue as usize, Hooked::UsmMemcpy2D));
-        before_enqueue(wait_count, wait_list);
-        let result = adapter(
-            queue, blocking, dst, dst_pitch, src, src_pitch, width, height, wait_count, wait_list,
-            event,
-        );
-        after_usm(result, event);
-        result
-    }
-}
-
-unsafe extern "C" fn events_wait(
-    queue: ur_queue_handle_t,
-    wait_count: u32,
-    wait_list: *const ur_event_handle_t,
-    event: *mut ur_event_handle_t,
-) -> ur_result_t {
-    // SAFETY: see above.
-    unsafe { wait_call(Hooked::EventsWait, queue, wait_count, wait_list, event) }
-}
-
-unsafe extern "C" fn events_wait_with_barrier(
-    queue: ur_queue_handle_t,
-    wait_count: u32,
-    wait_list: *const ur_event_handle_t,
-    event: *mut ur_event_handle_t,
-) -> ur_result_t {
-    // SAFETY: see above.
-    unsafe {
-        wait_call(
-            Hooked::EventsWaitWithBarrier,
-            queue,
-            wait_count,
-            wait_list,
-            event,
-        )
-    }
-}
-
-/// The body of the two hooks with `urEnqueueEventsWait`'s prototype.
-///
-/// # Safety
-/// Called by those hooks with the runtime's arguments; `function` is the
-/// hooked function whose slot led there.
-#[inline]
-unsafe fn wait_call(
-    function: Hooked,
-    queue: ur_queue_handle_t,
-    wait_count: u32,
-    wait_list: *const ur_event_handle_t,
-    event: *mut ur_event_handle_t,
-) -> ur_result_t {
-    // SAFETY: see above.
-    unsafe {
-        let adapter: PFN_urEnqueueEventsWait =
-            std::mem::transmute(original(queue as usize, function));
-        before_enqueue(wait_count, wait_list);
-        adapter(queue, wait_count, wait_list, event)
-    }
-}
-
-unsafe extern "C" fn events_wait_with_barrier_ext(
-    queue: ur_queue_handle_t,
-    properties: *const c_void,
-    wait_count: u32,
-    wait_list: *const ur_event_handle_t,
-    event: *mut ur_event_handle_t,
-) -> ur_result_t {
-    // SAFETY: see above.
-    unsafe {
-        let adapter: PFN_urEnqueueEventsWaitWithBarrierExt =
-            std::mem::transmute(original(queue as usize, Hooked::EventsWaitWithBarrierExt));
-        before_enqueue(wait_count, wait_list);
-        adapter(queue, properties, wait_count, wait_list, event)
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-unsafe extern "C" fn kernel_launch_with_args_exp(
-    queue: ur_queue_handle_t,
-    kernel: ur_kernel_handle_t,
-    work_dim: u32,
-    global_offset: *const usize,
-    global_size: *const usize,
-    local_size: *const usize,
-    arg_count: u32,
-    args: *const c_void,
-    launch_properties: *const c_void,
-    wait_count: u32,
-    wait_list: *const ur_event_handle_t,
-    event: *mut ur_event_handle_t,
-) -> ur_result_t {
-    // SAFETY: see above.
-    unsafe {
-        let adapter: PFN_urEnqueueKernelLaunchWithArgsExp =
-            std::mem::transmute(original(queue as usize, Hooked::KernelLaunchWithArgsExp));
-        before_enqueue(wait_count, wait_list);
-        adapter(
-            queue,
-            kernel,
-            work_dim,
-            global_offset,
-            global_size,
-            local_size,
-            arg_count,
-            args,
-            launch_properties,
-            wait_count,
-            wait_list,
-            event,
-        )
-    }
-}
+enqueue_hook!(
+    usm_memcpy,
+    Hooked::UsmMemcpy,
+    PFN_urEnqueueUSMMemcpy,
+    (blocking: bool, dst: *mut c_void, src: *const c_void, size: usize),
+    usm
+);
+enqueue_hook!(
+    usm_fill,
+    Hooked::UsmFill,
+    PFN_urEnqueueUSMFill,
+    (mem: *mut c_void, pattern_size: usize, pattern: *const c_void, size: usize),
+    usm
+);
+enqueue_hook!(
+    usm_memcpy_2d,
+    Hooked::UsmMemcpy2D,
+    PFN_urEnqueueUSMMemcpy2D,
+    (
+        blocking: bool,
+        dst: *mut c_void,
+        dst_pitch: usize,
+        src: *const c_void,
+        src_pitch: usize,
+        width: usize,
+        height: usize
+    ),
+    usm
+);
+enqueue_hook!(
+    events_wait,
+    Hooked::EventsWait,
+    PFN_urEnqueueEventsWait,
+    (),
+    none
+);
+enqueue_hook!(
+    events_wait_with_barrier,
+    Hooked::EventsWaitWithBarrier,
+    PFN_urEnqueueEventsWait,
+    (),
+    none
+);
+enqueue_hook!(
+    events_wait_with_barrier_ext,
+    Hooked::EventsWaitWithBarrierExt,
+    PFN_urEnqueueEventsWaitWithBarrierExt,
+    (properties: *const c_void),
+    none
+);
+enqueue_hook!(
+    kernel_launch_with_args_exp,
+    Hooked::KernelLaunchWithArgsExp,
+    PFN_urEnqueueKernelLaunchWithArgsExp,
+    (
+        kernel: ur_kernel_handle_t,
+        work_dim: u32,
+        global_offset: *const usize,
+        global_size: *const usize,
+        local_size: *const usize,
+        arg_count: u32,
+        args: *const c_void,
+        launch_properties: *const c_void
+    ),
+    none
+);

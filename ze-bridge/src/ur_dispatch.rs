@@ -404,9 +404,10 @@ unsafe fn call_direct_with_fake_handle(
 /// whose first word points at [`PROBE_TABLE`].
 unsafe fn call_with_fake_handle(function: Hooked, address: *const c_void, handle: *mut c_void) {
     let mut event: sys::ur_event_handle_t = std::ptr::null_mut();
-    let no_event = &mut event as *mut sys::ur_event_handle_t;
+    let out = &mut event as *mut sys::ur_event_handle_t;
     let mut byte = [0u8; 8];
     let data = byte.as_mut_ptr().cast::<c_void>();
+    let (h, none): (sys::ur_queue_handle_t, _) = (handle.cast(), std::ptr::null());
     // SAFETY: (all arms) `address` is `function`'s entry point, given its
     // prototype from ur_api.h; see the caller for the arguments.
     unsafe {
@@ -418,76 +419,42 @@ unsafe fn call_with_fake_handle(function: Hooked, address: *const c_void, handle
             }
             Hooked::UsmMemcpy => {
                 let f: sys::PFN_urEnqueueUSMMemcpy = std::mem::transmute(address);
-                f(
-                    handle.cast(),
-                    false,
-                    data,
-                    data,
-                    1,
-                    0,
-                    std::ptr::null(),
-                    no_event,
-                );
+                f(h, false, data, data, 1, 0, none, out);
             }
             Hooked::UsmFill => {
                 let f: sys::PFN_urEnqueueUSMFill = std::mem::transmute(address);
-                f(
-                    handle.cast(),
-                    data,
-                    1,
-                    data,
-                    1,
-                    0,
-                    std::ptr::null(),
-                    no_event,
-                );
+                f(h, data, 1, data, 1, 0, none, out);
             }
             Hooked::UsmMemcpy2D => {
                 let f: sys::PFN_urEnqueueUSMMemcpy2D = std::mem::transmute(address);
-                f(
-                    handle.cast(),
-                    false,
-                    data,
-                    1,
-                    data,
-                    1,
-                    1,
-                    1,
-                    0,
-                    std::ptr::null(),
-                    no_event,
-                );
+                f(h, false, data, 1, data, 1, 1, 1, 0, none, out);
             }
             Hooked::EventsWait | Hooked::EventsWaitWithBarrier => {
                 let f: sys::PFN_urEnqueueEventsWait = std::mem::transmute(address);
-                f(handle.cast(), 0, std::ptr::null(), no_event);
+                f(h, 0, none, out);
             }
             Hooked::EventsWaitWithBarrierExt => {
                 let f: sys::PFN_urEnqueueEventsWaitWithBarrierExt = std::mem::transmute(address);
-                f(
-                    handle.cast(),
-                    std::ptr::null(),
-                    0,
-                    std::ptr::null(),
-                    no_event,
-                );
+                f(h, std::ptr::null(), 0, none, out);
             }
             Hooked::KernelLaunchWithArgsExp => {
                 let f: sys::PFN_urEnqueueKernelLaunchWithArgsExp = std::mem::transmute(address);
-                let size = [1usize; 3];
+                let sizes = [1usize; 3];
+                let size = sizes.as_ptr();
+                let (no_args, kernel) = (std::ptr::null(), handle.cast());
                 f(
-                    handle.cast(),
-                    handle.cast(),
+                    h,
+                    kernel,
                     1,
                     std::ptr::null(),
-                    size.as_ptr(),
+                    size,
                     std::ptr::null(),
                     0,
-                    std::ptr::null(),
-                    std::ptr::null(),
+                    no_args,
+                    no_args,
                     0,
-                    std::ptr::null(),
-                    no_event,
+                    none,
+                    out,
                 );
             }
         }
