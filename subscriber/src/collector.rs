@@ -1,10 +1,12 @@
 //! The collector: a background thread that owns the task graph.
 //!
-//! It receives records from the application's threads over the bounded
-//! queue, applies them to the graph, keeps the retained device events of
+//! It takes records from the application's threads out of the
+//! [`Inbox`], applies them to the graph, keeps the retained device events of
 //! signalled commands and polls them (batched, adaptive interval) until the
 //! device finished, then turns their timestamps into [`Record::Device`].
-//! At exit ([`Message::Finish`]) it drains everything, gives up on events
+//! It also moves the following of UR calls to the adapter's dispatch table
+//! ([`crate::ur_hooks`]) once it can. At exit (a
+//! [`FinishRequest`]) it drains everything, gives up on events
 //! still running after the drain timeout (timing `lost`), and writes the
 //! outputs.
 

@@ -147,7 +147,7 @@ impl Inbox {
     }
 }
 
-/// Marks the collector gone when dropped (see [`Inbox::attach_collector`]).
+/// Marks the collector gone when dropped (see [`Inbox::collector_guard`]).
 pub struct CollectorGuard<'a>(&'a Inbox);
 
 impl Drop for CollectorGuard<'_> {

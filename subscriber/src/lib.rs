@@ -8,8 +8,10 @@
 //! Where data flows (see docs/architecture.md):
 //! 1. [`callbacks`]: XPTI calls our `extern "C"` callbacks on the
 //!    application's threads.
-//! 2. [`recorder`]: each callback becomes one small record on a bounded
-//!    queue (node metadata read once per node, see [`identity`]).
+//! 2. [`recorder`](mod@recorder): each callback becomes one small record in the bounded
+//!    [`inbox`] (node metadata read once per node, see [`identity`]).
+//!    [`ur_hooks`] does the same for the few UR calls syclgraph follows,
+//!    from the adapter's dispatch table.
 //! 3. [`collector`]: a background thread builds the task graph
 //!    (`syclgraph-graph`), reads device timestamps through `ze-bridge`, and
 //!    streams `kernels.csv`.
