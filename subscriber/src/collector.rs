@@ -94,7 +94,7 @@ impl Collector {
     }
 
     /// Runs until the exit path asks it to finish ([`Inbox::request_finish`]).
-    pub fn run(mut self, inbox: std::sync::Arc<Inbox>) {
+    pub fn run(mut self, inbox: Arc<Inbox>) {
         let _alive = inbox.collector_guard();
         self.load_timestamps();
         let (mut last_flush, mut last_snapshot) = (Instant::now(), Instant::now());
@@ -168,19 +168,14 @@ impl Collector {
             self.hooks = HookState::Probed;
         }
         match crate::ur_hooks::install_noted() {
-            Ok(true) if !self.ur_unsubscribed => {
-                self.ur_unsubscribed = true;
-                if let Some(recorder) = crate::recorder() {
-                    crate::ur_calls::unsubscribe(&recorder.xpti);
-                }
-            }
-            Ok(_) => {}
+            Ok(true) => self.unsubscribe_ur_calls(),
+            Ok(false) => {}
             Err(e) => {
-                if !crate::ur_hooks::ACTIVE.load(Ordering::Relaxed) {
-                    self.hooks = HookState::Off(e);
-                } else {
+                // Once: a refused table would be noted again at every signal.
+                if crate::ur_hooks::ACTIVE.load(Ordering::Relaxed) {
                     warn(format_args!("following UR calls: {e}"));
                 }
+                self.hooks = HookState::Off(e);
             }
         }
     }
@@ -201,7 +196,14 @@ impl Collector {
     /// Unsubscribes from `ur.call.debug` once the callbacks saw
     /// `SYCLGRAPH_MAX_UR_CALLS` calls (here, outside any callback).
     fn unsubscribe_ur_calls_at_limit(&mut self) {
-        if self.ur_unsubscribed || !crate::ur_calls::UR_LIMIT_REACHED.load(Ordering::Relaxed) {
+        if crate::ur_calls::UR_LIMIT_REACHED.load(Ordering::Relaxed) {
+            self.unsubscribe_ur_calls();
+        }
+    }
+
+    /// Stops listening on `ur.call.debug`, once.
+    fn unsubscribe_ur_calls(&mut self) {
+        if self.ur_unsubscribed {
             return;
         }
         self.ur_unsubscribed = true;

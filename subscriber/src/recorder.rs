@@ -111,7 +111,7 @@ impl Recorder {
     /// True while events are recorded; counts the ones that come too late.
     #[inline]
     fn accepting(&self) -> bool {
-        if self.state.load(Ordering::Relaxed) == RUNNING {
+        if self.running() {
             return true;
         }
         self.losses.after_finish.fetch_add(1, Ordering::Relaxed);
@@ -391,7 +391,7 @@ impl Recorder {
         let Some(submission) = dependencies::open_task().or(last_submission) else {
             return;
         };
-        if self.state.load(Ordering::Relaxed) != RUNNING {
+        if !self.running() {
             return;
         }
         self.wait_list_edges(submission, events);

@@ -147,6 +147,35 @@ pub unsafe extern "C" fn on_ur_call(
     }));
 }
 
+/// What a queue's creation properties must become for it to give device
+/// times (decided once for both ways of following `urQueueCreate`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum ProfilingChange {
+    /// They ask for profiling already.
+    Keep,
+    /// There are none: pass [`PROFILING_PROPERTIES`].
+    UseProfilingProperties,
+    /// These: the caller's, with the profiling flag or-ed in.
+    Flagged(ur_queue_properties_t),
+}
+
+/// The change `properties` (null or the caller's) need.
+///
+/// # Safety
+/// `properties` is null or points at valid queue properties.
+pub(crate) unsafe fn profiling_change(properties: *const ur_queue_properties_t) -> ProfilingChange {
+    if properties.is_null() {
+        return ProfilingChange::UseProfilingProperties;
+    }
+    // SAFETY: guaranteed by the caller.
+    let mut flagged = unsafe { *properties };
+    if flagged.flags.contains(ur_queue_flags_t::PROFILING_ENABLE) {
+        return ProfilingChange::Keep;
+    }
+    flagged.flags |= ur_queue_flags_t::PROFILING_ENABLE;
+    ProfilingChange::Flagged(flagged)
+}
+
 /// Or-s the profiling flag into a `urQueueCreate`'s properties.
 ///
 /// # Safety
@@ -159,20 +188,16 @@ unsafe fn force_profiling(params: *mut ur_queue_create_params_t) {
         if properties.is_null() {
             return;
         }
-        let current = *properties;
-        if current.is_null() {
-            // No properties: pass ours (the tracing layer calls on with the
-            // argument variable this points at).
-            *properties = &PROFILING_PROPERTIES.0;
-        } else if (*current)
-            .flags
-            .contains(ur_queue_flags_t::PROFILING_ENABLE)
-        {
-            return;
-        } else {
-            // The runtime built these properties for this call only.
-            let writable = current as *mut ur_queue_properties_t;
-            (*writable).flags |= ur_queue_flags_t::PROFILING_ENABLE;
+        match profiling_change(*properties) {
+            ProfilingChange::Keep => return,
+            // The tracing layer calls on with the argument variable this
+            // points at.
+            ProfilingChange::UseProfilingProperties => *properties = &PROFILING_PROPERTIES.0,
+            ProfilingChange::Flagged(flagged) => {
+                // The runtime built these properties for this call only.
+                let writable = *properties as *mut ur_queue_properties_t;
+                (*writable).flags = flagged.flags;
+            }
         }
     }
     QUEUES_FORCED.fetch_add(1, Ordering::Relaxed);
@@ -348,6 +373,36 @@ fn publish_environ_entry(name: &str, entry: std::ffi::CString) {
 
 #[cfg(test)]
 mod tests {
+    use super::{profiling_change, ProfilingChange};
+    use ur_sys::{ur_queue_flags_t, ur_queue_properties_t, ur_structure_type_t};
+
+    #[test]
+    fn profiling_is_added_once_and_other_flags_kept() {
+        let props = |flags| ur_queue_properties_t {
+            stype: ur_structure_type_t::QUEUE_PROPERTIES,
+            pNext: std::ptr::null_mut(),
+            flags,
+        };
+        // SAFETY: null, or pointers at the locals below.
+        unsafe {
+            assert!(matches!(
+                profiling_change(std::ptr::null()),
+                ProfilingChange::UseProfilingProperties
+            ));
+            let on = props(ur_queue_flags_t::PROFILING_ENABLE);
+            assert!(matches!(profiling_change(&on), ProfilingChange::Keep));
+            let ooo = props(ur_queue_flags_t::OUT_OF_ORDER_EXEC_MODE_ENABLE);
+            match profiling_change(&ooo) {
+                ProfilingChange::Flagged(p) => assert_eq!(
+                    p.flags,
+                    ur_queue_flags_t::OUT_OF_ORDER_EXEC_MODE_ENABLE
+                        | ur_queue_flags_t::PROFILING_ENABLE
+                ),
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+
     #[test]
     fn a_published_entry_is_seen_and_the_other_entries_stay() {
         let before = std::env::vars_os().count();

@@ -32,15 +32,16 @@ use std::sync::OnceLock;
 
 use ur_sys::{
     ur_context_handle_t, ur_device_handle_t, ur_event_handle_t, ur_kernel_handle_t,
-    ur_queue_flags_t, ur_queue_handle_t, ur_queue_properties_t, ur_result_t,
-    PFN_urEnqueueEventsWait, PFN_urEnqueueEventsWaitWithBarrierExt,
-    PFN_urEnqueueKernelLaunchWithArgsExp, PFN_urEnqueueUSMFill, PFN_urEnqueueUSMMemcpy,
-    PFN_urEnqueueUSMMemcpy2D, PFN_urQueueCreate,
+    ur_queue_handle_t, ur_queue_properties_t, ur_result_t, PFN_urEnqueueEventsWait,
+    PFN_urEnqueueEventsWaitWithBarrierExt, PFN_urEnqueueKernelLaunchWithArgsExp,
+    PFN_urEnqueueUSMFill, PFN_urEnqueueUSMMemcpy, PFN_urEnqueueUSMMemcpy2D, PFN_urQueueCreate,
 };
 use ze_bridge::ur::UnifiedRuntime;
 use ze_bridge::ur_dispatch::{table_address, DispatchTable, Hooked, SlotMap};
 
-use crate::ur_calls::{PROFILING_PROPERTIES, QUEUES_FORCED, QUEUE_CREATIONS};
+use crate::ur_calls::{
+    profiling_change, ProfilingChange, PROFILING_PROPERTIES, QUEUES_FORCED, QUEUE_CREATIONS,
+};
 
 /// Set once a table is patched: `ur.call.debug` then ignores every call.
 pub static ACTIVE: AtomicBool = AtomicBool::new(false);
@@ -118,8 +119,9 @@ pub fn install_noted() -> Result<bool, String> {
             "more than {MAX_TABLES} UR adapters; later ones are not followed"
         ));
     }
-    let table = DispatchTable::at(table, slots)
-        .ok_or_else(|| format!("the UR dispatch table at {table:#x} is not writable"))?;
+    let table = DispatchTable::at(table, slots).ok_or_else(|| {
+        format!("the UR dispatch table at {table:#x} failed its checks (writable, entries in code)")
+    })?;
     pin_this_library()?;
     let entry = &PATCHED[count];
     entry.table.store(table.address(), Ordering::Relaxed);
@@ -128,7 +130,7 @@ pub fn install_noted() -> Result<bool, String> {
         let Some(original) = table.get(slots, function) else {
             continue;
         };
-        if original == 0 || original == hook_address(function) {
+        if original == 0 {
             continue;
         }
         entry.originals[function.index()].store(original, Ordering::Relaxed);
@@ -272,21 +274,19 @@ unsafe extern "C" fn queue_create(
         unsafe { std::mem::transmute(original(context as usize, Hooked::QueueCreate)) };
     QUEUE_CREATIONS.fetch_add(1, Ordering::Relaxed);
     let forcing = crate::recorder().is_some_and(|r| r.force_profiling && r.running());
-    let mut copy;
-    let mut forced = false;
-    let properties = if !forcing {
-        properties
-    } else if properties.is_null() {
-        forced = true;
-        &PROFILING_PROPERTIES.0 as *const ur_queue_properties_t
+    let change = if forcing {
+        // SAFETY: the runtime's properties (or null), valid for this call.
+        unsafe { profiling_change(properties) }
     } else {
-        // SAFETY: the runtime's properties, valid for this call.
-        copy = unsafe { *properties };
-        if copy.flags.contains(ur_queue_flags_t::PROFILING_ENABLE) {
-            properties
-        } else {
-            forced = true;
-            copy.flags |= ur_queue_flags_t::PROFILING_ENABLE;
+        ProfilingChange::Keep
+    };
+    let copy;
+    let forced = !matches!(change, ProfilingChange::Keep);
+    let properties = match change {
+        ProfilingChange::Keep => properties,
+        ProfilingChange::UseProfilingProperties => &PROFILING_PROPERTIES.0,
+        ProfilingChange::Flagged(flagged) => {
+            copy = flagged;
             &copy as *const ur_queue_properties_t
         }
     };

@@ -22,7 +22,7 @@
 //!
 //! # Patching
 //!
-//! [`DispatchTable::of_handle`] finds a handle's table and checks, in
+//! [`DispatchTable::at`] takes a handle's table and checks, in
 //! `/proc/self/maps`, that every probed slot lies in one writable private
 //! mapping; [`DispatchTable::replace`] swaps one entry atomically (an
 //! aligned 8-byte store: a thread calling through the table at that moment
@@ -482,18 +482,10 @@ pub struct DispatchTable {
 }
 
 impl DispatchTable {
-    /// The table of `handle` (its first word), if that address and the
-    /// `slots` after it lie in one writable private mapping of this process.
-    ///
-    /// # Safety
-    /// `handle` is a live handle of a UR 0.12+ adapter (its first word is
-    /// readable and is the adapter's table pointer).
-    pub unsafe fn of_handle(handle: usize, slots: &SlotMap) -> Option<DispatchTable> {
-        // SAFETY: guaranteed by the caller.
-        Self::at(unsafe { table_address(handle) }, slots)
-    }
-
-    /// The table at `base`, under the same check as [`DispatchTable::of_handle`].
+    /// The table at `base` (a handle's first word, see [`table_address`]),
+    /// if that address and the probed slots after it lie in one writable
+    /// private mapping of this process and every probed entry is empty or
+    /// points into a library's code.
     pub fn at(base: usize, slots: &SlotMap) -> Option<DispatchTable> {
         let highest = slots.highest()?;
         if base == 0 || !base.is_multiple_of(std::mem::align_of::<usize>()) || is_probe_table(base)

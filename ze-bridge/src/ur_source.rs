@@ -390,8 +390,10 @@ impl UrTimestampSource {
         if let Some(device) = cache.1.get(&queue) {
             return Ok(*device);
         }
-        // DPC++ 2025.0's OpenCL adapter answers INVALID_SIZE for the same
-        // queue now and then (4 of 10 calls succeeded in one run): ask again.
+        // DPC++ 2025.0's OpenCL adapter answered INVALID_SIZE to 6 of 10
+        // calls for one queue in one run, the other 4 succeeding (whether
+        // by chance or once the SYCL queue was gone is not known): ask
+        // again before `only_device` has to stand in.
         let mut answer = self.ur.queue_device(queue);
         for _ in 0..QUEUE_DEVICE_ATTEMPTS - 1 {
             if answer.is_ok() {
