@@ -328,6 +328,19 @@ fn attrs(list: &[dot::Attribute]) -> Attrs {
         .collect()
 }
 
+/// The command nodes of `tests/programs/buffers.cpp`, by `@node` tag, with
+/// their kind: each submitted once (the same on every runtime version).
+pub const BUFFERS_NODES: [(&str, &str); 8] = [
+    ("write_iota", "kernel"),
+    ("fill_b", "fill"),
+    ("axpy_rw", "kernel"),
+    ("square_discard", "kernel"),
+    ("square_no_init", "kernel"),
+    ("copy_c_to_a", "copy"),
+    ("copy_host_to_b", "copy"),
+    ("copy_d_to_host", "copy"),
+];
+
 /// The line of `// @node <label>` (or `// @wait <label>`) in a program's
 /// source: where the test expects syclgraph to place that command.
 pub fn tag_line(source: &str, label: &str) -> u32 {

@@ -12,16 +12,7 @@ fn buffer_accessors_become_memory_edges_at_their_source_lines() {
     let graph = traced.graph();
     let at = |label: &str| node_at(&graph, SRC, tag_line(SRC, label));
 
-    for (label, kind) in [
-        ("write_iota", "kernel"),
-        ("fill_b", "fill"),
-        ("axpy_rw", "kernel"),
-        ("square_discard", "kernel"),
-        ("square_no_init", "kernel"),
-        ("copy_c_to_a", "copy"),
-        ("copy_host_to_b", "copy"),
-        ("copy_d_to_host", "copy"),
-    ] {
+    for (label, kind) in BUFFERS_NODES {
         let (_, attrs) = at(label);
         assert_eq!(attrs["kind"], kind, "{label}: {attrs:?}");
         assert_eq!(attrs["count"], "1", "{label}");

@@ -12,6 +12,9 @@
 //! The venv is `$SYCLGRAPH_VENV` or `<workspace>/.venv`. Without it the tests
 //! print why and pass, unless `SYCLGRAPH_REQUIRE_RUNTIME=1` (then they fail).
 
+mod common;
+use common::skip;
+
 use std::ffi::{c_void, OsString};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -37,14 +40,6 @@ fn venv() -> Option<PathBuf> {
     dir.join("lib/libur_loader.so.0")
         .is_file()
         .then(|| dir.canonicalize().unwrap_or(dir))
-}
-
-fn skip(reason: &str) {
-    assert!(
-        std::env::var("SYCLGRAPH_REQUIRE_RUNTIME").as_deref() != Ok("1"),
-        "SYCLGRAPH_REQUIRE_RUNTIME=1 but {reason} (run scripts/setup.sh)"
-    );
-    eprintln!("skipped: {reason}");
 }
 
 /// True in the child process that runs test `name`'s body.

@@ -19,6 +19,9 @@
 //! Without the venv or `g++` the test prints why and passes, unless
 //! `SYCLGRAPH_REQUIRE_RUNTIME=1` (then it fails).
 
+mod common;
+use common::skip;
+
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -119,14 +122,6 @@ fn venv() -> Option<PathBuf> {
     };
     (dir.join("lib/libsycl.so.9").is_file() && dir.join("include/sycl/sycl.hpp").is_file())
         .then(|| dir.canonicalize().unwrap_or(dir))
-}
-
-fn skip(reason: &str) {
-    assert!(
-        std::env::var("SYCLGRAPH_REQUIRE_RUNTIME").as_deref() != Ok("1"),
-        "SYCLGRAPH_REQUIRE_RUNTIME=1 but {reason} (run scripts/setup.sh)"
-    );
-    eprintln!("skipped: {reason}");
 }
 
 /// Compiles the two helper libraries into `dir`; `Err` when g++ is missing.
