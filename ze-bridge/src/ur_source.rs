@@ -42,7 +42,7 @@
 //! The start is converted and the duration (`end − start`) added to it, so
 //! `end_ns − start_ns` is exactly the device's duration.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rustc_hash::FxHashMap;
@@ -196,10 +196,12 @@ pub struct UrTimestampSource {
     ur: Arc<UnifiedRuntime>,
     level_zero: Option<Arc<dyn NativeLevelZero>>,
     devices: Mutex<FxHashMap<UrDevice, DeviceEntry>>,
-    /// The device of the last event whose queue could be asked: used when
-    /// the queue cannot (seen on DPC++ 2025.0: urQueueGetInfo answers
-    /// INVALID_SIZE for some events' queues) and it is the only device.
-    last_device: Mutex<Option<UrDevice>>,
+    /// Every device a queue lookup gave: when it is one, it stands in for
+    /// an event whose queue cannot be asked (seen on DPC++ 2025.0:
+    /// urQueueGetInfo answers INVALID_SIZE for some events' queues).
+    seen_devices: Mutex<Vec<UrDevice>>,
+    /// Set once a queue lookup succeeded (then `retain` stops looking).
+    device_seen: AtomicBool,
     /// Queue → device, valid for one [`Self::queue_generation`].
     queue_devices: Mutex<(u64, FxHashMap<UrQueue, UrDevice>)>,
     /// Bumped by [`TimestampSource::queues_changed`].
@@ -222,7 +224,8 @@ impl UrTimestampSource {
             ur,
             level_zero: None,
             devices: Mutex::new(FxHashMap::default()),
-            last_device: Mutex::new(None),
+            seen_devices: Mutex::new(Vec::new()),
+            device_seen: AtomicBool::new(false),
             queue_devices: Mutex::new((0, FxHashMap::default())),
             queue_generation: AtomicU64::new(0),
         }
@@ -299,13 +302,17 @@ impl UrTimestampSource {
         calibrate(&samples)
     }
 
-    /// The last device seen, when it is the only one seen so far.
+    /// The device seen, when only one was.
     fn only_device(&self) -> Option<UrDevice> {
-        let known = self.devices.lock().unwrap_or_else(|e| e.into_inner()).len();
-        if known != 1 {
-            return None;
+        match self
+            .seen_devices
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_slice()
+        {
+            [device] => Some(*device),
+            _ => None,
         }
-        *self.last_device.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn read_profiling(&self, event: UrEvent, what: ProfilingInfo) -> Result<u64, Untimed> {
@@ -324,10 +331,7 @@ impl UrTimestampSource {
             .event_queue(event)
             .and_then(|q| self.queue_device(q))
         {
-            Ok(device) => {
-                *self.last_device.lock().unwrap_or_else(|e| e.into_inner()) = Some(device);
-                device
-            }
+            Ok(device) => device,
             Err(_) => self.only_device().ok_or(Untimed::Failed)?,
         };
         let entry = self.device_entry(device);
@@ -403,6 +407,11 @@ impl UrTimestampSource {
         }
         let device = answer?;
         cache.1.insert(queue, device);
+        let mut seen = self.seen_devices.lock().unwrap_or_else(|e| e.into_inner());
+        if !seen.contains(&device) {
+            seen.push(device);
+        }
+        self.device_seen.store(true, Ordering::Relaxed);
         Ok(device)
     }
 }
@@ -413,7 +422,20 @@ impl TimestampSource for UrTimestampSource {
     }
 
     fn retain(&self, event: UrEvent) -> bool {
-        self.ur.event_retain(event).is_ok()
+        if self.ur.event_retain(event).is_err() {
+            return false;
+        }
+        if !self.device_seen.load(Ordering::Relaxed) {
+            // Until one queue lookup succeeded, try one here, while the
+            // event's queue surely lives: the collector may read the event
+            // only after the application destroyed the queue, when asking
+            // it can fail, and `only_device` then needs a device seen.
+            let _ = self
+                .ur
+                .event_queue(event)
+                .and_then(|q| self.queue_device(q));
+        }
+        true
     }
 
     fn read(&self, event: UrEvent) -> Readout {
