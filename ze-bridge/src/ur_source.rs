@@ -42,7 +42,7 @@
 //! The start is converted and the duration (`end − start`) added to it, so
 //! `end_ns − start_ns` is exactly the device's duration.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rustc_hash::FxHashMap;
@@ -61,6 +61,10 @@ pub const MAX_SYNC_DISTANCE_NS: u64 = 3600 * 1_000_000_000;
 
 /// A device's offset is measured again when it is older than this (1 s).
 pub const RECALIBRATE_AFTER_NS: u64 = 1_000_000_000;
+
+/// How many events `retain` asks for their queue's device, at most, while
+/// no lookup has succeeded yet.
+const RETAIN_LOOKUPS: u32 = 16;
 
 /// How often a queue's device is asked before the event counts as failed.
 const QUEUE_DEVICE_ATTEMPTS: usize = 8;
@@ -202,6 +206,9 @@ pub struct UrTimestampSource {
     seen_devices: Mutex<Vec<UrDevice>>,
     /// Set once a queue lookup succeeded (then `retain` stops looking).
     device_seen: AtomicBool,
+    /// Lookups `retain` may still try before a success (it runs on the
+    /// application's thread: bounded, in case every lookup fails).
+    retain_lookups_left: AtomicU32,
     /// Queue → device, valid for one [`Self::queue_generation`].
     queue_devices: Mutex<(u64, FxHashMap<UrQueue, UrDevice>)>,
     /// Bumped by [`TimestampSource::queues_changed`].
@@ -226,6 +233,7 @@ impl UrTimestampSource {
             devices: Mutex::new(FxHashMap::default()),
             seen_devices: Mutex::new(Vec::new()),
             device_seen: AtomicBool::new(false),
+            retain_lookups_left: AtomicU32::new(RETAIN_LOOKUPS),
             queue_devices: Mutex::new((0, FxHashMap::default())),
             queue_generation: AtomicU64::new(0),
         }
@@ -425,7 +433,12 @@ impl TimestampSource for UrTimestampSource {
         if self.ur.event_retain(event).is_err() {
             return false;
         }
-        if !self.device_seen.load(Ordering::Relaxed) {
+        if !self.device_seen.load(Ordering::Relaxed)
+            && self
+                .retain_lookups_left
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+                .is_ok()
+        {
             // Until one queue lookup succeeded, try one here, while the
             // event's queue surely lives: the collector may read the event
             // only after the application destroyed the queue, when asking
