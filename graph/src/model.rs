@@ -39,7 +39,9 @@ use crate::instance_graph::InstanceGraph;
 use crate::node::Node;
 use crate::pending::{Key, PendingTable};
 use crate::queues::{Queue, QueueTable};
-use crate::record::{EdgeId, EdgeInfo, NodeId, NodeInfo, Record, StrId, TimingStatus};
+use crate::record::{
+    EdgeId, EdgeInfo, InstanceEdge, NodeId, NodeInfo, Record, StrId, TimingStatus,
+};
 use crate::spans::{HostSpan, SpanTracker};
 use crate::timing::UntimedCounts;
 
@@ -228,13 +230,22 @@ impl TaskGraph {
                 instance,
                 thread,
                 ns,
+            } => self.submitted(node, instance, thread, ns, done),
+            Record::SubmittedAfter {
+                node,
+                instance,
+                thread,
+                ns,
+                after: (source, source_instance),
             } => {
-                let idx = self.touch(node);
-                self.graph[idx].submissions += 1;
-                self.counters.submissions += 1;
-                self.instance_graph.submitted((node, instance));
-                self.update(idx, node, instance, done, |i| {
-                    set_once(&mut i.submit_ns, ns) | set_once(&mut i.thread, thread)
+                self.counters.records += 1;
+                self.submitted(node, instance, thread, ns, done);
+                self.instance_graph.depends(InstanceEdge {
+                    source,
+                    source_instance,
+                    target: node,
+                    target_instance: instance,
+                    queue_order: true,
                 });
             }
             Record::TaskBegin {
@@ -275,6 +286,44 @@ impl TaskGraph {
                     i.task_thread = Some(thread);
                     set_once(&mut i.end_ns, end_ns) | dup
                 });
+            }
+            Record::SignalledTask {
+                node,
+                instance,
+                thread,
+                begin_ns,
+                end_ns,
+                event,
+            } => {
+                self.counters.records += 1;
+                let idx = self.touch(node);
+                if !self.graph[idx].defined {
+                    self.counters.unknown_node_records += 1;
+                }
+                let task = move |i: &mut Instance| {
+                    let dup = set_once(&mut i.begin_ns, begin_ns);
+                    i.task_thread = Some(thread);
+                    set_once(&mut i.end_ns, end_ns) | dup
+                };
+                if self.graph[idx].kind.expects_task() {
+                    // The signal alone cannot complete the instance: both
+                    // in one update, duplicates and lateness counted as for
+                    // the two records.
+                    let mut signal_dup = false;
+                    let late = self.update(idx, node, instance, done, |i| {
+                        signal_dup = set_once(&mut i.event, event);
+                        task(i)
+                    });
+                    if signal_dup && !late {
+                        self.counters.duplicate_instance_records += 1;
+                    }
+                    if late {
+                        self.counters.late_records += 1;
+                    }
+                } else {
+                    self.update(idx, node, instance, done, |i| set_once(&mut i.event, event));
+                    self.update(idx, node, instance, done, task);
+                }
             }
             Record::Signal {
                 node,
@@ -517,6 +566,28 @@ impl TaskGraph {
     /// pending one, a late record for a recently finalised one, or a new one.
     /// `f` returns whether the record repeated a value the instance already
     /// had.
+    /// A submission (node_create) of `node`.
+    fn submitted(
+        &mut self,
+        node: NodeId,
+        instance: u64,
+        thread: u32,
+        ns: u64,
+        done: &mut Vec<Completed>,
+    ) {
+        let idx = self.touch(node);
+        self.graph[idx].submissions += 1;
+        self.counters.submissions += 1;
+        self.instance_graph.submitted((node, instance));
+        self.update(idx, node, instance, done, |i| {
+            set_once(&mut i.submit_ns, ns) | set_once(&mut i.thread, thread)
+        });
+    }
+
+    /// Applies `f` to the instance (pending, new, or kept after it was
+    /// finalised: then the record is late) and finalises it when complete.
+    /// `f` returns whether it repeated a value (a duplicate). Returns
+    /// whether the record was late.
     fn update(
         &mut self,
         idx: NodeIndex,
@@ -524,7 +595,7 @@ impl TaskGraph {
         instance: u64,
         done: &mut Vec<Completed>,
         f: impl FnOnce(&mut Instance) -> bool,
-    ) {
+    ) -> bool {
         let key = (node, instance);
         if let Some(i) = self.pending.get_mut(key) {
             if f(i) {
@@ -535,7 +606,7 @@ impl TaskGraph {
                     self.finalise(key, i, InstanceStatus::Complete, done);
                 }
             }
-            return;
+            return false;
         }
         if self.pending.was_finalised(key) {
             self.counters.late_records += 1;
@@ -549,7 +620,7 @@ impl TaskGraph {
                     f(kept);
                 }
             }
-            return;
+            return true;
         }
         let mut fresh = Instance::new(instance);
         f(&mut fresh);
@@ -564,6 +635,7 @@ impl TaskGraph {
                 self.finalise(key, i, InstanceStatus::Complete, done);
             }
         }
+        false
     }
 
     /// Check every pending instance of a node again (its kind may have changed

@@ -185,6 +185,38 @@ pub enum Record {
         /// task_end, host CLOCK_MONOTONIC ns.
         end_ns: u64,
     },
+    /// A task whose signal came while it ran, on its thread (the usual case
+    /// for a device command): the same as a `Signal` followed by a `Task`,
+    /// in one record.
+    SignalledTask {
+        /// The node.
+        node: NodeId,
+        /// The instance.
+        instance: u64,
+        /// Thread number (of the begin, the signal and the end).
+        thread: u32,
+        /// task_begin, host CLOCK_MONOTONIC ns.
+        begin_ns: u64,
+        /// task_end, host CLOCK_MONOTONIC ns.
+        end_ns: u64,
+        /// The signalled `ur_event_handle_t` as an address (0: none).
+        event: u64,
+    },
+    /// node_create on an in-order queue whose previous submission is known:
+    /// the same as a `Submitted` followed by an `InstanceEdge` in queue
+    /// order from `after` to this instance, in one record.
+    SubmittedAfter {
+        /// The node.
+        node: NodeId,
+        /// The runtime's instance number.
+        instance: u64,
+        /// Submitting thread.
+        thread: u32,
+        /// Host CLOCK_MONOTONIC ns.
+        ns: u64,
+        /// The queue's previous submission (node, instance).
+        after: (NodeId, u64),
+    },
     /// signal: the instance's device event handle (0 for host tasks).
     Signal {
         /// The node.

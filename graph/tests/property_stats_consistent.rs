@@ -70,8 +70,13 @@ impl Replay {
                 }
                 *self.edge_counts.entry(*edge).or_default() += 1;
             }
-            Record::Submitted { node, .. } => {
+            Record::Submitted { node, .. } | Record::SubmittedAfter { node, .. } => {
                 self.submissions += 1;
+                self.touch(*node);
+            }
+            // A Signal and a Task.
+            Record::SignalledTask { node, .. } => {
+                self.touch(*node);
                 self.touch(*node);
             }
             Record::TaskBegin { node, .. }

@@ -613,6 +613,8 @@ pub fn drive(records: &[Record], limits: Limits) -> Outcome {
 pub fn instance_key(record: &Record) -> Option<(NodeId, u64)> {
     match *record {
         Record::Submitted { node, instance, .. }
+        | Record::SubmittedAfter { node, instance, .. }
+        | Record::SignalledTask { node, instance, .. }
         | Record::TaskBegin { node, instance, .. }
         | Record::TaskEnd { node, instance, .. }
         | Record::Task { node, instance, .. }

@@ -10,7 +10,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use syclgraph_graph::record::SpanKind;
 use xpti_sys::{trace_event_data_t, trace_point as tp};
 
-use crate::xpti::{c_str, EventRef};
+use crate::xpti::{c_str, CText, EventRef};
 
 /// The callback registered on the `sycl` and `sycl.debug` streams. The
 /// runtime sends each event once: on `sycl.debug` when any subscriber
@@ -51,7 +51,11 @@ unsafe fn dispatch(
         let text = || unsafe { c_str(user_data as *const c_char) };
         match trace_type {
             tp::NODE_CREATE => match event {
-                Some(e) => recorder.node_create(e, text()),
+                // SAFETY: user_data is node_create's kind string, alive
+                // for this call.
+                Some(e) => {
+                    recorder.node_create(e, unsafe { CText::new(user_data as *const c_char) })
+                }
                 None => recorder.count_without_event(),
             },
             tp::EDGE_CREATE => match event {

@@ -232,6 +232,12 @@ impl Collector {
             node,
             instance,
             event,
+        }
+        | Record::SignalledTask {
+            node,
+            instance,
+            event,
+            ..
         } = record
         {
             if event != 0 {

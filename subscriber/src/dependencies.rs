@@ -33,6 +33,9 @@ pub struct OpenTask {
     pub submission: (NodeId, u64),
     /// Its task_begin, host CLOCK_MONOTONIC ns.
     pub begin_ns: u64,
+    /// The device event signalled for this submission while the task ran
+    /// (retained for timing unless 0), sent with the task's end.
+    pub signalled: Option<u64>,
 }
 
 /// Sets the submission this thread just made.
@@ -65,6 +68,21 @@ pub fn open_task() -> Option<(NodeId, u64)> {
 #[inline]
 pub fn begin_task(task: OpenTask) -> Option<OpenTask> {
     OPEN_TASK.with(|c| c.replace(Some(task)))
+}
+
+/// Keeps the device event signalled for `submission` with this thread's
+/// open task when it is that submission's and has none yet; false when it
+/// must be sent on its own.
+#[inline]
+pub fn signal_in_task(submission: (NodeId, u64), event: u64) -> bool {
+    OPEN_TASK.with(|c| match c.get() {
+        Some(mut task) if task.submission == submission && task.signalled.is_none() => {
+            task.signalled = Some(event);
+            c.set(Some(task));
+            true
+        }
+        _ => false,
+    })
 }
 
 /// Marks the end of this thread's task; returns the task that was open.

@@ -22,7 +22,7 @@ use crate::identity::{
 use crate::inbox::Inbox;
 use crate::thread_number;
 use crate::timing_slot::{Timing, TimingSlot};
-use crate::xpti::{is_known_file, EventRef, Xpti};
+use crate::xpti::{is_known_file, CText, EventRef, Xpti};
 
 /// The recorder is taking events.
 pub const RUNNING: u8 = 0;
@@ -160,7 +160,7 @@ impl Recorder {
         let payload = event.payload();
         let mut metadata = self.metadata(event);
         if !metadata.iter().any(|(k, _)| k == "queue_id") {
-            if let Some(("queue_id", queue)) = self.xpti.stashed_tuple() {
+            if let Some(queue) = self.xpti.stashed_queue_id() {
                 metadata.push(("queue_id".to_owned(), queue.to_string()));
             }
         }
@@ -202,8 +202,11 @@ impl Recorder {
         id
     }
 
-    /// node_create: one submission of a code location.
-    pub fn node_create(&self, event: EventRef<'_>, kind: &str) {
+    /// node_create: one submission of a code location. `kind` is the
+    /// callback's user_data string (`command_group_node`,
+    /// `memory_transfer_node::memcpy`, ...): only read as text when the
+    /// node is new.
+    pub fn node_create(&self, event: EventRef<'_>, kind: CText) {
         if !self.accepting() {
             return;
         }
@@ -224,15 +227,12 @@ impl Recorder {
                 return;
             }
         }
-        let queue = match self.xpti.stashed_tuple() {
-            Some(("queue_id", queue)) => queue,
-            _ => 0,
-        };
+        let queue = self.xpti.stashed_queue_id().unwrap_or(0);
         let (resolved, instance, flags) = self.nodes.submit(event, queue);
         let node = match resolved {
             Resolved::Known(id) => id,
             Resolved::New(id) => {
-                self.define_node(id, event, kind);
+                self.define_node(id, event, kind.to_str());
                 id
             }
         };
@@ -251,16 +251,25 @@ impl Recorder {
         dependencies::set_current((node, instance));
         // Only the next UR USM call on this thread may be this submission's.
         let direct = kind
-            .starts_with("memory_transfer_node::")
+            .starts_with(b"memory_transfer_node::")
             .then_some((node, instance));
         DIRECT_SUBMISSION.with(|d| d.set(direct));
-        self.send(Record::Submitted {
-            node,
-            instance,
-            thread: thread_number::current(),
-            ns: monotonic_ns(),
-        });
-        self.queue_order(node, instance, queue, flags.first_queue);
+        let (thread, ns) = (thread_number::current(), monotonic_ns());
+        match self.queue_order(node, instance, queue, flags.first_queue) {
+            Some(after) => self.send(Record::SubmittedAfter {
+                node,
+                instance,
+                thread,
+                ns,
+                after,
+            }),
+            None => self.send(Record::Submitted {
+                node,
+                instance,
+                thread,
+                ns,
+            }),
+        };
     }
 
     /// edge_create: a dependency between two submissions.
@@ -339,10 +348,17 @@ impl Recorder {
         }
     }
 
-    /// The queue of this submission when it is not its node's first queue,
-    /// and, on an in-order queue, the order between this submission and the
-    /// queue's previous one (`queue_order`, not a data dependency).
-    fn queue_order(&self, node: NodeId, instance: u64, queue: u64, first_queue: u64) {
+    /// Sends the queue of this submission when it is not its node's first
+    /// queue. Returns, on an in-order queue, the queue's previous
+    /// submission: this one comes after it (`queue_order`, not a data
+    /// dependency; sent with the submission).
+    fn queue_order(
+        &self,
+        node: NodeId,
+        instance: u64,
+        queue: u64,
+        first_queue: u64,
+    ) -> Option<(NodeId, u64)> {
         if queue != first_queue && queue != 0 {
             self.send(Record::InstanceQueue {
                 node,
@@ -351,18 +367,9 @@ impl Recorder {
             });
         }
         if queue == 0 || !self.in_order_queues.contains(&queue) {
-            return;
+            return None;
         }
-        let previous = self.last_on_queue.insert(queue, (node, instance));
-        if let Some((source, source_instance)) = previous {
-            self.send(Record::InstanceEdge(InstanceEdge {
-                source,
-                source_instance,
-                target: node,
-                target_instance: instance,
-                queue_order: true,
-            }));
-        }
+        self.last_on_queue.insert(queue, (node, instance))
     }
 
     /// A UR enqueue call's event wait list: dependencies of the submission
@@ -441,6 +448,7 @@ impl Recorder {
             let task = dependencies::OpenTask {
                 submission: (node, instance),
                 begin_ns: ns,
+                signalled: None,
             };
             if let Some(unended) = dependencies::begin_task(task) {
                 self.send_task_begin(unended, thread);
@@ -450,13 +458,29 @@ impl Recorder {
         self.nodes.forget_here();
         match dependencies::end_task() {
             Some(open) if open.submission == (node, instance) => {
-                self.send(Record::Task {
-                    node,
-                    instance,
-                    thread,
-                    begin_ns: open.begin_ns,
-                    end_ns: ns,
-                });
+                let (begin_ns, end_ns) = (open.begin_ns, ns);
+                match open.signalled {
+                    Some(event) => {
+                        let record = Record::SignalledTask {
+                            node,
+                            instance,
+                            thread,
+                            begin_ns,
+                            end_ns,
+                            event,
+                        };
+                        self.send_with_event(record, event);
+                    }
+                    None => {
+                        self.send(Record::Task {
+                            node,
+                            instance,
+                            thread,
+                            begin_ns,
+                            end_ns,
+                        });
+                    }
+                }
             }
             other => {
                 if let Some(unended) = other {
@@ -472,7 +496,8 @@ impl Recorder {
         }
     }
 
-    /// The begin of a task whose end did not follow on this thread.
+    /// The begin of a task whose end did not follow on this thread (and
+    /// the signal kept with it).
     fn send_task_begin(&self, task: dependencies::OpenTask, thread: u32) {
         let (node, instance) = task.submission;
         self.send(Record::TaskBegin {
@@ -481,6 +506,25 @@ impl Recorder {
             thread,
             ns: task.begin_ns,
         });
+        if let Some(event) = task.signalled {
+            let record = Record::Signal {
+                node,
+                instance,
+                event,
+            };
+            self.send_with_event(record, event);
+        }
+    }
+
+    /// Sends a record carrying a retained device event (0: none); when the
+    /// queue is full the event is released again (nobody will read it).
+    fn send_with_event(&self, record: Record, event: u64) {
+        if self.send(record) || event == 0 {
+            return;
+        }
+        if let Timing::Ready(source) = self.timestamps.state() {
+            source.release(UrEvent(event as usize));
+        }
     }
 
     /// signal: the instance's device event (`ur_event_handle_t`, may be null).
@@ -530,11 +574,16 @@ impl Recorder {
                 Timing::Unavailable => {}
             }
         }
-        let event_addr = if retained.is_some() { device_event } else { 0 };
+        let event = if retained.is_some() { device_event } else { 0 } as u64;
+        // Usually the signal comes while the submission's task runs on
+        // this thread: it then goes out with the task's end, one record.
+        if dependencies::signal_in_task((node, instance), event) {
+            return;
+        }
         let queued = self.send(Record::Signal {
             node,
             instance,
-            event: event_addr as u64,
+            event,
         });
         if let (false, Some(source)) = (queued, retained) {
             source.release(UrEvent(device_event));

@@ -118,20 +118,20 @@ impl Xpti {
         }
     }
 
-    /// The tuple the runtime stashed for the current submission on this
-    /// thread (DPC++ stashes `queue_id` there), if any.
-    pub fn stashed_tuple(&self) -> Option<(&'static str, u64)> {
+    /// The `queue_id` the runtime stashed for the current submission on
+    /// this thread, if it stashed one (DPC++ stashes the tuple
+    /// `("queue_id", id)`). The key is compared in place, without reading
+    /// it as a Rust string: this runs at every submission.
+    pub fn stashed_queue_id(&self) -> Option<u64> {
         let get = self.get_stashed_tuple?;
         let mut key: *mut c_char = std::ptr::null_mut();
         let mut value = 0u64;
         // SAFETY: both out-pointers are valid for writes; the key string is
         // owned by the runtime and lives for the process (a literal).
         let result = unsafe { get(&mut key, &mut value) };
-        if result != 0 || key.is_null() {
-            return None;
-        }
-        // SAFETY: non-null, NUL-terminated key from the runtime.
-        Some((unsafe { c_str(key) }, value))
+        // SAFETY: checked non-null; the runtime's key is NUL-terminated.
+        (result == 0 && !key.is_null() && unsafe { c_str_starts_with(key, b"queue_id\0") })
+            .then_some(value)
     }
 
     /// Calls `visit(key, value)` for every metadata pair of `event`, values
@@ -257,6 +257,59 @@ pub unsafe fn c_str<'a>(p: *const c_char) -> &'a str {
     }
     // SAFETY: guaranteed by the caller.
     unsafe { CStr::from_ptr(p) }.to_str().unwrap_or("")
+}
+
+/// A C string the runtime passed to a callback (user_data), kept as the
+/// pointer: most callbacks only test its beginning
+/// ([`CText::starts_with`]), which costs no length count or UTF-8 check.
+#[derive(Clone, Copy, Debug)]
+pub struct CText(*const c_char);
+
+impl CText {
+    /// Wraps `p`.
+    ///
+    /// # Safety
+    /// `p` is null or points at a NUL-terminated string that stays alive
+    /// as long as the `CText` is used (the callback's duration).
+    pub unsafe fn new(p: *const c_char) -> CText {
+        CText(p)
+    }
+
+    /// Whether the text begins with `prefix` (which holds no NUL).
+    #[inline]
+    pub fn starts_with(self, prefix: &[u8]) -> bool {
+        // SAFETY: `CText::new`'s contract.
+        unsafe { c_str_starts_with(self.0, prefix) }
+    }
+
+    /// The text (lossy text and null give "").
+    pub fn to_str<'a>(self) -> &'a str {
+        // SAFETY: `CText::new`'s contract.
+        unsafe { c_str(self.0) }
+    }
+}
+
+/// Whether the C string at `p` begins with `prefix` (a `prefix` ending in
+/// NUL asks for equality; it holds no other NUL). Reads at most `prefix.len()` bytes and stops at
+/// the first difference, so never past the string's terminator; no length
+/// count and no UTF-8 check, unlike [`c_str`].
+///
+/// # Safety
+/// `p` is null or points at a NUL-terminated string.
+#[inline]
+pub unsafe fn c_str_starts_with(p: *const c_char, prefix: &[u8]) -> bool {
+    if p.is_null() {
+        return false;
+    }
+    for (i, &want) in prefix.iter().enumerate() {
+        // SAFETY: every byte before `i` matched a byte of `prefix`; when
+        // `prefix` holds no NUL before `i` neither did the string, so byte
+        // `i` is at most its terminator.
+        if unsafe { *p.add(i) } as u8 != want {
+            return false;
+        }
+    }
+    true
 }
 
 /// Reads one field of the event behind an [`EventRef`] through its raw

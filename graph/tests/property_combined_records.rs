@@ -1,0 +1,124 @@
+//! The combined records the subscriber sends on its fast path are exactly
+//! the records they stand for: `SignalledTask` = `Signal` then `Task`,
+//! `SubmittedAfter` = `Submitted` then a queue-order `InstanceEdge`. An
+//! arbitrary stream in which some Signal/Submitted records are replaced by
+//! a combined record gives the same kernels.csv, handed-out instances,
+//! stats, instance graph and graph files as the same stream with each
+//! combined record written out as its two records.
+
+#[path = "property_strategies.rs"]
+mod strategies;
+
+use proptest::collection::vec;
+use proptest::prelude::*;
+use strategies::*;
+use syclgraph_graph::dot::render_dot;
+use syclgraph_graph::instances_dot::render_instances_dot;
+use syclgraph_graph::record::{InstanceEdge, Record};
+
+/// What to do with one record of the stream: keep it, or combine it with
+/// a task (thread, begin, duration) or a previous submission (node, instance).
+#[derive(Clone, Debug)]
+enum Choice {
+    Keep,
+    WithTask(u32, u64, u64),
+    After(u32, u64),
+}
+
+fn choice() -> impl Strategy<Value = Choice> {
+    prop_oneof![
+        2 => Just(Choice::Keep),
+        2 => (0..THREADS, ns(), 0..1_000u64).prop_map(|(t, b, d)| Choice::WithTask(t, b, d)),
+        2 => (0..NODES, 0..INSTANCES).prop_map(|(n, i)| Choice::After(n, i)),
+    ]
+}
+
+/// The stream with combined records, and the same stream written out.
+fn combine(records: &[Record], choices: &[Choice]) -> (Vec<Record>, Vec<Record>) {
+    let (mut combined, mut expanded) = (Vec::new(), Vec::new());
+    for (r, c) in records.iter().zip(choices.iter().cycle()) {
+        match (r.clone(), c.clone()) {
+            (
+                Record::Signal {
+                    node,
+                    instance,
+                    event,
+                },
+                Choice::WithTask(thread, begin_ns, took),
+            ) => {
+                let end_ns = begin_ns.saturating_add(took);
+                combined.push(Record::SignalledTask {
+                    node,
+                    instance,
+                    thread,
+                    begin_ns,
+                    end_ns,
+                    event,
+                });
+                expanded.push(r.clone());
+                expanded.push(Record::Task {
+                    node,
+                    instance,
+                    thread,
+                    begin_ns,
+                    end_ns,
+                });
+            }
+            (
+                Record::Submitted {
+                    node,
+                    instance,
+                    thread,
+                    ns,
+                },
+                Choice::After(source, source_instance),
+            ) => {
+                combined.push(Record::SubmittedAfter {
+                    node,
+                    instance,
+                    thread,
+                    ns,
+                    after: (source, source_instance),
+                });
+                expanded.push(r.clone());
+                expanded.push(Record::InstanceEdge(InstanceEdge {
+                    source,
+                    source_instance,
+                    target: node,
+                    target_instance: instance,
+                    queue_order: true,
+                }));
+            }
+            (r, _) => {
+                combined.push(r.clone());
+                expanded.push(r);
+            }
+        }
+    }
+    (combined, expanded)
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn combined_records_equal_their_expansion(
+        records in stream(),
+        choices in vec(choice(), 1..8),
+        limits in limits(),
+    ) {
+        let (combined, expanded) = combine(&records, &choices);
+        let (a, b) = (drive(&combined, limits), drive(&expanded, limits));
+        prop_assert_eq!(
+            String::from_utf8_lossy(&a.kernels_csv),
+            String::from_utf8_lossy(&b.kernels_csv)
+        );
+        prop_assert_eq!(a.rows, b.rows);
+        let keys = |o: &Outcome| o.handed.iter().map(|h| (h.key(), h.completed.instance.status)).collect::<Vec<_>>();
+        prop_assert_eq!(keys(&a), keys(&b));
+        prop_assert_eq!(a.graph.stats(), b.graph.stats());
+        prop_assert_eq!(a.graph.instance_graph().edges(), b.graph.instance_graph().edges());
+        prop_assert_eq!(render_instances_dot(&a.graph), render_instances_dot(&b.graph));
+        prop_assert_eq!(render_dot(&a.graph), render_dot(&b.graph));
+    }
+}
