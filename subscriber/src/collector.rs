@@ -61,6 +61,9 @@ pub struct Collector {
     hooks: HookState,
     /// `urQueueCreate` calls the timestamp source was told about.
     queue_creations_seen: u64,
+    /// Why the UR tracing layer we turned on stayed in the call chain once
+    /// the hooks were in (see [`Collector::take_out_tracing_layer`]).
+    tracing_layer_kept: Option<String>,
 }
 
 /// How far the collector got in following UR calls through hooks.
@@ -90,6 +93,7 @@ impl Collector {
             ur: None,
             hooks: HookState::Unprobed,
             queue_creations_seen: 0,
+            tracing_layer_kept: None,
         }
     }
 
@@ -168,7 +172,10 @@ impl Collector {
             self.hooks = HookState::Probed;
         }
         match crate::ur_hooks::install_noted() {
-            Ok(true) => self.unsubscribe_ur_calls(),
+            Ok(true) => {
+                self.unsubscribe_ur_calls();
+                self.take_out_tracing_layer();
+            }
             Ok(false) => {}
             Err(e) => {
                 // Once: a refused table would be noted again at every signal.
@@ -178,6 +185,30 @@ impl Collector {
                 self.hooks = HookState::Off(e);
             }
         }
+    }
+
+    /// Once the hooks are in and nobody listens on `ur.call.debug`, takes
+    /// the UR tracing layer syclgraph turned on out of the runtime's call
+    /// chain ([`ze_bridge::tracing_bypass`]), unless something else may
+    /// still want it: the user asked for the layer, another XPTI subscriber
+    /// is loaded, or UR's own call logging (`UR_LOG_TRACING`) is on.
+    fn take_out_tracing_layer(&mut self) {
+        if !crate::ur_calls::LAYER_TURNED_ON.load(Ordering::Relaxed) {
+            return;
+        }
+        let others = std::env::var("XPTI_SUBSCRIBERS")
+            .map(|v| v.split([',', ';']).filter(|s| !s.trim().is_empty()).count() > 1)
+            .unwrap_or(false);
+        let why = if others {
+            Some("another XPTI subscriber is loaded".to_owned())
+        } else if std::env::var_os("UR_LOG_TRACING").is_some() {
+            Some("UR_LOG_TRACING is set".to_owned())
+        } else {
+            // SAFETY: we unsubscribed from the UR call stream, and no other
+            // subscriber or UR log wants the layer (checked above).
+            unsafe { ze_bridge::tracing_bypass::bypass_tracing_layer() }.err()
+        };
+        self.tracing_layer_kept = why;
     }
 
     /// Why `ur.call.debug` served all along (see [`Losses`](crate::output::Losses)).
@@ -324,6 +355,7 @@ impl Collector {
                 .then_some(self.config.max_ur_calls),
             timing_unavailable: self.config.device_timing && self.timestamps.is_none(),
             ur_calls_via_layer: self.ur_calls_via_layer(),
+            tracing_layer_kept: self.tracing_layer_kept.clone(),
         };
         if let Err(e) = self.output.finish(&losses) {
             warn(format_args!(

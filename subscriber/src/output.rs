@@ -45,6 +45,10 @@ pub struct Losses {
     /// instead of through the adapter's dispatch table (`None`: hooks were
     /// used, or the runtime has no `ur.call.debug`).
     pub ur_calls_via_layer: Option<String>,
+    /// Why the UR tracing layer syclgraph turned on stayed in the runtime's
+    /// call chain after the hooks took over (`None`: it was taken out, or
+    /// hooks were not used).
+    pub tracing_layer_kept: Option<String>,
 }
 
 /// The graph and the streamed `kernels.csv`.
@@ -243,6 +247,11 @@ fn loss_lines(losses: &Losses) -> String {
     if let Some(why) = &losses.ur_calls_via_layer {
         lines.push_str(&format!(
             "UR calls: followed on ur.call.debug all along ({why}), which costs more per command\n"
+        ));
+    }
+    if let Some(why) = &losses.tracing_layer_kept {
+        lines.push_str(&format!(
+            "UR tracing layer: stayed in the runtime's call chain ({why}), which costs a little per UR call\n"
         ));
     }
     if losses.timing_unavailable {

@@ -280,6 +280,10 @@ unsafe fn wait_list<'a>(id: ur_function_t, args: *mut c_void) -> &'a [ur_event_h
     unsafe { std::slice::from_raw_parts(events, n as usize) }
 }
 
+/// Set when [`enable_tracing_layer`] turned the UR tracing layer on (not
+/// the user): then it may be taken out again once the hooks are in.
+pub static LAYER_TURNED_ON: AtomicBool = AtomicBool::new(false);
+
 /// Why the UR tracing layer is or is not on.
 #[derive(Debug, PartialEq, Eq)]
 pub enum LayerState {
@@ -323,6 +327,7 @@ pub fn enable_tracing_layer() -> LayerState {
     };
     publish_environ_entry(NAME, entry);
     if std::env::var(NAME).is_ok_and(|v| v == value) {
+        LAYER_TURNED_ON.store(true, Ordering::Relaxed);
         LayerState::TurnedOn
     } else {
         LayerState::Off(

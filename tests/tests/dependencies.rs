@@ -57,6 +57,10 @@ fn assert_depends_on_edges(traced: &Traced) {
 /// The stderr line saying UR calls were followed on ur.call.debug all along.
 const VIA_LAYER: &str = "UR calls: followed on ur.call.debug all along";
 
+/// The stderr line saying the UR tracing layer stayed in the call chain
+/// after the hooks took over.
+const LAYER_KEPT: &str = "UR tracing layer: stayed in the runtime's call chain";
+
 #[test]
 fn every_depends_on_is_an_edge_between_the_right_nodes() {
     let traced = run_both("deps", || runtime_command(&program("usm_chain")), &[]);
@@ -72,9 +76,24 @@ fn depends_on_edges_are_the_same_through_hooks_and_through_the_tracing_layer() {
         cmd.args(["--settle-ms", "500"]);
         cmd
     };
+    // The hooks, and the tracing layer taken out of the call chain after them.
     let hooks = run_both("deps-hooks", settled, &[]);
     assert!(!hooks.stderr().contains(VIA_LAYER), "{}", hooks.stderr());
+    assert!(!hooks.stderr().contains(LAYER_KEPT), "{}", hooks.stderr());
     assert_depends_on_edges(&hooks);
+    // The hooks with the layer kept: UR's own call log wants it.
+    let kept = run_both(
+        "deps-hooks-layer-kept",
+        settled,
+        &[("UR_LOG_TRACING", "level:error;output:stderr")],
+    );
+    assert!(
+        kept.stderr()
+            .contains(&format!("{LAYER_KEPT} (UR_LOG_TRACING is set)")),
+        "{}",
+        kept.stderr()
+    );
+    assert_depends_on_edges(&kept);
     let layer = run_both("deps-layer", settled, &[("SYCLGRAPH_UR_HOOKS", "0")]);
     assert!(
         layer

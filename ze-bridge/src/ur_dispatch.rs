@@ -539,7 +539,7 @@ impl DispatchTable {
 
 /// True when `[start, end)` lies in one `rw-p` mapping of `maps` (the text
 /// of `/proc/self/maps`).
-fn writable_private(maps: &str, start: usize, end: usize) -> bool {
+pub(crate) fn writable_private(maps: &str, start: usize, end: usize) -> bool {
     maps.lines().any(|line| {
         let mut fields = line.split_whitespace();
         let (Some(range), Some(perms)) = (fields.next(), fields.next()) else {

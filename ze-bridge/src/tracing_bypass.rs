@@ -1,0 +1,320 @@
+//! Taking the runtime's UR tracing layer out of its call chain once nobody
+//! listens to it.
+//!
+//! syclgraph turns the UR tracing layer on (`UR_ENABLE_LAYERS`) so that it
+//! sees the first queue creation and the first UR handle before its hooks
+//! are in ([`crate::ur_dispatch`]). Once they are, nobody listens on the UR
+//! call streams, but the layer stays in the runtime's call chain: every UR
+//! call the application makes still passes through it and asks XPTI, before
+//! and after, whether anyone listens (about 330 instructions per call, ~1k
+//! per tiny memcpy).
+//!
+//! The loader built into `libsycl.so` (DPC++ 2026) calls every UR function
+//! through one top-level table, `ur_lib::context_t::urDdiTable`; with the
+//! layer on, its entries are the layer's functions, which call the loader's
+//! own (`ur_loader::urX`). [`bypass_tracing_layer`] puts the loader's
+//! function back in each entry that holds the layer's, which is the table
+//! the runtime has without the layer. Nothing is assumed about layouts:
+//!
+//! 1. the runtime library is found among the loaded objects, and its symbol
+//!    table (`.symtab`, read from the file with the `object` crate) names
+//!    the loader context's singleton and every `ur_tracing_layer::urX` and
+//!    `ur_loader::urX`; the file is checked to be the mapped image (a
+//!    function's bytes compared);
+//! 2. the context is the singleton's pointer into a writable mapping; its
+//!    words that hold the address of a `ur_tracing_layer::urX` are the
+//!    table's entries (at least [`MIN_ENTRIES`], else nothing is touched);
+//! 3. each such entry is swapped, with a compare-and-swap, for the
+//!    `ur_loader::urX` of the same name and signature (the mangled names
+//!    differ only in the namespace).
+//!
+//! A thread calling through an entry at that moment gets the layer's
+//! function or the loader's, both valid. Where any step fails (a stripped
+//! library, another layout, a runtime without the built-in loader) nothing
+//! is written and the layer stays.
+
+use std::collections::HashMap;
+use std::ffi::{c_int, c_void, CStr};
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use object::{Object, ObjectSection, ObjectSymbol, SymbolKind};
+
+use crate::ur_dispatch::writable_private;
+
+/// The loader context singleton's symbol (`AtomicSingleton<ur_lib::context_t>::instance`).
+const SINGLETON: &str = "_ZN15AtomicSingletonIN6ur_lib9context_tEE8instanceE";
+/// Mangled-name prefix of the tracing layer's functions.
+const TRACING: &str = "_ZN16ur_tracing_layer";
+/// Mangled-name prefix of the loader's functions.
+const LOADER: &str = "_ZN9ur_loader";
+/// Fewest table entries that must lead into the layer before any is touched
+/// (the table holds about 240 functions).
+pub const MIN_ENTRIES: usize = 64;
+/// How far past the context's start its table is looked for.
+const SCAN_BYTES: usize = 64 * 1024;
+
+/// What [`bypass_tracing_layer`] did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Bypassed {
+    /// The runtime library whose loader table was changed.
+    pub library: PathBuf,
+    /// Table entries that now call the loader directly.
+    pub entries: usize,
+}
+
+/// The runtime library holding the UR loader: the loaded object whose file
+/// name starts with `libsycl.so`, and its load address.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoadedLibrary {
+    /// Its path, as the dynamic linker has it.
+    pub path: PathBuf,
+    /// Its load bias (what symbol values are relative to).
+    pub base: usize,
+}
+
+/// The symbols [`bypass_tracing_layer`] needs, with their file values.
+#[derive(Debug, Default)]
+pub struct LoaderSymbols {
+    /// The singleton's value and size.
+    pub singleton: Option<(u64, u64)>,
+    /// `ur_tracing_layer::urX` value → `ur_loader::urX` value, for every
+    /// function both have.
+    pub layer_to_loader: HashMap<u64, u64>,
+    /// A tracing-layer function's value and its first bytes in the file
+    /// (to check the file is the mapped image).
+    pub sample: Option<(u64, Vec<u8>)>,
+}
+
+/// Reads the symbols of the runtime library file at `path`.
+pub fn loader_symbols(path: &std::path::Path) -> Result<LoaderSymbols, String> {
+    let data = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let file = object::File::parse(&*data).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut symbols = LoaderSymbols::default();
+    let mut layer: HashMap<&str, u64> = HashMap::new();
+    let mut loader: HashMap<&str, u64> = HashMap::new();
+    for symbol in file.symbols() {
+        let Ok(name) = symbol.name() else { continue };
+        if name == SINGLETON {
+            symbols.singleton = Some((symbol.address(), symbol.size()));
+            continue;
+        }
+        if symbol.kind() != SymbolKind::Text || symbol.address() == 0 {
+            continue;
+        }
+        if let Some(rest) = function_suffix(name, TRACING) {
+            layer.insert(rest, symbol.address());
+            if symbols.sample.is_none() {
+                symbols.sample = function_bytes(&file, &symbol).map(|b| (symbol.address(), b));
+            }
+        } else if let Some(rest) = function_suffix(name, LOADER) {
+            loader.insert(rest, symbol.address());
+        }
+    }
+    symbols.layer_to_loader = layer
+        .into_iter()
+        .filter_map(|(rest, address)| Some((address, *loader.get(rest)?)))
+        .collect();
+    Ok(symbols)
+}
+
+/// The part of `name` after the namespace `prefix` when it names a UR
+/// entry point (`<length>ur<Name>E<parameters>`).
+fn function_suffix<'a>(name: &'a str, prefix: &str) -> Option<&'a str> {
+    let rest = name.strip_prefix(prefix)?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    (digits > 0 && rest[digits..].starts_with("ur")).then_some(rest)
+}
+
+/// The first 32 bytes of a function in the file.
+fn function_bytes(file: &object::File<'_>, symbol: &object::Symbol<'_, '_>) -> Option<Vec<u8>> {
+    let section = file.section_by_index(symbol.section_index()?).ok()?;
+    let data = section.data().ok()?;
+    let start = usize::try_from(symbol.address().checked_sub(section.address())?).ok()?;
+    data.get(start..start + 32).map(<[u8]>::to_vec)
+}
+
+/// The loaded runtime library (`libsycl.so*`), if any.
+pub fn find_runtime_library() -> Option<LoadedLibrary> {
+    let mut found: Option<LoadedLibrary> = None;
+    unsafe extern "C" fn visit(
+        info: *mut libc::dl_phdr_info,
+        _size: usize,
+        data: *mut c_void,
+    ) -> c_int {
+        // SAFETY: the dynamic linker passes a valid entry for this call, and
+        // `data` is the `Option<LoadedLibrary>` below.
+        let (info, found) = unsafe { (&*info, &mut *(data as *mut Option<LoadedLibrary>)) };
+        if info.dlpi_name.is_null() {
+            return 0;
+        }
+        // SAFETY: a non-null name is a NUL-terminated path.
+        let path = unsafe { CStr::from_ptr(info.dlpi_name) };
+        let path = PathBuf::from(std::ffi::OsStr::from_bytes(path.to_bytes()));
+        let is_runtime = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("libsycl.so"));
+        if is_runtime {
+            *found = Some(LoadedLibrary {
+                path,
+                base: info.dlpi_addr as usize,
+            });
+            return 1;
+        }
+        0
+    }
+    // SAFETY: `visit` only reads the entries and writes `found`, which
+    // outlives the call.
+    unsafe { libc::dl_iterate_phdr(Some(visit), &mut found as *mut _ as *mut c_void) };
+    found
+}
+
+/// Puts the UR loader's own functions back into the runtime's top-level UR
+/// table wherever the tracing layer's are (see the module docs).
+///
+/// # Safety
+/// Nothing may need the tracing layer any more: nobody subscribed to the
+/// UR call streams, and nobody will (the layer's calls are skipped for the
+/// rest of the process).
+pub unsafe fn bypass_tracing_layer() -> Result<Bypassed, String> {
+    let library = find_runtime_library().ok_or("no libsycl.so is loaded")?;
+    let symbols = loader_symbols(&library.path)?;
+    let (singleton, singleton_size) = symbols
+        .singleton
+        .ok_or("the runtime's symbol table does not name its UR loader context")?;
+    if symbols.layer_to_loader.len() < MIN_ENTRIES {
+        return Err(
+            "the runtime's symbol table does not name the tracing layer's functions".into(),
+        );
+    }
+    let maps = std::fs::read_to_string("/proc/self/maps").map_err(|e| e.to_string())?;
+    let (sample_value, sample_bytes) = symbols.sample.as_ref().ok_or("no function to compare")?;
+    let sample_at = library.base + *sample_value as usize;
+    if !readable_range(&maps, sample_at, sample_at + sample_bytes.len())
+        // SAFETY: checked readable just above.
+        || unsafe { std::slice::from_raw_parts(sample_at as *const u8, sample_bytes.len()) }
+            != &sample_bytes[..]
+    {
+        return Err("the runtime library's file is not the mapped image".into());
+    }
+    let rebase = |value: u64| library.base + value as usize;
+    let layer_to_loader: HashMap<usize, usize> = symbols
+        .layer_to_loader
+        .iter()
+        .map(|(&layer, &loader)| (rebase(layer), rebase(loader)))
+        .collect();
+    let singleton_at = rebase(singleton);
+    let words = (singleton_size as usize / 8).clamp(1, 4);
+    if !writable_private(&maps, singleton_at, singleton_at + words * 8) {
+        return Err("the UR loader context's singleton is not where its symbol says".into());
+    }
+    let mut best: Vec<usize> = Vec::new();
+    for i in 0..words {
+        // SAFETY: the singleton's words lie in a writable mapping (checked).
+        let context = unsafe { ((singleton_at + i * 8) as *const usize).read_volatile() };
+        let Some(end) = mapping_end(&maps, context) else {
+            continue;
+        };
+        let end = end.min(context.saturating_add(SCAN_BYTES));
+        let entries: Vec<usize> = (context..end)
+            .step_by(8)
+            // SAFETY: within one writable mapping (mapping_end).
+            .filter(|&at| {
+                layer_to_loader.contains_key(&unsafe { (at as *const usize).read_volatile() })
+            })
+            .collect();
+        if entries.len() > best.len() {
+            best = entries;
+        }
+    }
+    if best.len() < MIN_ENTRIES {
+        return Err(format!(
+            "only {} entries of the UR loader's table lead into the tracing layer",
+            best.len()
+        ));
+    }
+    let mut entries = 0;
+    for at in best {
+        // SAFETY: an aligned word of a writable mapping that held a tracing
+        // function's address: an entry of the loader's table.
+        let entry = unsafe { &*(at as *const AtomicUsize) };
+        let layer = entry.load(Ordering::Acquire);
+        if let Some(&loader) = layer_to_loader.get(&layer) {
+            if entry
+                .compare_exchange(layer, loader, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+            {
+                entries += 1;
+            }
+        }
+    }
+    Ok(Bypassed {
+        library: library.path,
+        entries,
+    })
+}
+
+/// True when `[start, end)` lies in one readable mapping.
+fn readable_range(maps: &str, start: usize, end: usize) -> bool {
+    maps.lines()
+        .filter_map(mapping)
+        .any(|(lo, hi, perms)| perms.starts_with('r') && lo <= start && end <= hi)
+}
+
+/// The end of the writable private mapping holding `address` (aligned).
+fn mapping_end(maps: &str, address: usize) -> Option<usize> {
+    if address == 0 || !address.is_multiple_of(8) {
+        return None;
+    }
+    maps.lines()
+        .filter_map(mapping)
+        .find(|&(lo, hi, perms)| {
+            perms.starts_with("rw") && perms.ends_with('p') && lo <= address && address < hi
+        })
+        .map(|(_, hi, _)| hi)
+}
+
+/// One line of `/proc/self/maps`: start, end, permissions.
+fn mapping(line: &str) -> Option<(usize, usize, &str)> {
+    let mut fields = line.split_whitespace();
+    let (range, perms) = (fields.next()?, fields.next()?);
+    let (lo, hi) = range.split_once('-')?;
+    Some((
+        usize::from_str_radix(lo, 16).ok()?,
+        usize::from_str_radix(hi, 16).ok()?,
+        perms,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suffixes_pair_the_layer_with_the_loader() {
+        let layer = "_ZN16ur_tracing_layer18urEnqueueUSMMemcpyEP18ur_queue_handle_t_bPvPKvmjPKP18ur_event_handle_t_PS6_";
+        let loader = "_ZN9ur_loader18urEnqueueUSMMemcpyEP18ur_queue_handle_t_bPvPKvmjPKP18ur_event_handle_t_PS6_";
+        assert_eq!(
+            function_suffix(layer, TRACING),
+            function_suffix(loader, LOADER)
+        );
+        assert!(function_suffix(layer, TRACING).is_some());
+        assert_eq!(
+            function_suffix("_ZN16ur_tracing_layer10getContextEv", TRACING),
+            None
+        );
+        assert_eq!(function_suffix(loader, TRACING), None);
+    }
+
+    #[test]
+    fn mappings_bound_the_scan() {
+        let maps = "1000-2000 rw-p 0 0 0 \n2000-3000 r-xp 0 0 0 /lib\n";
+        assert_eq!(mapping_end(maps, 0x1008), Some(0x2000));
+        assert_eq!(mapping_end(maps, 0x1001), None);
+        assert_eq!(mapping_end(maps, 0x2008), None);
+        assert!(readable_range(maps, 0x2000, 0x2020));
+        assert!(!readable_range(maps, 0x1ff0, 0x2010));
+    }
+}
