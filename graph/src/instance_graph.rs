@@ -12,6 +12,9 @@ use crate::record::{InstanceEdge, NodeId};
 /// One submission.
 pub type InstanceKey = (NodeId, u64);
 
+/// Most submissions (and edges) the tables are sized for up front.
+pub const PRESIZE_MAX: usize = 1 << 16;
+
 /// Submissions and the dependencies between them, bounded.
 #[derive(Debug, Default)]
 pub struct InstanceGraph {
@@ -29,10 +32,18 @@ pub struct InstanceGraph {
 }
 
 impl InstanceGraph {
-    /// An empty instance graph keeping at most `limit` submissions.
+    /// An empty instance graph keeping at most `limit` submissions. Room
+    /// for them (up to [`PRESIZE_MAX`]) is taken at once: growing the
+    /// tables one rehash at a time cost about as much per submission as
+    /// keeping it.
     pub fn new(limit: usize) -> InstanceGraph {
+        let room = limit.min(PRESIZE_MAX);
         InstanceGraph {
             limit,
+            order: Vec::with_capacity(room),
+            members: HashSet::with_capacity_and_hasher(room, Default::default()),
+            edges: Vec::with_capacity(room),
+            edge_index: HashMap::with_capacity_and_hasher(room, Default::default()),
             ..InstanceGraph::default()
         }
     }

@@ -27,20 +27,39 @@ pub fn instance_dot_id((node, instance): InstanceKey) -> String {
     format!("i{node}_{instance}")
 }
 
-/// Appends the DOT id of a submission, as [`instance_dot_id`] makes it.
-fn push_instance_id(out: &mut String, num: &mut itoa::Buffer, (node, instance): InstanceKey) {
-    out.push('i');
-    out.push_str(num.format(node));
-    out.push('_');
-    out.push_str(num.format(instance));
-}
-
 /// Appends ` key="value"` (value quoted as [`crate::dot::quote`] does).
 fn push_attr(out: &mut String, key: &str, value: &str) {
     out.push(' ');
     out.push_str(key);
     out.push('=');
     push_quoted(out, value);
+}
+
+/// The text every line about one node's instances shares, so that a line
+/// is a few copies and one number (`<n>` the node, `<i>` the instance):
+/// `  i<n>_<i>[ label="<op> #<i><rest>" <attrs> instance="<i>"]` for an
+/// instance, `  i<n>_<i> -> i<m>_<j> [<edge attrs>]` for an edge.
+struct NodeText {
+    /// `  i<n>_`: starts an instance's line and an edge's.
+    line_start: String,
+    /// `[ label="<op> #`: up to the instance number in the label.
+    label_head: String,
+    /// The rest of the label, the node's attributes and ` instance="`.
+    attrs_tail: String,
+    /// ` -> i<n>_`: an edge into an instance of this node.
+    arrow: String,
+}
+
+impl NodeText {
+    fn new(graph: &TaskGraph, node: NodeId) -> NodeText {
+        let (prefix, rest) = node_parts(graph, node);
+        NodeText {
+            line_start: format!("  i{node}_"),
+            label_head: format!("[ label=\"{prefix} #"),
+            attrs_tail: format!("{rest} instance=\""),
+            arrow: format!(" -> i{node}_"),
+        }
+    }
 }
 
 /// What all instances of a node share: the start of their label (quoted
@@ -105,22 +124,20 @@ pub fn render_instances_dot(graph: &TaskGraph) -> String {
     push_attr(&mut out, "fontname", "Helvetica");
     push_attr(&mut out, "fontsize", "10");
     out.push_str("]\n");
-    // Per node, once: the attributes every instance of it shares.
-    let mut shared: FxHashMap<NodeId, (String, String)> = FxHashMap::default();
+    // Per node, once: the text every line about its instances shares.
+    let mut shared: FxHashMap<NodeId, NodeText> = FxHashMap::default();
     let mut num = itoa::Buffer::new();
     for &(node, instance) in ig.instances() {
-        let (prefix, attrs) = shared
+        let text = shared
             .entry(node)
-            .or_insert_with(|| node_parts(graph, node));
-        out.push_str("  ");
-        push_instance_id(&mut out, &mut num, (node, instance));
-        out.push_str("[ label=\"");
-        out.push_str(prefix);
-        out.push_str(" #");
-        out.push_str(num.format(instance));
-        out.push_str(attrs);
-        out.push_str(" instance=\"");
-        out.push_str(num.format(instance));
+            .or_insert_with(|| NodeText::new(graph, node));
+        let instance = num.format(instance);
+        out.push_str(&text.line_start);
+        out.push_str(instance);
+        out.push_str(&text.label_head);
+        out.push_str(instance);
+        out.push_str(&text.attrs_tail);
+        out.push_str(instance);
         out.push_str("\"]\n");
     }
     // The attributes of an edge depend on its kind only.
@@ -130,7 +147,7 @@ pub fn render_instances_dot(graph: &TaskGraph) -> String {
             EdgeKind::Event => "dashed",
             EdgeKind::QueueOrder => "dotted",
         };
-        let mut attrs = String::new();
+        let mut attrs = String::from(" [");
         push_attr(&mut attrs, "kind", kind.as_str());
         push_attr(&mut attrs, "label", kind.as_str());
         push_attr(&mut attrs, "style", style);
@@ -154,11 +171,13 @@ pub fn render_instances_dot(graph: &TaskGraph) -> String {
                     .map_or(EdgeKind::Event, |e| e.kind)
             })
         };
-        out.push_str("  ");
-        push_instance_id(&mut out, &mut num, from);
-        out.push_str(" -> ");
-        push_instance_id(&mut out, &mut num, to);
-        out.push_str(" [");
+        for (node, instance, piece) in [(from.0, from.1, true), (to.0, to.1, false)] {
+            let text = shared
+                .entry(node)
+                .or_insert_with(|| NodeText::new(graph, node));
+            out.push_str(if piece { &text.line_start } else { &text.arrow });
+            out.push_str(num.format(instance));
+        }
         out.push_str(match kind {
             EdgeKind::Memory => &attrs_of[0],
             EdgeKind::Event => &attrs_of[1],
