@@ -29,6 +29,8 @@
 //! in memory while fewer than [`Limits::max_instances`] are kept in the whole
 //! graph (the rest are counted as dropped).
 
+use std::cell::Cell;
+
 use rustc_hash::FxHashMap as HashMap;
 
 use petgraph::graph::{DiGraph, EdgeIndex, NodeIndex};
@@ -139,6 +141,9 @@ struct Counters {
 pub struct TaskGraph {
     graph: DiGraph<Node, Edge>,
     nodes: HashMap<NodeId, NodeIndex>,
+    /// The node looked up last: consecutive records mostly name the same
+    /// node (nodes are never removed, so an index stays valid).
+    last_node: Cell<Option<(NodeId, NodeIndex)>>,
     edges: HashMap<EdgeId, EdgeIndex>,
     /// EdgeInstance counts for edges not defined yet.
     early_edge_instances: HashMap<EdgeId, u64>,
@@ -186,6 +191,7 @@ impl TaskGraph {
         TaskGraph {
             graph: DiGraph::new(),
             nodes: HashMap::default(),
+            last_node: Cell::new(None),
             edges: HashMap::default(),
             early_edge_instances: HashMap::default(),
             pending: PendingTable::new(limits.max_pending, limits.recent_finalised),
@@ -403,7 +409,7 @@ impl TaskGraph {
 
     /// The node with this id.
     pub fn node(&self, id: NodeId) -> Option<&Node> {
-        self.nodes.get(&id).map(|&i| &self.graph[i])
+        self.index_of(id).map(|i| &self.graph[i])
     }
 
     /// Every node, by id.
@@ -523,9 +529,22 @@ impl TaskGraph {
         idx
     }
 
+    /// The index of a known node (the last one looked up is remembered).
+    #[inline]
+    fn index_of(&self, id: NodeId) -> Option<NodeIndex> {
+        if let Some((last, idx)) = self.last_node.get() {
+            if last == id {
+                return Some(idx);
+            }
+        }
+        let idx = *self.nodes.get(&id)?;
+        self.last_node.set(Some((id, idx)));
+        Some(idx)
+    }
+
     /// The index of a node, creating a placeholder for an unknown id.
     fn node_index(&mut self, id: NodeId) -> NodeIndex {
-        if let Some(&idx) = self.nodes.get(&id) {
+        if let Some(idx) = self.index_of(id) {
             return idx;
         }
         let idx = self.graph.add_node(Node::placeholder(id));

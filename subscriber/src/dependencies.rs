@@ -12,19 +12,10 @@
 //!   `copy usm` of a memcpy) is merged into that submission
 //!   ([`open_task`]).
 
-use std::cell::Cell;
-
 use syclgraph_graph::record::{NodeId, NodeInfo};
 
 use crate::identity::FastMap;
-
-thread_local! {
-    /// The user submission this thread made last, until its UR enqueue call.
-    static CURRENT: Cell<Option<(NodeId, u64)>> = const { Cell::new(None) };
-    /// The submission whose task this thread is running (task_begin..task_end),
-    /// with its task_begin time (sent together with task_end).
-    static OPEN_TASK: Cell<Option<OpenTask>> = const { Cell::new(None) };
-}
+use crate::thread_state::STATE;
 
 /// A task this thread began and has not ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,33 +32,33 @@ pub struct OpenTask {
 /// Sets the submission this thread just made.
 #[inline]
 pub fn set_current(submission: (NodeId, u64)) {
-    CURRENT.with(|c| c.set(Some(submission)));
+    STATE.with(|s| s.current.set(Some(submission)));
 }
 
 /// The submission this thread made last, if any.
 #[inline]
 pub fn current() -> Option<(NodeId, u64)> {
-    CURRENT.with(|c| c.get())
+    STATE.with(|s| s.current.get())
 }
 
 /// The submission this thread made last, forgetting it (a UR enqueue
 /// claimed it).
 #[inline]
 pub fn take_current() -> Option<(NodeId, u64)> {
-    CURRENT.with(|c| c.take())
+    STATE.with(|s| s.current.take())
 }
 
 /// The task this thread is inside, if any.
 #[inline]
 pub fn open_task() -> Option<(NodeId, u64)> {
-    OPEN_TASK.with(|c| c.get()).map(|t| t.submission)
+    STATE.with(|s| s.open_task.get()).map(|t| t.submission)
 }
 
 /// Marks the start of a task on this thread; returns a task this thread
 /// began before and never ended (its begin must then be sent on its own).
 #[inline]
 pub fn begin_task(task: OpenTask) -> Option<OpenTask> {
-    OPEN_TASK.with(|c| c.replace(Some(task)))
+    STATE.with(|s| s.open_task.replace(Some(task)))
 }
 
 /// Keeps the device event signalled for `submission` with this thread's
@@ -75,10 +66,10 @@ pub fn begin_task(task: OpenTask) -> Option<OpenTask> {
 /// must be sent on its own.
 #[inline]
 pub fn signal_in_task(submission: (NodeId, u64), event: u64) -> bool {
-    OPEN_TASK.with(|c| match c.get() {
+    STATE.with(|s| match s.open_task.get() {
         Some(mut task) if task.submission == submission && task.signalled.is_none() => {
             task.signalled = Some(event);
-            c.set(Some(task));
+            s.open_task.set(Some(task));
             true
         }
         _ => false,
@@ -88,7 +79,7 @@ pub fn signal_in_task(submission: (NodeId, u64), event: u64) -> bool {
 /// Marks the end of this thread's task; returns the task that was open.
 #[inline]
 pub fn end_task() -> Option<OpenTask> {
-    OPEN_TASK.with(|c| c.take())
+    STATE.with(|s| s.open_task.take())
 }
 
 /// A held-back virtual node.

@@ -16,6 +16,7 @@ use dashmap::{DashMap, DashSet};
 use rustc_hash::FxBuildHasher;
 use syclgraph_graph::record::{EdgeId, NodeId, StrId};
 
+use crate::thread_state::STATE;
 use crate::xpti::{is_known_file, EventRef, PayloadKey};
 
 /// A concurrent map keyed by our own small keys (addresses, ids): Fx
@@ -185,7 +186,7 @@ impl NodeTable {
     #[inline]
     pub fn bind_here(&self, event: EventRef<'_>, binding: Binding) {
         self.bind(event.unique_id(), binding);
-        LAST_BOUND.with(|c| c.set(Some((BoundKey::of(event), binding))));
+        STATE.with(|s| s.last_bound.set(Some((BoundKey::of(event), binding))));
     }
 
     /// The submission `event` stands for: from this thread's last
@@ -193,7 +194,7 @@ impl NodeTable {
     /// code location and instance), else from the table.
     #[inline]
     pub fn own_submission(&self, event: EventRef<'_>) -> Option<Binding> {
-        if let Some((key, binding)) = LAST_BOUND.with(|c| c.get()) {
+        if let Some((key, binding)) = STATE.with(|s| s.last_bound.get()) {
             if key == BoundKey::of(event) {
                 return Some(binding);
             }
@@ -204,7 +205,7 @@ impl NodeTable {
     /// Forgets this thread's kept binding (its task ended).
     #[inline]
     pub fn forget_here(&self) {
-        LAST_BOUND.with(|c| c.set(None));
+        STATE.with(|s| s.last_bound.set(None));
     }
 
     /// The submission the event with `uid` stands for, if it was bound.
@@ -218,7 +219,7 @@ impl NodeTable {
 /// (unique_id), the code location's name string and the runtime's instance
 /// counter for that location.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct BoundKey {
+pub struct BoundKey {
     uid: u64,
     name_ptr: usize,
     instance: u64,
@@ -233,12 +234,6 @@ impl BoundKey {
             instance: event.instance_id(),
         }
     }
-}
-
-thread_local! {
-    /// The binding this thread made last (see [`NodeTable::bind_here`]).
-    static LAST_BOUND: std::cell::Cell<Option<(BoundKey, Binding)>> =
-        const { std::cell::Cell::new(None) };
 }
 
 /// The event address of a `virtual_node[<hex>]` name.

@@ -11,7 +11,8 @@
 //! 2. [`recorder`](mod@recorder): each callback becomes one small record in the bounded
 //!    [`inbox`] (node metadata read once per node, see [`identity`]).
 //!    [`ur_hooks`] does the same for the few UR calls syclgraph follows,
-//!    from the adapter's dispatch table.
+//!    from the adapter's dispatch table. What a thread remembers between
+//!    its callbacks is in one thread-local block ([`thread_state`]).
 //! 3. [`collector`]: a background thread builds the task graph
 //!    (`syclgraph-graph`), reads device timestamps through `ze-bridge`, and
 //!    streams `kernels.csv`.
@@ -30,6 +31,7 @@ pub mod output;
 pub mod recorder;
 pub mod shutdown;
 pub mod thread_number;
+pub mod thread_state;
 pub mod timing_slot;
 pub mod ur_calls;
 pub mod ur_hooks;

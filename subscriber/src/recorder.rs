@@ -21,6 +21,7 @@ use crate::identity::{
 };
 use crate::inbox::Inbox;
 use crate::thread_number;
+use crate::thread_state::STATE;
 use crate::timing_slot::{Timing, TimingSlot};
 use crate::xpti::{is_known_file, CText, EventRef, Xpti};
 
@@ -72,13 +73,6 @@ pub struct Recorder {
     in_order_queues: FastSet<u64>,
     /// The last submission on each in-order queue.
     last_on_queue: FastMap<u64, (NodeId, u64)>,
-}
-
-thread_local! {
-    /// The direct-path USM submission (memcpy/memset, which send no
-    /// `signal`) whose UR call this thread is about to make.
-    static DIRECT_SUBMISSION: std::cell::Cell<Option<(NodeId, u64)>> =
-        const { std::cell::Cell::new(None) };
 }
 
 impl Recorder {
@@ -253,7 +247,7 @@ impl Recorder {
         let direct = kind
             .starts_with(b"memory_transfer_node::")
             .then_some((node, instance));
-        DIRECT_SUBMISSION.with(|d| d.set(direct));
+        STATE.with(|s| s.direct_submission.set(direct));
         let (thread, ns) = (thread_number::current(), monotonic_ns());
         match self.queue_order(node, instance, queue, flags.first_queue) {
             Some(after) => self.send(Record::SubmittedAfter {
@@ -544,7 +538,7 @@ impl Recorder {
     /// The output event of a UR USM call: the device event of the
     /// direct-path submission in progress on this thread, if any.
     pub fn direct_command_event(&self, device_event: usize) {
-        let Some((node, instance)) = DIRECT_SUBMISSION.with(|d| d.take()) else {
+        let Some((node, instance)) = STATE.with(|s| s.direct_submission.take()) else {
             return;
         };
         if self.accepting() {

@@ -3,19 +3,17 @@
 //! OS thread ids are large and get reused; a dense number reads better in
 //! kernels.csv and costs one thread-local read.
 
-use std::cell::Cell;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-static NEXT: AtomicU32 = AtomicU32::new(1);
+use crate::thread_state::STATE;
 
-thread_local! {
-    static NUMBER: Cell<u32> = const { Cell::new(0) };
-}
+static NEXT: AtomicU32 = AtomicU32::new(1);
 
 /// This thread's number, assigned on first call.
 #[inline]
 pub fn current() -> u32 {
-    NUMBER.with(|n| {
+    STATE.with(|s| {
+        let n = &s.number;
         let v = n.get();
         if v != 0 {
             return v;

@@ -1,0 +1,43 @@
+//! The hot path's per-thread state, in one thread-local block.
+//!
+//! In a shared library every access to a thread-local variable is a call
+//! to the dynamic linker (`__tls_get_addr`). Each piece of per-thread state
+//! keeps its own module and functions, but all of them live in this one
+//! block: once a callback's helpers are inlined, their accesses share one
+//! such call instead of making one per variable.
+
+use std::cell::Cell;
+
+use syclgraph_graph::record::NodeId;
+
+use crate::dependencies::OpenTask;
+use crate::identity::{Binding, BoundKey};
+
+/// What one application thread's callbacks remember between calls.
+pub struct ThreadState {
+    /// Its number ([`crate::thread_number`]; 0: not assigned yet).
+    pub number: Cell<u32>,
+    /// The binding it made last ([`crate::identity::NodeTable::bind_here`]).
+    pub last_bound: Cell<Option<(BoundKey, Binding)>>,
+    /// The user submission it made last, until its UR enqueue call
+    /// ([`crate::dependencies::set_current`]).
+    pub current: Cell<Option<(NodeId, u64)>>,
+    /// The task it is running ([`crate::dependencies::begin_task`]).
+    pub open_task: Cell<Option<OpenTask>>,
+    /// The direct-path USM submission whose UR call it is about to make
+    /// (memcpy/memset send no `signal`; see the recorder).
+    pub direct_submission: Cell<Option<(NodeId, u64)>>,
+}
+
+thread_local! {
+    /// This thread's state (constant-initialised: no lazy set-up, no destructor).
+    pub static STATE: ThreadState = const {
+        ThreadState {
+            number: Cell::new(0),
+            last_bound: Cell::new(None),
+            current: Cell::new(None),
+            open_task: Cell::new(None),
+            direct_submission: Cell::new(None),
+        }
+    };
+}
