@@ -171,6 +171,13 @@ fn is_complete(node: &Node, i: &Instance) -> bool {
             || (i.end_ns.is_some() && (!node.kind.is_device_command() || i.device.is_some())))
 }
 
+/// What a `Task` record sets; `true` if it repeated a value.
+fn task_parts(i: &mut Instance, thread: u32, begin_ns: u64, end_ns: u64) -> bool {
+    let dup = set_once(&mut i.begin_ns, begin_ns);
+    i.task_thread = Some(thread);
+    set_once(&mut i.end_ns, end_ns) | dup
+}
+
 /// Set `slot` to `value` unless it already has one; `true` if it had one.
 fn set_once<T>(slot: &mut Option<T>, value: T) -> bool {
     if slot.is_some() {
@@ -246,13 +253,7 @@ impl TaskGraph {
             } => {
                 self.counters.records += 1;
                 self.submitted(node, instance, thread, ns, done);
-                self.instance_graph.depends(InstanceEdge {
-                    source,
-                    source_instance,
-                    target: node,
-                    target_instance: instance,
-                    queue_order: true,
-                });
+                self.queue_order(source, source_instance, (node, instance));
             }
             Record::TaskBegin {
                 node,
@@ -293,6 +294,24 @@ impl TaskGraph {
                     set_once(&mut i.end_ns, end_ns) | dup
                 });
             }
+            Record::SubmittedTask {
+                node,
+                instance,
+                thread,
+                submit_ns,
+                after,
+                begin_ns,
+                end_ns,
+                event,
+            } => self.submitted_task(
+                (node, instance),
+                thread,
+                submit_ns,
+                after,
+                (begin_ns, end_ns),
+                event,
+                done,
+            ),
             Record::SignalledTask {
                 node,
                 instance,
@@ -306,11 +325,7 @@ impl TaskGraph {
                 if !self.graph[idx].defined {
                     self.counters.unknown_node_records += 1;
                 }
-                let task = move |i: &mut Instance| {
-                    let dup = set_once(&mut i.begin_ns, begin_ns);
-                    i.task_thread = Some(thread);
-                    set_once(&mut i.end_ns, end_ns) | dup
-                };
+                let task = move |i: &mut Instance| task_parts(i, thread, begin_ns, end_ns);
                 if self.graph[idx].kind.expects_task() {
                     // The signal alone cannot complete the instance: both
                     // in one update, duplicates and lateness counted as for
@@ -585,6 +600,77 @@ impl TaskGraph {
     /// pending one, a late record for a recently finalised one, or a new one.
     /// `f` returns whether the record repeated a value the instance already
     /// had.
+    /// A [`Record::SubmittedTask`]: when the instance is new and its node
+    /// expects a task (so no part alone completes it), one update with
+    /// every part; otherwise the records it stands for, one by one.
+    #[allow(clippy::too_many_arguments)]
+    fn submitted_task(
+        &mut self,
+        (node, instance): (NodeId, u64),
+        thread: u32,
+        submit_ns: u64,
+        after: Option<(NodeId, u64)>,
+        (begin_ns, end_ns): (u64, u64),
+        event: Option<u64>,
+        done: &mut Vec<Completed>,
+    ) {
+        let key = (node, instance);
+        let parts = 2 + u64::from(after.is_some()) + u64::from(event.is_some());
+        let idx = self.node_index(node);
+        let fresh = self.graph[idx].kind.expects_task()
+            && self.pending.get(key).is_none()
+            && !self.pending.was_finalised(key);
+        if !fresh {
+            self.submitted(node, instance, thread, submit_ns, done);
+            self.counters.records += parts - 1;
+            if let Some((source, source_instance)) = after {
+                self.queue_order(source, source_instance, key);
+            }
+            let idx = self.touch(node);
+            if let Some(event) = event {
+                self.touch(node);
+                self.update(idx, node, instance, done, |i| set_once(&mut i.event, event));
+            }
+            self.update(idx, node, instance, done, |i| {
+                task_parts(i, thread, begin_ns, end_ns)
+            });
+            return;
+        }
+        self.counters.records += parts - 1;
+        if !self.graph[idx].defined {
+            // Submitted, Signal and Task name the node (the edge does not).
+            self.counters.unknown_node_records += 2 + u64::from(event.is_some());
+        }
+        self.graph[idx].submissions += 1;
+        self.counters.submissions += 1;
+        self.instance_graph.submitted(key);
+        if let Some((source, source_instance)) = after {
+            self.queue_order(source, source_instance, key);
+        }
+        self.update(idx, node, instance, done, |i| {
+            i.submit_ns = Some(submit_ns);
+            i.thread = Some(thread);
+            i.event = event;
+            task_parts(i, thread, begin_ns, end_ns)
+        });
+    }
+
+    /// The order an in-order queue imposes from one submission to the next.
+    fn queue_order(
+        &mut self,
+        source: NodeId,
+        source_instance: u64,
+        (target, target_instance): (NodeId, u64),
+    ) {
+        self.instance_graph.depends(InstanceEdge {
+            source,
+            source_instance,
+            target,
+            target_instance,
+            queue_order: true,
+        });
+    }
+
     /// A submission (node_create) of `node`.
     fn submitted(
         &mut self,

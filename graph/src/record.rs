@@ -217,6 +217,29 @@ pub enum Record {
         /// The queue's previous submission (node, instance).
         after: (NodeId, u64),
     },
+    /// A submission and its whole task from one thread, in one record (a
+    /// direct-path USM command: node_create, task_begin, the UR call and
+    /// task_end all happen inside the submitting call): the same as a
+    /// `Submitted`, a queue-order `InstanceEdge` from `after` (when set), a
+    /// `Signal` (when `event` is set) and a `Task`, in that order.
+    SubmittedTask {
+        /// The node.
+        node: NodeId,
+        /// The instance.
+        instance: u64,
+        /// Thread number (of the submission and the task).
+        thread: u32,
+        /// node_create, host CLOCK_MONOTONIC ns.
+        submit_ns: u64,
+        /// The queue's previous submission, on an in-order queue.
+        after: Option<(NodeId, u64)>,
+        /// task_begin, host CLOCK_MONOTONIC ns.
+        begin_ns: u64,
+        /// task_end, host CLOCK_MONOTONIC ns.
+        end_ns: u64,
+        /// The device event as an address, when one was signalled.
+        event: Option<u64>,
+    },
     /// signal: the instance's device event handle (0 for host tasks).
     Signal {
         /// The node.

@@ -1,6 +1,8 @@
 //! The combined records the subscriber sends on its fast path are exactly
 //! the records they stand for: `SignalledTask` = `Signal` then `Task`,
-//! `SubmittedAfter` = `Submitted` then a queue-order `InstanceEdge`. An
+//! `SubmittedAfter` = `Submitted` then a queue-order `InstanceEdge`,
+//! `SubmittedTask` = `Submitted`, the edge (if any), `Signal` (if any),
+//! `Task`. An
 //! arbitrary stream in which some Signal/Submitted records are replaced by
 //! a combined record gives the same kernels.csv, handed-out instances,
 //! stats, instance graph and graph files as the same stream with each
@@ -23,6 +25,8 @@ enum Choice {
     Keep,
     WithTask(u32, u64, u64),
     After(u32, u64),
+    /// Submission and task in one: (begin, duration, after, event).
+    Whole(u64, u64, Option<(u32, u64)>, Option<u64>),
 }
 
 fn choice() -> impl Strategy<Value = Choice> {
@@ -30,6 +34,13 @@ fn choice() -> impl Strategy<Value = Choice> {
         2 => Just(Choice::Keep),
         2 => (0..THREADS, ns(), 0..1_000u64).prop_map(|(t, b, d)| Choice::WithTask(t, b, d)),
         2 => (0..NODES, 0..INSTANCES).prop_map(|(n, i)| Choice::After(n, i)),
+        3 => (
+            ns(),
+            0..1_000u64,
+            proptest::option::of((0..NODES, 0..INSTANCES)),
+            proptest::option::of(event()),
+        )
+            .prop_map(|(b, d, after, event)| Choice::Whole(b, d, after, event)),
     ]
 }
 
@@ -88,6 +99,51 @@ fn combine(records: &[Record], choices: &[Choice]) -> (Vec<Record>, Vec<Record>)
                     target_instance: instance,
                     queue_order: true,
                 }));
+            }
+            (
+                Record::Submitted {
+                    node,
+                    instance,
+                    thread,
+                    ns,
+                },
+                Choice::Whole(begin_ns, took, after, event),
+            ) => {
+                let end_ns = begin_ns.saturating_add(took);
+                combined.push(Record::SubmittedTask {
+                    node,
+                    instance,
+                    thread,
+                    submit_ns: ns,
+                    after,
+                    begin_ns,
+                    end_ns,
+                    event,
+                });
+                expanded.push(r.clone());
+                if let Some((source, source_instance)) = after {
+                    expanded.push(Record::InstanceEdge(InstanceEdge {
+                        source,
+                        source_instance,
+                        target: node,
+                        target_instance: instance,
+                        queue_order: true,
+                    }));
+                }
+                if let Some(event) = event {
+                    expanded.push(Record::Signal {
+                        node,
+                        instance,
+                        event,
+                    });
+                }
+                expanded.push(Record::Task {
+                    node,
+                    instance,
+                    thread,
+                    begin_ns,
+                    end_ns,
+                });
             }
             (r, _) => {
                 combined.push(r.clone());

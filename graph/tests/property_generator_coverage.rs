@@ -71,7 +71,9 @@ fn streams_reach_every_oddity() {
                 }
                 // Not generated: property_combined_records makes them from
                 // these streams' Signal and Submitted records.
-                Record::SignalledTask { .. } | Record::SubmittedAfter { .. } => {}
+                Record::SignalledTask { .. }
+                | Record::SubmittedAfter { .. }
+                | Record::SubmittedTask { .. } => {}
                 Record::Submitted { node, .. } => {
                     hit("submitted", true);
                     hit("submitted before node", !defined.contains(node));

@@ -79,6 +79,13 @@ impl Replay {
                 self.touch(*node);
                 self.touch(*node);
             }
+            // A Submitted, a Signal (if any) and a Task.
+            Record::SubmittedTask { node, event, .. } => {
+                self.submissions += 1;
+                for _ in 0..2 + usize::from(event.is_some()) {
+                    self.touch(*node);
+                }
+            }
             Record::TaskBegin { node, .. }
             | Record::TaskEnd { node, .. }
             | Record::Task { node, .. }

@@ -615,6 +615,7 @@ pub fn instance_key(record: &Record) -> Option<(NodeId, u64)> {
         Record::Submitted { node, instance, .. }
         | Record::SubmittedAfter { node, instance, .. }
         | Record::SignalledTask { node, instance, .. }
+        | Record::SubmittedTask { node, instance, .. }
         | Record::TaskBegin { node, instance, .. }
         | Record::TaskEnd { node, instance, .. }
         | Record::Task { node, instance, .. }

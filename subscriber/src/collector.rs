@@ -269,6 +269,12 @@ impl Collector {
             instance,
             event,
             ..
+        }
+        | Record::SubmittedTask {
+            node,
+            instance,
+            event: Some(event),
+            ..
         } = record
         {
             if event != 0 {

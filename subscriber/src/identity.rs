@@ -12,7 +12,7 @@
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use dashmap::{DashMap, DashSet};
+use dashmap::DashMap;
 use rustc_hash::FxBuildHasher;
 use syclgraph_graph::record::{EdgeId, NodeId, StrId};
 
@@ -22,9 +22,6 @@ use crate::xpti::{is_known_file, EventRef, PayloadKey};
 /// A concurrent map keyed by our own small keys (addresses, ids): Fx
 /// hashing, a few instructions, instead of the default SipHash.
 pub type FastMap<K, V> = DashMap<K, V, FxBuildHasher>;
-
-/// A concurrent set with [`FastMap`]'s hashing.
-pub type FastSet<K> = DashSet<K, FxBuildHasher>;
 
 /// What [`NodeTable::resolve`] found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

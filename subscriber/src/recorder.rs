@@ -17,11 +17,11 @@ use ze_bridge::UrEvent;
 use crate::clock::monotonic_ns;
 use crate::dependencies::{self, Dependencies};
 use crate::identity::{
-    Binding, EdgeOrigin, EdgeTable, FastMap, FastSet, Interner, NodeFlags, NodeTable, Resolved,
+    Binding, EdgeOrigin, EdgeTable, FastMap, Interner, NodeFlags, NodeTable, Resolved,
 };
 use crate::inbox::Inbox;
 use crate::thread_number;
-use crate::thread_state::STATE;
+use crate::thread_state::{HeldSubmission, STATE};
 use crate::timing_slot::{Timing, TimingSlot};
 use crate::xpti::{is_known_file, CText, EventRef, Xpti};
 
@@ -69,10 +69,9 @@ pub struct Recorder {
     pub max_ur_calls: u64,
     /// Event owners and held-back virtual nodes.
     deps: Dependencies,
-    /// Queues made in order (`is_inorder` at queue_create).
-    in_order_queues: FastSet<u64>,
-    /// The last submission on each in-order queue.
-    last_on_queue: FastMap<u64, (NodeId, u64)>,
+    /// The queues made in order (`is_inorder` at queue_create), each with
+    /// its last submission (one lookup per submission).
+    in_order_queues: FastMap<u64, Option<(NodeId, u64)>>,
 }
 
 impl Recorder {
@@ -97,8 +96,7 @@ impl Recorder {
             force_profiling,
             max_ur_calls,
             deps: Dependencies::default(),
-            in_order_queues: FastSet::default(),
-            last_on_queue: FastMap::default(),
+            in_order_queues: FastMap::default(),
         }
     }
 
@@ -221,6 +219,7 @@ impl Recorder {
                 return;
             }
         }
+        self.release_held();
         let queue = self.xpti.stashed_queue_id().unwrap_or(0);
         let (resolved, instance, flags) = self.nodes.submit(event, queue);
         let node = match resolved {
@@ -248,8 +247,25 @@ impl Recorder {
             .starts_with(b"memory_transfer_node::")
             .then_some((node, instance));
         STATE.with(|s| s.direct_submission.set(direct));
-        let (thread, ns) = (thread_number::current(), monotonic_ns());
-        match self.queue_order(node, instance, queue, flags.first_queue) {
+        let held = HeldSubmission {
+            submission: (node, instance),
+            thread: thread_number::current(),
+            ns: monotonic_ns(),
+            after: self.queue_order(node, instance, queue, flags.first_queue),
+        };
+        if direct.is_some() {
+            // A direct-path command runs its task on this thread inside
+            // this very call: it goes out with the task's end.
+            STATE.with(|s| s.held.set(Some(held)));
+        } else {
+            self.send_submitted(held);
+        }
+    }
+
+    /// Sends a submission on its own.
+    fn send_submitted(&self, held: HeldSubmission) {
+        let ((node, instance), thread, ns) = (held.submission, held.thread, held.ns);
+        match held.after {
             Some(after) => self.send(Record::SubmittedAfter {
                 node,
                 instance,
@@ -266,11 +282,27 @@ impl Recorder {
         };
     }
 
+    /// Sends the submission this thread kept back, if any: called by every
+    /// callback that is not that submission's own task or output event, so
+    /// nothing waits for longer than the submitting call.
+    #[inline]
+    fn release_held(&self) {
+        if let Some(held) = STATE.with(|s| s.held.take()) {
+            self.send_submitted(held);
+        }
+    }
+
+    /// Sends, at exit, what the calling thread kept back.
+    pub fn release_held_here(&self) {
+        self.release_held();
+    }
+
     /// edge_create: a dependency between two submissions.
     pub fn edge_create(&self, event: EventRef<'_>) {
         if !self.accepting() {
             return;
         }
+        self.release_held();
         let ends = (
             self.nodes.submission(event.source_id()),
             self.nodes.submission(event.target_id()),
@@ -317,6 +349,8 @@ impl Recorder {
         origin: EdgeOrigin,
         metadata: impl FnOnce() -> Metadata,
     ) {
+        // The edge's ends must reach the instance graph before the edge.
+        self.release_held();
         self.send(Record::InstanceEdge(InstanceEdge {
             source,
             source_instance,
@@ -360,10 +394,11 @@ impl Recorder {
                 queue_id: queue,
             });
         }
-        if queue == 0 || !self.in_order_queues.contains(&queue) {
+        if queue == 0 {
             return None;
         }
-        self.last_on_queue.insert(queue, (node, instance))
+        let mut last = self.in_order_queues.get_mut(&queue)?;
+        last.replace((node, instance))
     }
 
     /// A UR enqueue call's event wait list: dependencies of the submission
@@ -436,8 +471,20 @@ impl Recorder {
             return;
         }
         let (node, instance) = (binding.node, binding.instance);
+        let held = STATE.with(|s| s.held.take());
+        let held = match held {
+            Some(h) if h.submission == (node, instance) => Some(h),
+            other => {
+                if let Some(h) = other {
+                    self.send_submitted(h);
+                }
+                None
+            }
+        };
         let (thread, ns) = (thread_number::current(), monotonic_ns());
         if begin {
+            // Its own task begins: the submission stays kept back.
+            STATE.with(|s| s.held.set(held));
             // The begin waits for the end, to go out as one record.
             let task = dependencies::OpenTask {
                 submission: (node, instance),
@@ -451,6 +498,20 @@ impl Recorder {
         }
         self.nodes.forget_here();
         match dependencies::end_task() {
+            Some(open) if open.submission == (node, instance) && held.is_some() => {
+                let held = held.unwrap_or_else(|| unreachable!());
+                let record = Record::SubmittedTask {
+                    node,
+                    instance,
+                    thread: held.thread,
+                    submit_ns: held.ns,
+                    after: held.after,
+                    begin_ns: open.begin_ns,
+                    end_ns: ns,
+                    event: open.signalled,
+                };
+                self.send_with_event(record, open.signalled.unwrap_or(0));
+            }
             Some(open) if open.submission == (node, instance) => {
                 let (begin_ns, end_ns) = (open.begin_ns, ns);
                 match open.signalled {
@@ -477,6 +538,9 @@ impl Recorder {
                 }
             }
             other => {
+                if let Some(h) = held {
+                    self.send_submitted(h);
+                }
                 if let Some(unended) = other {
                     self.send_task_begin(unended, thread);
                 }
@@ -526,6 +590,7 @@ impl Recorder {
         if !self.accepting() {
             return;
         }
+        self.release_held();
         let binding = self.submission(event);
         if crate::ur_hooks::prepared() {
             // SAFETY: a signalled device event is a live UR handle, and
@@ -591,6 +656,7 @@ impl Recorder {
         if !self.accepting() {
             return;
         }
+        self.release_held();
         let (thread, ns) = (thread_number::current(), monotonic_ns());
         if begin {
             let what = what.split('[').next().unwrap_or(what);
@@ -617,6 +683,7 @@ impl Recorder {
         if !self.accepting() {
             return;
         }
+        self.release_held();
         let Some(event) = event else {
             self.losses.without_event.fetch_add(1, Ordering::Relaxed);
             return;
@@ -631,7 +698,7 @@ impl Recorder {
         let queue_id = get("queue_id").and_then(|v| v.parse().ok()).unwrap_or(0);
         let ns = monotonic_ns();
         if created && get("is_inorder") == Some("true") {
-            self.in_order_queues.insert(queue_id);
+            self.in_order_queues.entry(queue_id).or_insert(None);
         }
         if created {
             let device = self.intern(get("sycl_device_name").unwrap_or(""));

@@ -27,6 +27,22 @@ pub struct ThreadState {
     /// The direct-path USM submission whose UR call it is about to make
     /// (memcpy/memset send no `signal`; see the recorder).
     pub direct_submission: Cell<Option<(NodeId, u64)>>,
+    /// A direct-path submission not sent yet: it goes out with its task's
+    /// end, or on its own at this thread's next other callback.
+    pub held: Cell<Option<HeldSubmission>>,
+}
+
+/// A submission (node_create) kept back to go out with its task.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HeldSubmission {
+    /// The submission.
+    pub submission: (NodeId, u64),
+    /// Its thread number.
+    pub thread: u32,
+    /// node_create, host CLOCK_MONOTONIC ns.
+    pub ns: u64,
+    /// The in-order queue's previous submission, if any.
+    pub after: Option<(NodeId, u64)>,
 }
 
 thread_local! {
@@ -38,6 +54,7 @@ thread_local! {
             current: Cell::new(None),
             open_task: Cell::new(None),
             direct_submission: Cell::new(None),
+            held: Cell::new(None),
         }
     };
 }
