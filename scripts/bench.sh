@@ -225,6 +225,10 @@ wall_mode() {
 }
 
 # ---- callgrind -------------------------------------------------------------------
+# Pause after the warm-up under callgrind (ms of wall time; valgrind runs
+# ~50x slower, so this is ~60 ms of native start-up).
+CG_SETTLE_MS=3000
+
 callgrind_mode() {
   command -v valgrind >/dev/null || die "valgrind not found (scripts/setup.sh installs it)"
   local runs="$WORK/callgrind-runs.tsv"
@@ -242,7 +246,10 @@ callgrind_mode() {
         # lock round-robin makes the OpenCL worker threads' progress, and so
         # the heap's state, repeat from run to run (without it, libc's malloc
         # counts vary by ~1k instructions per task).
-        if ! run_config "$config" valgrind --tool=callgrind --fair-sched=yes --dump-instr=no \
+        # BENCH_SETTLE_MS: the program pauses after its warm-up (see
+        # bench/programs/common.hpp), so a tracer's start-up is over before
+        # the counted loop in both runs of a pair, not over to a varying extent.
+        if ! BENCH_SETTLE_MS="$CG_SETTLE_MS" run_config "$config" valgrind --tool=callgrind --fair-sched=yes --dump-instr=no \
           --callgrind-out-file="$out" "${argv[@]}" \
           >"$WORK/stdout" 2>"$WORK/stderr" || ! grep -q '^us_per_task' "$WORK/stdout"; then
           log "callgrind $config N=$n failed (stderr below)"

@@ -59,6 +59,7 @@ int main(int argc, char **argv) {
     });
   }
   q.wait();
+  bench::settle();
 
   const auto start = bench::clock::now();
   for (long i = 0; i < n; ++i) {

@@ -56,6 +56,7 @@ int main(int argc, char **argv) {
     for (int w = 0; w < kWarmup; ++w) q.memcpy(dst[t], src[t], kBytes);
     q.wait();
   }
+  bench::settle();
 
   std::barrier sync(threads + 1);
   std::vector<std::thread> workers;

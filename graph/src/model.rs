@@ -647,12 +647,12 @@ impl TaskGraph {
         if let Some((source, source_instance)) = after {
             self.queue_order(source, source_instance, key);
         }
-        self.update(idx, node, instance, done, |i| {
-            i.submit_ns = Some(submit_ns);
-            i.thread = Some(thread);
-            i.event = event;
-            task_parts(i, thread, begin_ns, end_ns)
-        });
+        let mut fresh = Instance::new(instance);
+        fresh.submit_ns = Some(submit_ns);
+        fresh.thread = Some(thread);
+        fresh.event = event;
+        task_parts(&mut fresh, thread, begin_ns, end_ns);
+        self.insert_fresh(idx, key, fresh, done);
     }
 
     /// The order an in-order queue imposes from one submission to the next.
@@ -729,6 +729,19 @@ impl TaskGraph {
         }
         let mut fresh = Instance::new(instance);
         f(&mut fresh);
+        self.insert_fresh(idx, key, fresh, done);
+        false
+    }
+
+    /// Adds an instance not pending and not finalised before, and
+    /// finalises it when it is already complete.
+    fn insert_fresh(
+        &mut self,
+        idx: NodeIndex,
+        key: Key,
+        fresh: Instance,
+        done: &mut Vec<Completed>,
+    ) {
         let complete = is_complete(&self.graph[idx], &fresh);
         // Inserted even when complete: a full table flushes its oldest first.
         if let Some((old_key, old)) = self.pending.insert(key, fresh) {
@@ -740,7 +753,6 @@ impl TaskGraph {
                 self.finalise(key, i, InstanceStatus::Complete, done);
             }
         }
-        false
     }
 
     /// Check every pending instance of a node again (its kind may have changed

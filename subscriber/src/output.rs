@@ -135,6 +135,9 @@ impl Output {
     }
 
     fn write_completed(&mut self) {
+        if self.completed.is_empty() {
+            return;
+        }
         if let Some(kernels) = &mut self.kernels {
             for done in self.completed.drain(..) {
                 self.unflushed = true;
