@@ -29,6 +29,9 @@ pub struct InstanceGraph {
     edges_seen: u64,
     /// A submission was not kept (the bound was reached).
     left_out: bool,
+    /// The last two kept submissions, newest first: most dependencies join
+    /// them (queue order), and these need no lookup in `members`.
+    recent: [Option<InstanceKey>; 2],
 }
 
 impl InstanceGraph {
@@ -51,15 +54,21 @@ impl InstanceGraph {
     /// One more submission.
     pub fn submitted(&mut self, key: InstanceKey) {
         self.submissions += 1;
-        if self.members.contains(&key) {
-            return; // the same submission again (bad input): nothing left out
-        }
         if self.order.len() < self.limit {
-            self.members.insert(key);
-            self.order.push(key);
-        } else {
+            if self.members.insert(key) {
+                self.order.push(key);
+                self.recent = [Some(key), self.recent[0]];
+            }
+            // else: the same submission again (bad input)
+        } else if !self.members.contains(&key) {
             self.left_out = true;
         }
+    }
+
+    /// Whether `key` is a kept submission.
+    #[inline]
+    fn is_member(&self, key: InstanceKey) -> bool {
+        self.recent.contains(&Some(key)) || self.members.contains(&key)
     }
 
     /// A dependency between two submissions; kept when both are kept.
@@ -67,7 +76,7 @@ impl InstanceGraph {
         self.edges_seen += 1;
         let from = (edge.source, edge.source_instance);
         let to = (edge.target, edge.target_instance);
-        if from != to && self.members.contains(&from) && self.members.contains(&to) {
+        if from != to && self.is_member(to) && self.is_member(from) {
             let next = self.edges.len();
             let at = *self.edge_index.entry((from, to)).or_insert(next);
             if at == next {

@@ -33,8 +33,53 @@ pub(crate) struct PendingTable {
     recent_set: HashSet<Key>,
     /// Most recent keys remembered.
     recent_capacity: usize,
-    /// Pending instances per node (nodes with none are absent).
-    per_node: HashMap<NodeId, usize>,
+    /// Pending instances per node.
+    per_node: PerNode,
+}
+
+/// A count per node: in a vector for the small, dense ids the subscriber
+/// assigns (no hashing on the hot path), in a map for any other id.
+#[derive(Debug, Default)]
+struct PerNode {
+    dense: Vec<usize>,
+    sparse: HashMap<NodeId, usize>,
+}
+
+/// Ids below this are counted in [`PerNode::dense`].
+const DENSE_IDS: NodeId = 1 << 16;
+
+impl PerNode {
+    fn slot(&mut self, node: NodeId) -> &mut usize {
+        if node < DENSE_IDS {
+            let i = node as usize;
+            if i >= self.dense.len() {
+                self.dense.resize(i + 1, 0);
+            }
+            &mut self.dense[i]
+        } else {
+            self.sparse.entry(node).or_default()
+        }
+    }
+
+    fn add(&mut self, node: NodeId) {
+        *self.slot(node) += 1;
+    }
+
+    fn remove_one(&mut self, node: NodeId) {
+        let n = self.slot(node);
+        *n = n.saturating_sub(1);
+        if *n == 0 && node >= DENSE_IDS {
+            self.sparse.remove(&node);
+        }
+    }
+
+    fn has(&self, node: NodeId) -> bool {
+        if node < DENSE_IDS {
+            self.dense.get(node as usize).is_some_and(|&n| n > 0)
+        } else {
+            self.sparse.contains_key(&node)
+        }
+    }
 }
 
 impl PendingTable {
@@ -50,7 +95,7 @@ impl PendingTable {
             recent: VecDeque::new(),
             recent_set: HashSet::default(),
             recent_capacity,
-            per_node: HashMap::default(),
+            per_node: PerNode::default(),
         }
     }
 
@@ -77,7 +122,7 @@ impl PendingTable {
         self.by_age.push_back((seq, key));
         match self.entries.insert(key, (seq, instance)) {
             Some(_) => self.stale += 1,
-            None => *self.per_node.entry(key.0).or_default() += 1,
+            None => self.per_node.add(key.0),
         }
         evicted
     }
@@ -110,12 +155,7 @@ impl PendingTable {
 
     /// One instance of `node` left the table.
     fn forget_one(&mut self, node: NodeId) {
-        if let Some(n) = self.per_node.get_mut(&node) {
-            *n -= 1;
-            if *n == 0 {
-                self.per_node.remove(&node);
-            }
-        }
+        self.per_node.remove_one(node);
     }
 
     /// Take the oldest instance out.
@@ -135,7 +175,7 @@ impl PendingTable {
 
     /// The pending keys of one node, oldest first.
     pub fn keys_of(&self, node: NodeId) -> Vec<Key> {
-        if !self.per_node.contains_key(&node) {
+        if !self.per_node.has(node) {
             return Vec::new();
         }
         self.by_age

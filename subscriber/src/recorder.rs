@@ -283,18 +283,13 @@ impl Recorder {
     }
 
     /// Sends the submission this thread kept back, if any: called by every
-    /// callback that is not that submission's own task or output event, so
-    /// nothing waits for longer than the submitting call.
+    /// callback that is not that submission's own task or output event,
+    /// and by the exit path, so nothing waits past the submitting call.
     #[inline]
-    fn release_held(&self) {
+    pub fn release_held(&self) {
         if let Some(held) = STATE.with(|s| s.held.take()) {
             self.send_submitted(held);
         }
-    }
-
-    /// Sends, at exit, what the calling thread kept back.
-    pub fn release_held_here(&self) {
-        self.release_held();
     }
 
     /// edge_create: a dependency between two submissions.
@@ -497,9 +492,8 @@ impl Recorder {
             return;
         }
         self.nodes.forget_here();
-        match dependencies::end_task() {
-            Some(open) if open.submission == (node, instance) && held.is_some() => {
-                let held = held.unwrap_or_else(|| unreachable!());
+        match (dependencies::end_task(), held) {
+            (Some(open), Some(held)) if open.submission == (node, instance) => {
                 let record = Record::SubmittedTask {
                     node,
                     instance,
@@ -512,7 +506,7 @@ impl Recorder {
                 };
                 self.send_with_event(record, open.signalled.unwrap_or(0));
             }
-            Some(open) if open.submission == (node, instance) => {
+            (Some(open), None) if open.submission == (node, instance) => {
                 let (begin_ns, end_ns) = (open.begin_ns, ns);
                 match open.signalled {
                     Some(event) => {
@@ -537,7 +531,7 @@ impl Recorder {
                     }
                 }
             }
-            other => {
+            (other, held) => {
                 if let Some(h) = held {
                     self.send_submitted(h);
                 }

@@ -188,7 +188,7 @@ pub fn finish(teardown: Teardown) {
         return;
     }
     // This thread's direct-path submission kept back, if it is mid-call.
-    recorder.release_held_here();
+    recorder.release_held();
     let (reply, done) = sync_channel(1);
     if control
         .inbox

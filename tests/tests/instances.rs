@@ -77,6 +77,34 @@ fn in_order_queues_chain_their_submissions_as_queue_order() {
 }
 
 #[test]
+fn depends_on_chains_are_instance_edges() {
+    // Out-of-order queue: every edge comes from an event wait list or the
+    // scheduler. The memcpy is a direct-path command, whose submission
+    // syclgraph keeps back until its task ends: its wait list's edge must
+    // still find it in the instance graph.
+    const SRC: &str = "tests/programs/usm_chain.cpp";
+    let traced = run_both(
+        "instances-depends-on",
+        || runtime_command(&program("usm_chain")),
+        &[],
+    );
+    let graph = DotGraph::read(&traced.dir.join("instances.dot"));
+    for (from, to) in [
+        ("ooo_memset", "ooo_iota"),
+        ("ooo_iota", "ooo_axpy"),
+        ("ooo_axpy", "ooo_memcpy"),
+        ("ooo_memcpy", "ooo_host_task"),
+    ] {
+        let a = instance_at(&graph, SRC, tag_line(SRC, from), 1);
+        let b = instance_at(&graph, SRC, tag_line(SRC, to), 1);
+        assert!(
+            graph.edges.iter().any(|(x, y, _)| *x == a && *y == b),
+            "{from} -> {to} missing from instances.dot"
+        );
+    }
+}
+
+#[test]
 fn the_instance_bound_cuts_and_says_so() {
     let traced = run_both(
         "instances-cut",
