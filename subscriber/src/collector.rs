@@ -191,7 +191,9 @@ impl Collector {
     /// the UR tracing layer syclgraph turned on out of the runtime's call
     /// chain ([`ze_bridge::tracing_bypass`]), unless something else may
     /// still want it: the user asked for the layer, another XPTI subscriber
-    /// is loaded, or UR's own call logging (`UR_LOG_TRACING`) is on.
+    /// is loaded, or UR's own call logging is on (`UR_LOG_TRACING`,
+    /// `SYCL_UR_TRACE`: the layer prints the calls). Other layers the user
+    /// enabled stay in the chain.
     fn take_out_tracing_layer(&mut self) {
         if !crate::ur_calls::LAYER_TURNED_ON.load(Ordering::Relaxed) {
             return;
@@ -199,10 +201,14 @@ impl Collector {
         let others = std::env::var("XPTI_SUBSCRIBERS")
             .map(|v| v.split([',', ';']).filter(|s| !s.trim().is_empty()).count() > 1)
             .unwrap_or(false);
+        let set = |name: &str| std::env::var(name).is_ok_and(|v| !v.is_empty() && v != "0");
         let why = if others {
             Some("another XPTI subscriber is loaded".to_owned())
-        } else if std::env::var_os("UR_LOG_TRACING").is_some() {
-            Some("UR_LOG_TRACING is set".to_owned())
+        } else if let Some(name) = ["UR_LOG_TRACING", "SYCL_UR_TRACE"]
+            .into_iter()
+            .find(|n| set(n))
+        {
+            Some(format!("{name} is set"))
         } else {
             // SAFETY: we unsubscribed from the UR call stream, and no other
             // subscriber or UR log wants the layer (checked above).

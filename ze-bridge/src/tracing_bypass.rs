@@ -10,26 +10,31 @@
 //! per tiny memcpy).
 //!
 //! The loader built into `libsycl.so` (DPC++ 2026) calls every UR function
-//! through one top-level table, `ur_lib::context_t::urDdiTable`; with the
-//! layer on, its entries are the layer's functions, which call the loader's
-//! own (`ur_loader::urX`). [`bypass_tracing_layer`] puts the loader's
-//! function back in each entry that holds the layer's, which is the table
-//! the runtime has without the layer. Nothing is assumed about layouts:
+//! through one top-level table in its context (`ur_lib::context_t`). With
+//! the layer on, its entries are the layer's functions
+//! (`ur_tracing_layer::urX`), and the layer calls on through a table of its
+//! own, in its context: the next layer's functions, or the loader's
+//! (`ur_loader::urX`). [`bypass_tracing_layer`] copies the layer's next
+//! function into each top-level entry that holds the layer's own, which is
+//! the chain the runtime builds without the layer (any other layer stays).
+//! Nothing is assumed about layouts:
 //!
 //! 1. the runtime library is found among the loaded objects, and its symbol
 //!    table (`.symtab`, read from the file with the `object` crate) names
-//!    the loader context's singleton and every `ur_tracing_layer::urX` and
-//!    `ur_loader::urX`; the file is checked to be the mapped image (a
-//!    function's bytes compared);
-//! 2. the context is the singleton's pointer into a writable mapping; its
-//!    words that hold the address of a `ur_tracing_layer::urX` are the
-//!    table's entries (at least [`MIN_ENTRIES`], else nothing is touched);
-//! 3. each such entry is swapped, with a compare-and-swap, for the
-//!    `ur_loader::urX` of the same name and signature (the mangled names
-//!    differ only in the namespace).
+//!    both contexts' singletons and the functions of the layer and the
+//!    loader; the file is checked to be the mapped image (a function's
+//!    bytes compared);
+//! 2. the top-level entries are the loader context's words that hold a
+//!    layer function; the layer's own table is found in the layer's context
+//!    as the words that hold the loader function of the same name: both
+//!    tables have one layout, so the two sets of words must agree on one
+//!    distance between the tables for at least [`MIN_ENTRIES`] functions,
+//!    or nothing is written;
+//! 3. each top-level entry is swapped, with a compare-and-swap, for the word
+//!    at that distance (checked to be code).
 //!
 //! A thread calling through an entry at that moment gets the layer's
-//! function or the loader's, both valid. Where any step fails (a stripped
+//! function or the next one, both valid. Where any step fails (a stripped
 //! library, another layout, a runtime without the built-in loader) nothing
 //! is written and the layer stays.
 
@@ -43,16 +48,18 @@ use object::{Object, ObjectSection, ObjectSymbol, SymbolKind};
 
 use crate::ur_dispatch::writable_private;
 
-/// The loader context singleton's symbol (`AtomicSingleton<ur_lib::context_t>::instance`).
-const SINGLETON: &str = "_ZN15AtomicSingletonIN6ur_lib9context_tEE8instanceE";
+/// The loader context's singleton (`AtomicSingleton<ur_lib::context_t>::instance`).
+const LIB_CONTEXT: &str = "_ZN15AtomicSingletonIN6ur_lib9context_tEE8instanceE";
+/// The tracing layer context's singleton.
+const LAYER_CONTEXT: &str = "_ZN15AtomicSingletonIN16ur_tracing_layer9context_tEE8instanceE";
 /// Mangled-name prefix of the tracing layer's functions.
 const TRACING: &str = "_ZN16ur_tracing_layer";
 /// Mangled-name prefix of the loader's functions.
 const LOADER: &str = "_ZN9ur_loader";
-/// Fewest table entries that must lead into the layer before any is touched
-/// (the table holds about 240 functions).
+/// Fewest functions whose entries must be found, and agree, before any is
+/// touched (the tables hold about 240).
 pub const MIN_ENTRIES: usize = 64;
-/// How far past the context's start its table is looked for.
+/// How far past a context's start its table is looked for.
 const SCAN_BYTES: usize = 64 * 1024;
 
 /// What [`bypass_tracing_layer`] did.
@@ -60,7 +67,7 @@ const SCAN_BYTES: usize = 64 * 1024;
 pub struct Bypassed {
     /// The runtime library whose loader table was changed.
     pub library: PathBuf,
-    /// Table entries that now call the loader directly.
+    /// Table entries that no longer pass through the layer.
     pub entries: usize,
 }
 
@@ -77,11 +84,14 @@ pub struct LoadedLibrary {
 /// The symbols [`bypass_tracing_layer`] needs, with their file values.
 #[derive(Debug, Default)]
 pub struct LoaderSymbols {
-    /// The singleton's value and size.
-    pub singleton: Option<(u64, u64)>,
-    /// `ur_tracing_layer::urX` value → `ur_loader::urX` value, for every
-    /// function both have.
-    pub layer_to_loader: HashMap<u64, u64>,
+    /// The loader context's singleton: value and size.
+    pub lib_context: Option<(u64, u64)>,
+    /// The tracing layer context's singleton: value and size.
+    pub layer_context: Option<(u64, u64)>,
+    /// `ur_tracing_layer::urX` by value: the name after the namespace.
+    pub layer_functions: HashMap<u64, String>,
+    /// `ur_loader::urX` by the name after the namespace: its value.
+    pub loader_functions: HashMap<String, u64>,
     /// A tracing-layer function's value and its first bytes in the file
     /// (to check the file is the mapped image).
     pub sample: Option<(u64, Vec<u8>)>,
@@ -92,30 +102,29 @@ pub fn loader_symbols(path: &std::path::Path) -> Result<LoaderSymbols, String> {
     let data = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let file = object::File::parse(&*data).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut symbols = LoaderSymbols::default();
-    let mut layer: HashMap<&str, u64> = HashMap::new();
-    let mut loader: HashMap<&str, u64> = HashMap::new();
     for symbol in file.symbols() {
         let Ok(name) = symbol.name() else { continue };
-        if name == SINGLETON {
-            symbols.singleton = Some((symbol.address(), symbol.size()));
-            continue;
+        match name {
+            LIB_CONTEXT => symbols.lib_context = Some((symbol.address(), symbol.size())),
+            LAYER_CONTEXT => symbols.layer_context = Some((symbol.address(), symbol.size())),
+            _ => {}
         }
         if symbol.kind() != SymbolKind::Text || symbol.address() == 0 {
             continue;
         }
         if let Some(rest) = function_suffix(name, TRACING) {
-            layer.insert(rest, symbol.address());
+            symbols
+                .layer_functions
+                .insert(symbol.address(), rest.to_owned());
             if symbols.sample.is_none() {
                 symbols.sample = function_bytes(&file, &symbol).map(|b| (symbol.address(), b));
             }
         } else if let Some(rest) = function_suffix(name, LOADER) {
-            loader.insert(rest, symbol.address());
+            symbols
+                .loader_functions
+                .insert(rest.to_owned(), symbol.address());
         }
     }
-    symbols.layer_to_loader = layer
-        .into_iter()
-        .filter_map(|(rest, address)| Some((address, *loader.get(rest)?)))
-        .collect();
     Ok(symbols)
 }
 
@@ -171,8 +180,8 @@ pub fn find_runtime_library() -> Option<LoadedLibrary> {
     found
 }
 
-/// Puts the UR loader's own functions back into the runtime's top-level UR
-/// table wherever the tracing layer's are (see the module docs).
+/// Takes the tracing layer out of the runtime's top-level UR table (see
+/// the module docs).
 ///
 /// # Safety
 /// Nothing may need the tracing layer any more: nobody subscribed to the
@@ -181,10 +190,11 @@ pub fn find_runtime_library() -> Option<LoadedLibrary> {
 pub unsafe fn bypass_tracing_layer() -> Result<Bypassed, String> {
     let library = find_runtime_library().ok_or("no libsycl.so is loaded")?;
     let symbols = loader_symbols(&library.path)?;
-    let (singleton, singleton_size) = symbols
-        .singleton
-        .ok_or("the runtime's symbol table does not name its UR loader context")?;
-    if symbols.layer_to_loader.len() < MIN_ENTRIES {
+    let (Some(lib_context), Some(layer_context)) = (symbols.lib_context, symbols.layer_context)
+    else {
+        return Err("the runtime's symbol table does not name its UR contexts".into());
+    };
+    if symbols.layer_functions.len() < MIN_ENTRIES {
         return Err(
             "the runtime's symbol table does not name the tracing layer's functions".into(),
         );
@@ -200,60 +210,117 @@ pub unsafe fn bypass_tracing_layer() -> Result<Bypassed, String> {
         return Err("the runtime library's file is not the mapped image".into());
     }
     let rebase = |value: u64| library.base + value as usize;
-    let layer_to_loader: HashMap<usize, usize> = symbols
-        .layer_to_loader
+    // Runtime address of each layer function → its name; name → loader's.
+    let layer: HashMap<usize, &str> = symbols
+        .layer_functions
         .iter()
-        .map(|(&layer, &loader)| (rebase(layer), rebase(loader)))
+        .map(|(&v, name)| (rebase(v), name.as_str()))
         .collect();
-    let singleton_at = rebase(singleton);
-    let words = (singleton_size as usize / 8).clamp(1, 4);
-    if !writable_private(&maps, singleton_at, singleton_at + words * 8) {
-        return Err("the UR loader context's singleton is not where its symbol says".into());
-    }
-    let mut best: Vec<usize> = Vec::new();
-    for i in 0..words {
-        // SAFETY: the singleton's words lie in a writable mapping (checked).
-        let context = unsafe { ((singleton_at + i * 8) as *const usize).read_volatile() };
-        let Some(end) = mapping_end(&maps, context) else {
-            continue;
-        };
-        let end = end.min(context.saturating_add(SCAN_BYTES));
-        let entries: Vec<usize> = (context..end)
-            .step_by(8)
-            // SAFETY: within one writable mapping (mapping_end).
-            .filter(|&at| {
-                layer_to_loader.contains_key(&unsafe { (at as *const usize).read_volatile() })
-            })
-            .collect();
-        if entries.len() > best.len() {
-            best = entries;
-        }
-    }
-    if best.len() < MIN_ENTRIES {
+    let loader: HashMap<usize, &str> = symbols
+        .loader_functions
+        .iter()
+        .map(|(name, &v)| (rebase(v), name.as_str()))
+        .collect();
+    // SAFETY: the scans read only within writable mappings (checked).
+    let top = unsafe { words_holding(&maps, rebase(lib_context.0), lib_context.1, &layer) };
+    // SAFETY: as above.
+    let next = unsafe { words_holding(&maps, rebase(layer_context.0), layer_context.1, &loader) };
+    let Some((distance, agreeing)) = table_distance(&top, &next) else {
+        return Err("the tracing layer's own table was not found".into());
+    };
+    if top.len() < MIN_ENTRIES || agreeing < MIN_ENTRIES {
         return Err(format!(
-            "only {} entries of the UR loader's table lead into the tracing layer",
-            best.len()
+            "the UR tables were not recognised ({} top-level entries lead into the tracing \
+             layer, {agreeing} agree with the layer's own table)",
+            top.len()
         ));
     }
     let mut entries = 0;
-    for at in best {
+    for (at, _) in top {
+        let next_at = at.wrapping_add_signed(distance);
+        if !writable_private(&maps, next_at, next_at + 8) {
+            continue;
+        }
+        // SAFETY: an aligned word in a writable mapping (checked).
+        let next_function = unsafe { (next_at as *const usize).read_volatile() };
+        if next_function == 0 || !crate::ur_dispatch::executable_file(&maps, next_function) {
+            continue;
+        }
         // SAFETY: an aligned word of a writable mapping that held a tracing
         // function's address: an entry of the loader's table.
         let entry = unsafe { &*(at as *const AtomicUsize) };
-        let layer = entry.load(Ordering::Acquire);
-        if let Some(&loader) = layer_to_loader.get(&layer) {
-            if entry
-                .compare_exchange(layer, loader, Ordering::AcqRel, Ordering::Acquire)
+        let layer_function = entry.load(Ordering::Acquire);
+        if layer.contains_key(&layer_function)
+            && entry
+                .compare_exchange(
+                    layer_function,
+                    next_function,
+                    Ordering::AcqRel,
+                    Ordering::Acquire,
+                )
                 .is_ok()
-            {
-                entries += 1;
-            }
+        {
+            entries += 1;
         }
     }
     Ok(Bypassed {
         library: library.path,
         entries,
     })
+}
+
+/// The distance from the top-level table to the layer's own table, and for
+/// how many functions it holds: both tables share one layout, so the
+/// layer's entry for a function lies at one fixed distance from the
+/// top-level entry for it. `top` and `next` are (address, function name).
+pub fn table_distance(top: &[(usize, &str)], next: &[(usize, &str)]) -> Option<(isize, usize)> {
+    let next_by_name: HashMap<&str, usize> = next.iter().map(|&(at, name)| (name, at)).collect();
+    let mut distances: HashMap<isize, usize> = HashMap::new();
+    for &(at, name) in top {
+        if let Some(&there) = next_by_name.get(name) {
+            *distances.entry(there as isize - at as isize).or_default() += 1;
+        }
+    }
+    distances.into_iter().max_by_key(|&(d, n)| (n, -d.abs()))
+}
+
+/// The words of the context a singleton points to whose value is a key of
+/// `wanted`: (address, name). The singleton's words (`size` bytes, at most
+/// four) are tried in turn; the one whose context holds the most wins.
+///
+/// # Safety
+/// `singleton` is the runtime address of the singleton's symbol.
+unsafe fn words_holding<'a>(
+    maps: &str,
+    singleton: usize,
+    size: u64,
+    wanted: &HashMap<usize, &'a str>,
+) -> Vec<(usize, &'a str)> {
+    let words = (size as usize / 8).clamp(1, 4);
+    if !writable_private(maps, singleton, singleton + words * 8) {
+        return Vec::new();
+    }
+    let mut best = Vec::new();
+    for i in 0..words {
+        // SAFETY: the singleton's words lie in a writable mapping (checked).
+        let context = unsafe { ((singleton + i * 8) as *const usize).read_volatile() };
+        let Some(end) = mapping_end(maps, context) else {
+            continue;
+        };
+        let end = end.min(context.saturating_add(SCAN_BYTES));
+        let found: Vec<(usize, &str)> = (context..end)
+            .step_by(8)
+            .filter_map(|at| {
+                // SAFETY: within one writable mapping (mapping_end).
+                let value = unsafe { (at as *const usize).read_volatile() };
+                wanted.get(&value).map(|name| (at, *name))
+            })
+            .collect();
+        if found.len() > best.len() {
+            best = found;
+        }
+    }
+    best
 }
 
 /// True when `[start, end)` lies in one readable mapping.
@@ -306,6 +373,21 @@ mod tests {
             None
         );
         assert_eq!(function_suffix(loader, TRACING), None);
+    }
+
+    #[test]
+    fn the_tables_distance_is_the_one_most_functions_agree_on() {
+        let top = [(1000, "a"), (1008, "b"), (1016, "c"), (1024, "d")];
+        // b, c and d 4000 bytes further in the layer's context; a elsewhere.
+        let next = [
+            (5008, "b"),
+            (5016, "c"),
+            (5024, "d"),
+            (9000, "a"),
+            (7000, "x"),
+        ];
+        assert_eq!(table_distance(&top, &next), Some((4000, 3)));
+        assert_eq!(table_distance(&top, &[]), None);
     }
 
     #[test]

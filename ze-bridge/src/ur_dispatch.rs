@@ -557,7 +557,7 @@ pub(crate) fn writable_private(maps: &str, start: usize, end: usize) -> bool {
 }
 
 /// True when `address` lies in an executable mapping of a file.
-fn executable_file(maps: &str, address: usize) -> bool {
+pub(crate) fn executable_file(maps: &str, address: usize) -> bool {
     maps.lines().any(|line| {
         let mut fields = line.split_whitespace();
         let (Some(range), Some(perms)) = (fields.next(), fields.next()) else {
