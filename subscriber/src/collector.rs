@@ -116,6 +116,9 @@ impl Collector {
                 return self.finish(&inbox, request);
             }
             self.poll();
+            if let Some(recorder) = crate::recorder() {
+                recorder.forget_old_entries();
+            }
             self.follow_ur_calls();
             self.unsubscribe_ur_calls_at_limit();
             if last_flush.elapsed() >= FLUSH_EVERY {

@@ -14,7 +14,7 @@
 
 use syclgraph_graph::record::{NodeId, NodeInfo};
 
-use crate::identity::FastMap;
+use crate::identity::{FastMap, RecentMap, RECENT_CAPACITY};
 use crate::thread_state::STATE;
 
 /// A task this thread began and has not ended.
@@ -93,7 +93,7 @@ enum Held {
 /// Event owners and held-back virtual nodes.
 #[derive(Default)]
 pub struct Dependencies {
-    owners: FastMap<usize, (NodeId, u64)>,
+    owners: RecentMap<usize, (NodeId, u64)>,
     held: FastMap<NodeId, Held>,
 }
 
@@ -104,10 +104,16 @@ impl Dependencies {
         self.owners.insert(event, submission);
     }
 
+    /// Forgets the oldest event owners once there are many (see
+    /// [`RecentMap`]).
+    pub fn forget_old_owners(&self) {
+        self.owners.rotate_if_full(RECENT_CAPACITY);
+    }
+
     /// The submission whose device event `event` is, if traced.
     #[inline]
     pub fn owner(&self, event: usize) -> Option<(NodeId, u64)> {
-        self.owners.get(&event).map(|o| *o)
+        self.owners.get(&event)
     }
 
     /// Holds a virtual node's definition back until an edge needs it.

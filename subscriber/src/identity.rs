@@ -23,6 +23,76 @@ use crate::xpti::{is_known_file, EventRef, PayloadKey};
 /// hashing, a few instructions, instead of the default SipHash.
 pub type FastMap<K, V> = DashMap<K, V, FxBuildHasher>;
 
+/// A [`FastMap`] that forgets its oldest entries: two generations, the
+/// current one taking inserts, lookups trying the current one first. Used
+/// for keys that keep coming (every submission's unique_id, every device
+/// event's address), most of which are never looked up again once their
+/// command ran: without a bound they would grow with the run.
+///
+/// [`RecentMap::rotate_if_full`] (called by the collector thread, never on
+/// the hot path) empties the older generation and makes it current once the
+/// current one holds `capacity` entries. An entry is therefore kept for at
+/// least `capacity` later inserts; one older than two generations is
+/// forgotten (a lookup then finds nothing, which callers count).
+pub struct RecentMap<K, V> {
+    generations: [FastMap<K, V>; 2],
+    current: AtomicUsize,
+}
+
+impl<K: std::hash::Hash + Eq, V: Copy> Default for RecentMap<K, V> {
+    fn default() -> Self {
+        RecentMap {
+            generations: [FastMap::default(), FastMap::default()],
+            current: AtomicUsize::new(0),
+        }
+    }
+}
+
+impl<K: std::hash::Hash + Eq, V: Copy> RecentMap<K, V> {
+    /// Inserts into the current generation.
+    #[inline]
+    pub fn insert(&self, key: K, value: V) {
+        let current = self.current.load(Ordering::Acquire) & 1;
+        self.generations[current].insert(key, value);
+    }
+
+    /// The newest value for `key` in either generation.
+    #[inline]
+    pub fn get(&self, key: &K) -> Option<V> {
+        let current = self.current.load(Ordering::Acquire) & 1;
+        self.generations[current]
+            .get(key)
+            .map(|v| *v)
+            .or_else(|| self.generations[current ^ 1].get(key).map(|v| *v))
+    }
+
+    /// Empties the older generation and makes it current, when the current
+    /// one holds `capacity` entries or more. Returns whether it did.
+    pub fn rotate_if_full(&self, capacity: usize) -> bool {
+        let current = self.current.load(Ordering::Acquire);
+        if self.generations[current & 1].len() < capacity {
+            return false;
+        }
+        self.generations[(current + 1) & 1].clear();
+        self.current
+            .store(current.wrapping_add(1), Ordering::Release);
+        true
+    }
+
+    /// Entries in both generations.
+    pub fn len(&self) -> usize {
+        self.generations.iter().map(|g| g.len()).sum()
+    }
+
+    /// True when both generations are empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Entries a [`RecentMap`] generation holds before it is rotated.
+pub const RECENT_CAPACITY: usize = 1 << 16;
+
 /// What [`NodeTable::resolve`] found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Resolved {
@@ -82,7 +152,7 @@ pub struct NodeTable {
     by_address: FastMap<PayloadKey, Entry>,
     by_text: FastMap<PayloadText, Entry>,
     extra_addresses: AtomicUsize,
-    live: FastMap<u64, Binding>,
+    live: RecentMap<u64, Binding>,
     next: AtomicU32,
 }
 
@@ -205,10 +275,15 @@ impl NodeTable {
         STATE.with(|s| s.last_bound.set(None));
     }
 
+    /// Forgets the oldest bindings once there are many (see [`RecentMap`]).
+    pub fn forget_old_bindings(&self) {
+        self.live.rotate_if_full(RECENT_CAPACITY);
+    }
+
     /// The submission the event with `uid` stands for, if it was bound.
     #[inline]
     pub fn submission(&self, uid: u64) -> Option<Binding> {
-        self.live.get(&uid).map(|v| *v)
+        self.live.get(&uid)
     }
 }
 
@@ -309,7 +384,32 @@ impl Interner {
 
 #[cfg(test)]
 mod tests {
-    use super::virtual_event;
+    use super::{virtual_event, RecentMap};
+
+    #[test]
+    fn a_recent_map_keeps_two_generations_and_the_newest_value() {
+        let map: RecentMap<u64, u32> = RecentMap::default();
+        for k in 0..4 {
+            map.insert(k, 1);
+        }
+        assert!(!map.rotate_if_full(5), "not full yet");
+        assert!(map.rotate_if_full(4));
+        // Generation 1 is current; 0..4 are still found in generation 0.
+        map.insert(2, 2);
+        map.insert(9, 2);
+        assert_eq!(map.get(&2), Some(2), "the newest value wins");
+        assert_eq!(map.get(&0), Some(1));
+        assert_eq!(map.len(), 6);
+        // Rotating again empties generation 0: 0, 1 and 3 are forgotten.
+        assert!(map.rotate_if_full(2));
+        assert_eq!(map.get(&0), None);
+        assert_eq!(map.get(&3), None);
+        assert_eq!(map.get(&2), Some(2));
+        assert_eq!(map.get(&9), Some(2));
+        map.insert(0, 3);
+        assert_eq!(map.get(&0), Some(3));
+        assert_eq!(map.len(), 3);
+    }
 
     #[test]
     fn virtual_node_names_give_their_event_address() {

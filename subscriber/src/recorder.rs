@@ -706,6 +706,13 @@ impl Recorder {
         }
     }
 
+    /// Bounds the per-submission tables (unique_id bindings, event
+    /// owners): called by the collector thread, off the hot path.
+    pub fn forget_old_entries(&self) {
+        self.nodes.forget_old_bindings();
+        self.deps.forget_old_owners();
+    }
+
     /// Counts a callback that came without the event it needs.
     pub fn count_without_event(&self) {
         self.losses.without_event.fetch_add(1, Ordering::Relaxed);
