@@ -266,7 +266,16 @@ impl NodeTable {
                 return Some(binding);
             }
         }
-        self.submission(event.unique_id())
+        self.submission_elsewhere(event.unique_id())
+    }
+
+    /// [`NodeTable::submission`], kept out of line: the rare path of
+    /// [`NodeTable::own_submission`], which then stays small enough to
+    /// inline into the callbacks.
+    #[cold]
+    #[inline(never)]
+    fn submission_elsewhere(&self, uid: u64) -> Option<Binding> {
+        self.submission(uid)
     }
 
     /// Forgets this thread's kept binding (its task ended).
