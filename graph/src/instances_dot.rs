@@ -107,7 +107,7 @@ fn node_parts(graph: &TaskGraph, node: NodeId) -> (String, String) {
 pub fn render_instances_dot(graph: &TaskGraph) -> String {
     let ig = graph.instance_graph();
     let shown = ig.instances().len();
-    let mut out = String::with_capacity(256 + 160 * shown + 64 * ig.edges_seen() as usize);
+    let mut out = String::with_capacity(512);
     out.push_str("digraph syclgraph_instances {\n  graph[");
     push_attr(&mut out, "rankdir", "TB");
     push_attr(&mut out, "submissions", &ig.submissions().to_string());
@@ -124,8 +124,23 @@ pub fn render_instances_dot(graph: &TaskGraph) -> String {
     push_attr(&mut out, "fontname", "Helvetica");
     push_attr(&mut out, "fontsize", "10");
     out.push_str("]\n");
-    // Per node, once: the text every line about its instances shares.
+    // Per node, once: the text every line about its instances shares. Its
+    // lengths bound the whole text, which is reserved at once (growing a
+    // string of megabytes by doubling copies it again and again).
     let mut shared: FxHashMap<NodeId, NodeText> = FxHashMap::default();
+    let mut bound = 0;
+    for &(node, _) in ig.instances() {
+        let text = shared
+            .entry(node)
+            .or_insert_with(|| NodeText::new(graph, node));
+        bound += text.line_start.len() + text.label_head.len() + text.attrs_tail.len() + 3 * 20 + 4;
+    }
+    let edges = ig.edges();
+    for (from, to, _) in &edges {
+        let length = |node: NodeId| shared.get(&node).map_or(32, |t| t.arrow.len());
+        bound += length(from.0) + length(to.0) + 2 * 20 + 96;
+    }
+    out.reserve(bound);
     let mut num = itoa::Buffer::new();
     for &(node, instance) in ig.instances() {
         let text = shared
@@ -161,7 +176,7 @@ pub fn render_instances_dot(graph: &TaskGraph) -> String {
     ];
     // The static edge's kind, by (source node, target node).
     let mut static_kinds: FxHashMap<(NodeId, NodeId), EdgeKind> = FxHashMap::default();
-    for (from, to, queue_order) in ig.edges() {
+    for (from, to, queue_order) in edges {
         let kind = if queue_order {
             EdgeKind::QueueOrder
         } else {
