@@ -20,6 +20,7 @@
 
 pub mod clock;
 pub mod level_zero;
+mod maps;
 pub mod tracing_bypass;
 pub mod ur;
 pub mod ur_dispatch;

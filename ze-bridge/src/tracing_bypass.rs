@@ -46,7 +46,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use object::{Object, ObjectSection, ObjectSymbol, SymbolKind};
 
-use crate::ur_dispatch::writable_private;
+use crate::maps::{executable_file, readable, writable_private, writable_private_end};
 
 /// The loader context's singleton (`AtomicSingleton<ur_lib::context_t>::instance`).
 const LIB_CONTEXT: &str = "_ZN15AtomicSingletonIN6ur_lib9context_tEE8instanceE";
@@ -202,7 +202,7 @@ pub unsafe fn bypass_tracing_layer() -> Result<Bypassed, String> {
     let maps = std::fs::read_to_string("/proc/self/maps").map_err(|e| e.to_string())?;
     let (sample_value, sample_bytes) = symbols.sample.as_ref().ok_or("no function to compare")?;
     let sample_at = library.base + *sample_value as usize;
-    if !readable_range(&maps, sample_at, sample_at + sample_bytes.len())
+    if !readable(&maps, sample_at, sample_at + sample_bytes.len())
         // SAFETY: checked readable just above.
         || unsafe { std::slice::from_raw_parts(sample_at as *const u8, sample_bytes.len()) }
             != &sample_bytes[..]
@@ -243,7 +243,7 @@ pub unsafe fn bypass_tracing_layer() -> Result<Bypassed, String> {
         }
         // SAFETY: an aligned word in a writable mapping (checked).
         let next_function = unsafe { (next_at as *const usize).read_volatile() };
-        if next_function == 0 || !crate::ur_dispatch::executable_file(&maps, next_function) {
+        if next_function == 0 || !executable_file(&maps, next_function) {
             continue;
         }
         // SAFETY: an aligned word of a writable mapping that held a tracing
@@ -304,14 +304,14 @@ unsafe fn words_holding<'a>(
     for i in 0..words {
         // SAFETY: the singleton's words lie in a writable mapping (checked).
         let context = unsafe { ((singleton + i * 8) as *const usize).read_volatile() };
-        let Some(end) = mapping_end(maps, context) else {
+        let Some(end) = writable_private_end(maps, context) else {
             continue;
         };
         let end = end.min(context.saturating_add(SCAN_BYTES));
         let found: Vec<(usize, &str)> = (context..end)
             .step_by(8)
             .filter_map(|at| {
-                // SAFETY: within one writable mapping (mapping_end).
+                // SAFETY: within one writable mapping (writable_private_end).
                 let value = unsafe { (at as *const usize).read_volatile() };
                 wanted.get(&value).map(|name| (at, *name))
             })
@@ -321,38 +321,6 @@ unsafe fn words_holding<'a>(
         }
     }
     best
-}
-
-/// True when `[start, end)` lies in one readable mapping.
-fn readable_range(maps: &str, start: usize, end: usize) -> bool {
-    maps.lines()
-        .filter_map(mapping)
-        .any(|(lo, hi, perms)| perms.starts_with('r') && lo <= start && end <= hi)
-}
-
-/// The end of the writable private mapping holding `address` (aligned).
-fn mapping_end(maps: &str, address: usize) -> Option<usize> {
-    if address == 0 || !address.is_multiple_of(8) {
-        return None;
-    }
-    maps.lines()
-        .filter_map(mapping)
-        .find(|&(lo, hi, perms)| {
-            perms.starts_with("rw") && perms.ends_with('p') && lo <= address && address < hi
-        })
-        .map(|(_, hi, _)| hi)
-}
-
-/// One line of `/proc/self/maps`: start, end, permissions.
-fn mapping(line: &str) -> Option<(usize, usize, &str)> {
-    let mut fields = line.split_whitespace();
-    let (range, perms) = (fields.next()?, fields.next()?);
-    let (lo, hi) = range.split_once('-')?;
-    Some((
-        usize::from_str_radix(lo, 16).ok()?,
-        usize::from_str_radix(hi, 16).ok()?,
-        perms,
-    ))
 }
 
 #[cfg(test)]
@@ -388,15 +356,5 @@ mod tests {
         ];
         assert_eq!(table_distance(&top, &next), Some((4000, 3)));
         assert_eq!(table_distance(&top, &[]), None);
-    }
-
-    #[test]
-    fn mappings_bound_the_scan() {
-        let maps = "1000-2000 rw-p 0 0 0 \n2000-3000 r-xp 0 0 0 /lib\n";
-        assert_eq!(mapping_end(maps, 0x1008), Some(0x2000));
-        assert_eq!(mapping_end(maps, 0x1001), None);
-        assert_eq!(mapping_end(maps, 0x2008), None);
-        assert!(readable_range(maps, 0x2000, 0x2020));
-        assert!(!readable_range(maps, 0x1ff0, 0x2010));
     }
 }

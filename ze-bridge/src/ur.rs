@@ -634,18 +634,8 @@ fn non_null(function: &'static str, handle: usize) -> Result<usize, UrError> {
 /// first appearance, without repeats.
 pub fn sycl_library_dirs(maps: &str) -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = Vec::new();
-    for line in maps.lines() {
-        // address perms offset dev inode [pathname]; the path may hold spaces.
-        let mut rest = line.trim_start();
-        for _ in 0..5 {
-            match rest.find(char::is_whitespace) {
-                Some(end) => rest = rest[end..].trim_start(),
-                None => {
-                    rest = "";
-                    break;
-                }
-            }
-        }
+    for mapping in crate::maps::mappings(maps) {
+        let rest = mapping.path;
         if !rest.starts_with('/') || rest.ends_with(" (deleted)") {
             continue;
         }

@@ -34,6 +34,7 @@ use std::sync::Mutex;
 
 use ur_sys as sys;
 
+use crate::maps::{executable_file, writable_private};
 use crate::ur::UnifiedRuntime;
 
 /// The UR functions syclgraph follows by replacing their table entry.
@@ -537,46 +538,6 @@ impl DispatchTable {
     }
 }
 
-/// True when `[start, end)` lies in one `rw-p` mapping of `maps` (the text
-/// of `/proc/self/maps`).
-pub(crate) fn writable_private(maps: &str, start: usize, end: usize) -> bool {
-    maps.lines().any(|line| {
-        let mut fields = line.split_whitespace();
-        let (Some(range), Some(perms)) = (fields.next(), fields.next()) else {
-            return false;
-        };
-        let Some((lo, hi)) = range.split_once('-') else {
-            return false;
-        };
-        let (Ok(lo), Ok(hi)) = (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
-        else {
-            return false;
-        };
-        perms.starts_with("rw") && perms.ends_with('p') && lo <= start && end <= hi
-    })
-}
-
-/// True when `address` lies in an executable mapping of a file.
-pub(crate) fn executable_file(maps: &str, address: usize) -> bool {
-    maps.lines().any(|line| {
-        let mut fields = line.split_whitespace();
-        let (Some(range), Some(perms)) = (fields.next(), fields.next()) else {
-            return false;
-        };
-        let path = fields.nth(3).unwrap_or("");
-        let Some((lo, hi)) = range.split_once('-') else {
-            return false;
-        };
-        let (Ok(lo), Ok(hi)) = (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
-        else {
-            return false;
-        };
-        perms.as_bytes().get(2) == Some(&b'x')
-            && path.starts_with('/')
-            && (lo..hi).contains(&address)
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -588,16 +549,6 @@ mod tests {
             unsafe { probe() };
             assert_eq!(PROBED.load(Ordering::SeqCst), i);
         }
-    }
-
-    #[test]
-    fn only_writable_private_ranges_qualify() {
-        let maps = "7f00-7f10 r--p 0 0 0 lib\n7f10-7f20 rw-p 0 0 0 lib\n7f20-7f30 rw-s 0 0 0 shm\n";
-        assert!(writable_private(maps, 0x7f10, 0x7f20));
-        assert!(!writable_private(maps, 0x7f08, 0x7f18));
-        assert!(!writable_private(maps, 0x7f18, 0x7f28));
-        assert!(!writable_private(maps, 0x7f00, 0x7f08));
-        assert!(!writable_private(maps, 0x7f20, 0x7f28));
     }
 
     #[test]
