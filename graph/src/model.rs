@@ -286,14 +286,7 @@ impl TaskGraph {
                 thread,
                 begin_ns,
                 end_ns,
-            } => {
-                let idx = self.touch(node);
-                self.update(idx, node, instance, done, |i| {
-                    let dup = set_once(&mut i.begin_ns, begin_ns);
-                    i.task_thread = Some(thread);
-                    set_once(&mut i.end_ns, end_ns) | dup
-                });
-            }
+            } => self.signal_and_task((node, instance), thread, (begin_ns, end_ns), None, done),
             Record::SubmittedTask {
                 node,
                 instance,
@@ -321,30 +314,13 @@ impl TaskGraph {
                 event,
             } => {
                 self.counters.records += 1;
-                let idx = self.touch(node);
-                if !self.graph[idx].defined {
-                    self.counters.unknown_node_records += 1;
-                }
-                let task = move |i: &mut Instance| task_parts(i, thread, begin_ns, end_ns);
-                if self.graph[idx].kind.expects_task() {
-                    // The signal alone cannot complete the instance: both
-                    // in one update, duplicates and lateness counted as for
-                    // the two records.
-                    let mut signal_dup = false;
-                    let late = self.update(idx, node, instance, done, |i| {
-                        signal_dup = set_once(&mut i.event, event);
-                        task(i)
-                    });
-                    if signal_dup && !late {
-                        self.counters.duplicate_instance_records += 1;
-                    }
-                    if late {
-                        self.counters.late_records += 1;
-                    }
-                } else {
-                    self.update(idx, node, instance, done, |i| set_once(&mut i.event, event));
-                    self.update(idx, node, instance, done, task);
-                }
+                self.signal_and_task(
+                    (node, instance),
+                    thread,
+                    (begin_ns, end_ns),
+                    Some(event),
+                    done,
+                );
             }
             Record::Signal {
                 node,
@@ -626,14 +602,7 @@ impl TaskGraph {
             if let Some((source, source_instance)) = after {
                 self.queue_order(source, source_instance, key);
             }
-            let idx = self.touch(node);
-            if let Some(event) = event {
-                self.touch(node);
-                self.update(idx, node, instance, done, |i| set_once(&mut i.event, event));
-            }
-            self.update(idx, node, instance, done, |i| {
-                task_parts(i, thread, begin_ns, end_ns)
-            });
+            self.signal_and_task(key, thread, (begin_ns, end_ns), event, done);
             return;
         }
         self.counters.records += parts - 1;
@@ -653,6 +622,46 @@ impl TaskGraph {
         fresh.event = event;
         task_parts(&mut fresh, thread, begin_ns, end_ns);
         self.insert_fresh(idx, key, fresh, done);
+    }
+
+    /// A `Task` record, preceded by a `Signal` record when `event` is set:
+    /// in one update when the signal alone cannot complete the instance
+    /// (its node expects a task), duplicates and lateness counted as for
+    /// the records one by one.
+    fn signal_and_task(
+        &mut self,
+        (node, instance): (NodeId, u64),
+        thread: u32,
+        (begin_ns, end_ns): (u64, u64),
+        event: Option<u64>,
+        done: &mut Vec<Completed>,
+    ) {
+        let idx = self.touch(node);
+        let task = move |i: &mut Instance| task_parts(i, thread, begin_ns, end_ns);
+        let Some(event) = event else {
+            self.update(idx, node, instance, done, task);
+            return;
+        };
+        if !self.graph[idx].defined {
+            // The Signal names the node too.
+            self.counters.unknown_node_records += 1;
+        }
+        if self.graph[idx].kind.expects_task() {
+            let mut signal_dup = false;
+            let late = self.update(idx, node, instance, done, |i| {
+                signal_dup = set_once(&mut i.event, event);
+                task(i)
+            });
+            if signal_dup && !late {
+                self.counters.duplicate_instance_records += 1;
+            }
+            if late {
+                self.counters.late_records += 1;
+            }
+        } else {
+            self.update(idx, node, instance, done, |i| set_once(&mut i.event, event));
+            self.update(idx, node, instance, done, task);
+        }
     }
 
     /// The order an in-order queue imposes from one submission to the next.
