@@ -33,7 +33,8 @@ pub type FastMap<K, V> = DashMap<K, V, FxBuildHasher>;
 /// the hot path) empties the older generation and makes it current once the
 /// current one holds `capacity` entries. An entry is therefore kept for at
 /// least `capacity` later inserts; one older than two generations is
-/// forgotten (a lookup then finds nothing, which callers count).
+/// forgotten: a lookup then finds nothing, as for a key never inserted (an
+/// edge's end is counted as not seen, a wait-list event as not traced).
 pub struct RecentMap<K, V> {
     generations: [FastMap<K, V>; 2],
     current: AtomicUsize,
