@@ -13,7 +13,7 @@
 
 use std::hint::black_box;
 
-use syclgraph_graph::record::{DeviceTimes, InstanceEdge, NodeInfo, Record, TimingStatus};
+use syclgraph_graph::record::{DeviceTimes, NodeInfo, Record, TimingStatus};
 use syclgraph_graph::{dot, instances_dot, summary, KernelRowWriter, TaskGraph};
 
 fn memcpy_node() -> Record {
@@ -66,51 +66,19 @@ fn main() -> std::io::Result<()> {
     for i in 1..=n {
         let t = t0 + i * 5_000;
         let (node, instance) = (0, i);
+        // What the subscriber sends for a direct-path memcpy: one record
+        // from the submitting thread, then the device times.
         apply(
             &mut graph,
-            Record::Submitted {
+            Record::SubmittedTask {
                 node,
                 instance,
                 thread: 1,
-                ns: t,
-            },
-        )?;
-        if i > 1 {
-            apply(
-                &mut graph,
-                Record::InstanceEdge(InstanceEdge {
-                    source: 0,
-                    source_instance: i - 1,
-                    target: 0,
-                    target_instance: i,
-                    queue_order: true,
-                }),
-            )?;
-        }
-        apply(
-            &mut graph,
-            Record::TaskBegin {
-                node,
-                instance,
-                thread: 1,
-                ns: t + 120,
-            },
-        )?;
-        apply(
-            &mut graph,
-            Record::Signal {
-                node,
-                instance,
-                event: 0x7f00_0000_0000 + i * 64,
-            },
-        )?;
-        apply(
-            &mut graph,
-            Record::TaskEnd {
-                node,
-                instance,
-                thread: 1,
-                ns: t + 900,
+                submit_ns: t,
+                after: (i > 1).then(|| (0, i - 1)),
+                begin_ns: t + 120,
+                end_ns: t + 900,
+                event: Some(0x7f00_0000_0000 + i * 64),
             },
         )?;
         apply(
