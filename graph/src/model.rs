@@ -55,7 +55,8 @@ pub struct Limits {
     pub max_instances: usize,
     /// Instances waiting for records; when full, the oldest is flushed.
     pub max_pending: usize,
-    /// Finalised instance keys remembered to recognise late records.
+    /// Finalised instance keys remembered to recognise late records: at
+    /// least the last half of this many, at most this many.
     pub recent_finalised: usize,
 }
 
@@ -64,7 +65,7 @@ impl Default for Limits {
         Limits {
             max_instances: 5000,
             max_pending: 65_536,
-            recent_finalised: 4096,
+            recent_finalised: 8192,
         }
     }
 }

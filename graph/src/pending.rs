@@ -27,10 +27,12 @@ pub(crate) struct PendingTable {
     next_seq: u64,
     /// Most entries kept.
     capacity: usize,
-    /// Recently finalised keys, oldest first.
-    recent: VecDeque<Key>,
-    /// The same keys, for lookup.
-    recent_set: HashSet<Key>,
+    /// Recently finalised keys: the newer generation, filled up to half of
+    /// `recent_capacity`, then it becomes the older one (see
+    /// [`PendingTable::remember`]).
+    recent: HashSet<Key>,
+    /// The older generation of recently finalised keys.
+    older: HashSet<Key>,
     /// Most recent keys remembered.
     recent_capacity: usize,
     /// Pending instances per node.
@@ -92,8 +94,9 @@ impl PendingTable {
             stale: 0,
             next_seq: 0,
             capacity: capacity.max(1),
-            recent: VecDeque::new(),
-            recent_set: HashSet::default(),
+            // Sized once: growing by doubling would move every key again.
+            recent: HashSet::with_capacity_and_hasher(recent_capacity / 2 + 1, Default::default()),
+            older: HashSet::with_capacity_and_hasher(recent_capacity / 2 + 1, Default::default()),
             recent_capacity,
             per_node: PerNode::default(),
         }
@@ -200,22 +203,26 @@ impl PendingTable {
         self.entries.len()
     }
 
-    /// Remember that this key was finalised.
+    /// Remember that this key was finalised. The keys are kept in two
+    /// generations of half the capacity each: when the newer one is full
+    /// the older one is forgotten and the newer one takes its place. So at
+    /// least the last `recent_capacity / 2` keys (the last one with a
+    /// capacity of 1) and at most the last `recent_capacity` are known,
+    /// for one set insertion per key (no removal one by one).
     pub fn remember(&mut self, key: Key) {
-        if self.recent_capacity == 0 || !self.recent_set.insert(key) {
+        if self.recent_capacity == 0 {
             return;
         }
-        self.recent.push_back(key);
-        while self.recent.len() > self.recent_capacity {
-            if let Some(old) = self.recent.pop_front() {
-                self.recent_set.remove(&old);
-            }
+        if self.recent.len() >= (self.recent_capacity / 2).max(1) {
+            std::mem::swap(&mut self.recent, &mut self.older);
+            self.recent.clear();
         }
+        self.recent.insert(key);
     }
 
     /// Whether this key was finalised recently.
     pub fn was_finalised(&self, key: Key) -> bool {
-        self.recent_set.contains(&key)
+        self.recent.contains(&key) || self.older.contains(&key)
     }
 }
 
@@ -273,5 +280,24 @@ mod tests {
         t.remember((0, 3));
         assert!(!t.was_finalised((0, 1)));
         assert!(t.was_finalised((0, 2)) && t.was_finalised((0, 3)));
+    }
+
+    #[test]
+    fn between_half_and_all_of_the_recent_capacity_is_remembered() {
+        let mut t = PendingTable::new(1, 100);
+        for i in 0..1000u64 {
+            t.remember((7, i));
+            let known = (0..=i)
+                .rev()
+                .take_while(|&j| t.was_finalised((7, j)))
+                .count();
+            assert!(
+                known >= 50.min(i as usize + 1) && known <= 100,
+                "{i}: {known}"
+            );
+            let forgotten = (0..=i).filter(|&j| !t.was_finalised((7, j))).count();
+            assert_eq!(known + forgotten, i as usize + 1, "{i}: a gap");
+        }
+        assert!(t.recent.len() + t.older.len() <= 100);
     }
 }
