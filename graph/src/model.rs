@@ -42,7 +42,7 @@ use crate::node::Node;
 use crate::pending::{Key, PendingTable};
 use crate::queues::{Queue, QueueTable};
 use crate::record::{
-    EdgeId, EdgeInfo, InstanceEdge, NodeId, NodeInfo, Record, StrId, TimingStatus,
+    DeviceTimes, EdgeId, EdgeInfo, InstanceEdge, NodeId, NodeInfo, Record, StrId, TimingStatus,
 };
 use crate::spans::{HostSpan, SpanTracker};
 use crate::timing::UntimedCounts;
@@ -177,6 +177,14 @@ fn task_parts(i: &mut Instance, thread: u32, begin_ns: u64, end_ns: u64) -> bool
     let dup = set_once(&mut i.begin_ns, begin_ns);
     i.task_thread = Some(thread);
     set_once(&mut i.end_ns, end_ns) | dup
+}
+
+/// Device times as kept: an end before the start makes them `invalid`.
+fn checked(mut times: DeviceTimes) -> DeviceTimes {
+    if times.status == TimingStatus::Ok && times.end_ns < times.start_ns {
+        times.status = TimingStatus::Invalid;
+    }
+    times
 }
 
 /// Set `slot` to `value` unless it already has one; `true` if it had one.
@@ -331,14 +339,43 @@ impl TaskGraph {
                 let idx = self.touch(node);
                 self.update(idx, node, instance, done, |i| set_once(&mut i.event, event));
             }
-            Record::Device(mut times) => {
-                if times.status == TimingStatus::Ok && times.end_ns < times.start_ns {
-                    times.status = TimingStatus::Invalid;
-                }
+            Record::Device(times) => {
                 let idx = self.touch(times.node);
-                self.update(idx, times.node, times.instance, done, |i| {
-                    set_once(&mut i.device, times)
-                });
+                self.device(idx, times, done);
+            }
+            Record::SubmissionAnnounced {
+                node,
+                instance,
+                after,
+            } => self.announced((node, instance), after),
+            Record::TimedTask {
+                node,
+                instance,
+                thread,
+                submit_ns,
+                begin_ns,
+                end_ns,
+                event,
+                device_status,
+                device_start_ns,
+                device_end_ns,
+            } => {
+                let times = DeviceTimes {
+                    node,
+                    instance,
+                    status: device_status,
+                    start_ns: device_start_ns,
+                    end_ns: device_end_ns,
+                };
+                self.timed_task(
+                    (node, instance),
+                    thread,
+                    submit_ns,
+                    (begin_ns, end_ns),
+                    event,
+                    times,
+                    done,
+                );
             }
             Record::SpanBegin {
                 kind,
@@ -397,6 +434,18 @@ impl TaskGraph {
         while let Some((key, instance)) = self.pending.pop_oldest() {
             self.finalise(key, instance, InstanceStatus::Flushed, done);
         }
+    }
+
+    /// Whether a timed `SubmittedTask` of `node` may be applied as a
+    /// [`Record::SubmissionAnnounced`] now and a [`Record::TimedTask`] once
+    /// its device times are read, with the same outcome: the node is a
+    /// defined device command (its instances complete only with their
+    /// device times) and none of its instances is pending (none could have
+    /// records that complete it early).
+    pub fn may_announce(&self, node: NodeId) -> bool {
+        self.node(node)
+            .is_some_and(|n| n.defined && n.kind.is_device_command() && n.kind.expects_task())
+            && !self.pending.has_node(node)
     }
 
     /// The node with this id.
@@ -623,6 +672,79 @@ impl TaskGraph {
         fresh.event = event;
         task_parts(&mut fresh, thread, begin_ns, end_ns);
         self.insert_fresh(idx, key, fresh, done);
+    }
+
+    /// A [`Record::SubmissionAnnounced`]: the submission counted and in the
+    /// instance graph, as its `SubmittedTask` would have it; the instance
+    /// itself comes with the [`Record::TimedTask`].
+    fn announced(&mut self, key: Key, after: Option<(NodeId, u64)>) {
+        // Stands for a Submitted and the edge; the TimedTask for the
+        // Signal, the Task and the Device record.
+        self.counters.records += u64::from(after.is_some());
+        let idx = self.touch(key.0);
+        self.graph[idx].submissions += 1;
+        self.counters.submissions += 1;
+        self.instance_graph.submitted(key);
+        if let Some((source, source_instance)) = after {
+            self.queue_order(source, source_instance, key);
+        }
+    }
+
+    /// A [`Record::TimedTask`]: when nothing named the instance since its
+    /// announcement (the usual case), the instance is made whole at once
+    /// and, once complete, finalised without entering the pending table;
+    /// otherwise its parts are applied one by one (the submission's time
+    /// and thread, the signal and task, the device times), as if those
+    /// records came now.
+    #[allow(clippy::too_many_arguments)]
+    fn timed_task(
+        &mut self,
+        key: Key,
+        thread: u32,
+        submit_ns: u64,
+        (begin_ns, end_ns): (u64, u64),
+        event: u64,
+        times: DeviceTimes,
+        done: &mut Vec<Completed>,
+    ) {
+        // Stands for a Signal, a Task and a Device record.
+        self.counters.records += 2;
+        let idx = self.node_index(key.0);
+        let fresh = self.graph[idx].kind.expects_task()
+            && self.pending.get(key).is_none()
+            && !self.pending.was_finalised(key);
+        if !fresh {
+            self.update(idx, key.0, key.1, done, |i| {
+                set_once(&mut i.submit_ns, submit_ns) | set_once(&mut i.thread, thread)
+            });
+            self.signal_and_task(key, thread, (begin_ns, end_ns), Some(event), done);
+            let idx = self.touch(key.0);
+            self.device(idx, times, done);
+            return;
+        }
+        if !self.graph[idx].defined {
+            // The Signal, the Task and the Device record name the node.
+            self.counters.unknown_node_records += 3;
+        }
+        let mut whole = Instance::new(key.1);
+        whole.submit_ns = Some(submit_ns);
+        whole.thread = Some(thread);
+        whole.event = Some(event);
+        task_parts(&mut whole, thread, begin_ns, end_ns);
+        whole.device = Some(checked(times));
+        if is_complete(&self.graph[idx], &whole) {
+            self.finalise(key, whole, InstanceStatus::Complete, done);
+        } else {
+            self.insert_fresh(idx, key, whole, done);
+        }
+    }
+
+    /// A `Device` record for the node at `idx`.
+    fn device(&mut self, idx: NodeIndex, times: DeviceTimes, done: &mut Vec<Completed>) {
+        let times = checked(times);
+        self.update(idx, times.node, times.instance, done, |i| {
+            set_once(&mut i.device, times)
+        });
     }
 
     /// A `Task` record, preceded by a `Signal` record when `event` is set:

@@ -198,6 +198,11 @@ impl PendingTable {
             })
     }
 
+    /// Whether an instance of `node` is pending.
+    pub fn has_node(&self, node: NodeId) -> bool {
+        self.per_node.has(node)
+    }
+
     /// How many instances are pending.
     pub fn len(&self) -> usize {
         self.entries.len()

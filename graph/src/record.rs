@@ -240,6 +240,49 @@ pub enum Record {
         /// The device event as an address, when one was signalled.
         event: Option<u64>,
     },
+    /// The counting half of a `SubmittedTask` whose device event is being
+    /// timed, applied when the collector receives it: the submission is
+    /// counted and enters the instance graph (with the queue-order edge
+    /// from `after`) at once, so that later edges naming it find it. Its
+    /// instance follows in one `TimedTask` once the device times are read,
+    /// and never waits in the pending table. The pair is the same as that
+    /// `SubmittedTask` (with `event` set) here and its `Device` record at
+    /// the `TimedTask`, when [`crate::TaskGraph::may_announce`] said so at
+    /// the announcement, no other record names the instance or changes the
+    /// node in between, and the pending table does not fill up meanwhile.
+    SubmissionAnnounced {
+        /// The node.
+        node: NodeId,
+        /// The instance.
+        instance: u64,
+        /// The queue's previous submission, on an in-order queue.
+        after: Option<(NodeId, u64)>,
+    },
+    /// The instance half of a [`Record::SubmissionAnnounced`] submission,
+    /// with its device times: the submission's thread and time, its task,
+    /// its signalled event and what reading that event gave.
+    TimedTask {
+        /// The node.
+        node: NodeId,
+        /// The instance.
+        instance: u64,
+        /// Thread number (of the submission and the task).
+        thread: u32,
+        /// node_create, host CLOCK_MONOTONIC ns.
+        submit_ns: u64,
+        /// task_begin, host CLOCK_MONOTONIC ns.
+        begin_ns: u64,
+        /// task_end, host CLOCK_MONOTONIC ns.
+        end_ns: u64,
+        /// The signalled `ur_event_handle_t` as an address (not 0).
+        event: u64,
+        /// Whether the device times hold real values.
+        device_status: TimingStatus,
+        /// Device start, host ns (0 unless `device_status` is `Ok`).
+        device_start_ns: u64,
+        /// Device end, host ns (0 unless `device_status` is `Ok`).
+        device_end_ns: u64,
+    },
     /// signal: the instance's device event handle (0 for host tasks).
     Signal {
         /// The node.

@@ -69,11 +69,14 @@ fn streams_reach_every_oddity() {
                     hit("edge instance", true);
                     hit("edge instance before edge", !edges.contains(edge));
                 }
-                // Not generated: property_combined_records makes them from
-                // these streams' Signal and Submitted records.
+                // Not generated: property_combined_records and
+                // property_announced_records make them from these streams'
+                // Signal and Submitted records.
                 Record::SignalledTask { .. }
                 | Record::SubmittedAfter { .. }
-                | Record::SubmittedTask { .. } => {}
+                | Record::SubmittedTask { .. }
+                | Record::SubmissionAnnounced { .. }
+                | Record::TimedTask { .. } => {}
                 Record::Submitted { node, .. } => {
                     hit("submitted", true);
                     hit("submitted before node", !defined.contains(node));

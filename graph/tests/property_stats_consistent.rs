@@ -86,6 +86,17 @@ impl Replay {
                     self.touch(*node);
                 }
             }
+            // A Submitted and the edge (if any).
+            Record::SubmissionAnnounced { node, .. } => {
+                self.submissions += 1;
+                self.touch(*node);
+            }
+            // A Signal, a Task and a Device record.
+            Record::TimedTask { node, .. } => {
+                for _ in 0..3 {
+                    self.touch(*node);
+                }
+            }
             Record::TaskBegin { node, .. }
             | Record::TaskEnd { node, .. }
             | Record::Task { node, .. }

@@ -616,6 +616,8 @@ pub fn instance_key(record: &Record) -> Option<(NodeId, u64)> {
         | Record::SubmittedAfter { node, instance, .. }
         | Record::SignalledTask { node, instance, .. }
         | Record::SubmittedTask { node, instance, .. }
+        | Record::SubmissionAnnounced { node, instance, .. }
+        | Record::TimedTask { node, instance, .. }
         | Record::TaskBegin { node, instance, .. }
         | Record::TaskEnd { node, instance, .. }
         | Record::Task { node, instance, .. }

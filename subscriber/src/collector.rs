@@ -3,7 +3,11 @@
 //! It takes records from the application's threads out of the
 //! [`Inbox`], applies them to the graph, keeps the retained device events of
 //! signalled commands and polls them (batched, adaptive interval) until the
-//! device finished, then turns their timestamps into [`Record::Device`].
+//! device finished, then turns their timestamps into [`Record::Device`]. A
+//! timed direct-path command (one `SubmittedTask`) is counted on arrival
+//! ([`Record::SubmissionAnnounced`]) and its instance kept here until the
+//! read, then applied whole ([`Record::TimedTask`]): it never waits in
+//! the graph's pending table.
 //! It also moves the following of UR calls to the adapter's dispatch table
 //! ([`crate::ur_hooks`]) once it can. At exit (a
 //! [`FinishRequest`]) it drains everything, gives up on events
@@ -31,6 +35,19 @@ struct Pending {
     node: NodeId,
     instance: u64,
     event: UrEvent,
+    /// The rest of a direct-path command's `SubmittedTask`, when it was
+    /// applied as a [`Record::SubmissionAnnounced`]: its instance goes to
+    /// the graph whole, with the device times, as a [`Record::TimedTask`].
+    announced: Option<AnnouncedTask>,
+}
+
+/// What a [`Record::TimedTask`] carries besides the device times.
+#[derive(Clone, Copy)]
+struct AnnouncedTask {
+    thread: u32,
+    submit_ns: u64,
+    begin_ns: u64,
+    end_ns: u64,
 }
 
 /// Shortest and longest wait between two polls of pending events.
@@ -268,39 +285,66 @@ impl Collector {
     }
 
     fn handle(&mut self, record: Record) {
-        if let Record::Signal {
-            node,
-            instance,
-            event,
-        }
-        | Record::SignalledTask {
-            node,
-            instance,
-            event,
-            ..
-        }
-        | Record::SubmittedTask {
-            node,
-            instance,
-            event: Some(event),
-            ..
-        } = record
-        {
-            if event != 0 {
+        match record {
+            Record::SubmittedTask {
+                node,
+                instance,
+                thread,
+                submit_ns,
+                after,
+                begin_ns,
+                end_ns,
+                event: Some(event),
+            } if event != 0 && self.output.graph().may_announce(node) => {
+                // Counted now; its instance waits here, not in the graph's
+                // pending table, and goes in whole once timed.
+                self.output.apply(Record::SubmissionAnnounced {
+                    node,
+                    instance,
+                    after,
+                });
                 self.pending.push_back(Pending {
                     node,
                     instance,
                     event: UrEvent(event as usize),
+                    announced: Some(AnnouncedTask {
+                        thread,
+                        submit_ns,
+                        begin_ns,
+                        end_ns,
+                    }),
+                });
+                return;
+            }
+            Record::Signal {
+                node,
+                instance,
+                event,
+            }
+            | Record::SignalledTask {
+                node,
+                instance,
+                event,
+                ..
+            }
+            | Record::SubmittedTask {
+                node,
+                instance,
+                event: Some(event),
+                ..
+            } if event != 0 => {
+                self.pending.push_back(Pending {
+                    node,
+                    instance,
+                    event: UrEvent(event as usize),
+                    announced: None,
                 });
             }
+            _ => {}
         }
         self.output.apply(record);
     }
 
-    /// Reads pending events in the order they were signalled, up to the
-    /// first one still running: commands mostly complete in order, so each
-    /// pass costs one query per completed event plus one. Adapts the
-    /// interval to whether anything completed.
     fn poll(&mut self) {
         let Some(source) = self.timestamps.clone() else {
             return;
@@ -317,8 +361,7 @@ impl Collector {
                 break;
             }
             source.release(pending.event);
-            self.output
-                .apply(Record::Device(device_times(pending, readout)));
+            self.output.apply(timed_record(pending, readout));
             completed += 1;
         }
         self.pending.drain(..completed);
@@ -349,13 +392,8 @@ impl Collector {
                     source.release(lost.event);
                 }
             }
-            self.output.apply(Record::Device(DeviceTimes {
-                node: lost.node,
-                instance: lost.instance,
-                status: TimingStatus::Lost,
-                start_ns: 0,
-                end_ns: 0,
-            }));
+            self.output
+                .apply(timed_record(&lost, Readout::Untimed(Untimed::Failed)));
         }
         let losses = crate::output::Losses {
             queue_full: self.losses.queue_full.load(Ordering::Relaxed),
@@ -397,18 +435,34 @@ fn load_timestamp_source() -> Result<(Arc<dyn TimestampSource>, Arc<UnifiedRunti
 /// Creates the output directory and claims it for this process. When a
 /// live syclgraph process (a parent that exec'd us, another rank) already
 /// writes there, this process writes into `<dir>/pid-<pid>/` instead.
-fn device_times(done: &Pending, readout: Readout) -> DeviceTimes {
+/// The record that gives the graph what reading `done`'s event gave: a
+/// [`Record::Device`], or the whole instance of an announced command.
+fn timed_record(done: &Pending, readout: Readout) -> Record {
     let (status, start_ns, end_ns) = match readout {
         Readout::Times { start_ns, end_ns } => (TimingStatus::Ok, start_ns, end_ns),
         Readout::Untimed(Untimed::NoProfiling) => (TimingStatus::NoProfiling, 0, 0),
         Readout::Untimed(Untimed::Invalid) => (TimingStatus::Invalid, 0, 0),
         Readout::Untimed(Untimed::Failed) | Readout::Pending => (TimingStatus::Lost, 0, 0),
     };
-    DeviceTimes {
-        node: done.node,
-        instance: done.instance,
-        status,
-        start_ns,
-        end_ns,
+    match done.announced {
+        Some(task) => Record::TimedTask {
+            node: done.node,
+            instance: done.instance,
+            thread: task.thread,
+            submit_ns: task.submit_ns,
+            begin_ns: task.begin_ns,
+            end_ns: task.end_ns,
+            event: done.event.0 as u64,
+            device_status: status,
+            device_start_ns: start_ns,
+            device_end_ns: end_ns,
+        },
+        None => Record::Device(DeviceTimes {
+            node: done.node,
+            instance: done.instance,
+            status,
+            start_ns,
+            end_ns,
+        }),
     }
 }

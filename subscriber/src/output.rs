@@ -90,6 +90,11 @@ impl Output {
         }
     }
 
+    /// The task graph so far.
+    pub fn graph(&self) -> &TaskGraph {
+        &self.graph
+    }
+
     /// Applies one record; streams the rows of the instances it completed.
     pub fn apply(&mut self, record: Record) {
         self.graph.apply(record, &mut self.completed);
