@@ -354,16 +354,18 @@ impl Collector {
             self.queue_creations_seen = creations;
             source.queues_changed();
         }
-        let mut completed = 0;
-        for pending in &self.pending {
-            let readout = source.read(pending.event);
-            if readout == Readout::Pending {
-                break;
-            }
-            source.release(pending.event);
-            self.output.apply(timed_record(pending, readout));
-            completed += 1;
-        }
+        let (pending, output) = (&self.pending, &mut self.output);
+        // Events are read in order: the n-th read is pending[n]'s.
+        let mut read = pending.iter();
+        let completed = source.read_in_order(
+            &mut pending.iter().map(|p| p.event),
+            &mut |event, readout| {
+                source.release(event);
+                if let Some(done) = read.next() {
+                    output.apply(timed_record(done, readout));
+                }
+            },
+        );
         self.pending.drain(..completed);
         self.poll_interval = if completed > 0 {
             POLL_MIN

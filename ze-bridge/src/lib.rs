@@ -67,6 +67,27 @@ pub trait TimestampSource: Send + Sync {
     fn retain(&self, event: UrEvent) -> bool;
     /// Reads a retained event if its command completed. Never blocks.
     fn read(&self, event: UrEvent) -> Readout;
+    /// Reads retained events in order, as [`TimestampSource::read`] reads
+    /// one, until one is still pending (or none are left): calls `done`
+    /// with each event read and its readout, and returns how many were.
+    /// A source may share per-batch work among them (the clock read, the
+    /// lookups of a run of events from one queue). Never blocks.
+    fn read_in_order(
+        &self,
+        events: &mut dyn Iterator<Item = UrEvent>,
+        done: &mut dyn FnMut(UrEvent, Readout),
+    ) -> usize {
+        let mut read = 0;
+        for event in events {
+            let readout = self.read(event);
+            if readout == Readout::Pending {
+                break;
+            }
+            done(event, readout);
+            read += 1;
+        }
+        read
+    }
     /// Lets go of a retained event.
     fn release(&self, event: UrEvent);
     /// Queues were created since the last call: forget anything remembered

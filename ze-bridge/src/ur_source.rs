@@ -252,11 +252,12 @@ impl UrTimestampSource {
 
     /// The current calibration of `device` (measured now if missing or stale).
     pub fn calibration(&self, device: UrDevice) -> Option<Calibration> {
-        self.device_entry(device).calibration
+        self.device_entry(device, monotonic_ns()).calibration
     }
 
-    fn device_entry(&self, device: UrDevice) -> DeviceEntry {
-        let now = monotonic_ns();
+    /// What is remembered of `device`, calibrated again when the last
+    /// calibration is older than [`RECALIBRATE_AFTER_NS`] at `now`.
+    fn device_entry(&self, device: UrDevice, now: u64) -> DeviceEntry {
         let mut devices = self.devices.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(entry) = devices.get(&device) {
             if now.saturating_sub(entry.calibrated_at_mono) < RECALIBRATE_AFTER_NS {
@@ -333,16 +334,29 @@ impl UrTimestampSource {
         })
     }
 
-    fn read_inner(&self, event: UrEvent) -> Result<Readout, Untimed> {
-        let device = match self
-            .ur
-            .event_queue(event)
-            .and_then(|q| self.queue_device(q))
-        {
-            Ok(device) => device,
-            Err(_) => self.only_device().ok_or(Untimed::Failed)?,
+    /// Reads one event; `now` is the time the calibration's age is checked
+    /// against, `last` the queue of the previous event of the same batch
+    /// with its device's entry (taken without any lookup when this event
+    /// is from the same queue).
+    fn read_inner(
+        &self,
+        event: UrEvent,
+        now: u64,
+        last: &mut Option<(UrQueue, DeviceEntry)>,
+    ) -> Result<Readout, Untimed> {
+        let queue = self.ur.event_queue(event);
+        let entry = match (queue, *last) {
+            (Ok(queue), Some((last_queue, entry))) if queue == last_queue => entry,
+            (queue, _) => {
+                let device = match queue.and_then(|q| self.queue_device(q)) {
+                    Ok(device) => device,
+                    Err(_) => self.only_device().ok_or(Untimed::Failed)?,
+                };
+                let entry = self.device_entry(device, now);
+                *last = queue.ok().map(|q| (q, entry));
+                entry
+            }
         };
-        let entry = self.device_entry(device);
 
         if let (Some(lz), Some(Backend::LEVEL_ZERO), Some(native_device)) =
             (&self.level_zero, entry.backend, entry.native)
@@ -452,7 +466,31 @@ impl TimestampSource for UrTimestampSource {
     }
 
     fn read(&self, event: UrEvent) -> Readout {
-        self.read_inner(event).unwrap_or_else(Readout::Untimed)
+        self.read_inner(event, monotonic_ns(), &mut None)
+            .unwrap_or_else(Readout::Untimed)
+    }
+
+    fn read_in_order(
+        &self,
+        events: &mut dyn Iterator<Item = UrEvent>,
+        done: &mut dyn FnMut(UrEvent, Readout),
+    ) -> usize {
+        // One clock read and, per run of events from one queue, one
+        // queue and device lookup for the whole batch.
+        let now = monotonic_ns();
+        let mut last = None;
+        let mut read = 0;
+        for event in events {
+            let readout = self
+                .read_inner(event, now, &mut last)
+                .unwrap_or_else(Readout::Untimed);
+            if readout == Readout::Pending {
+                break;
+            }
+            done(event, readout);
+            read += 1;
+        }
+        read
     }
 
     fn release(&self, event: UrEvent) {
