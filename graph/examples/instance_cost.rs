@@ -13,7 +13,7 @@
 
 use std::hint::black_box;
 
-use syclgraph_graph::record::{DeviceTimes, NodeInfo, Record, TimingStatus};
+use syclgraph_graph::record::{NodeInfo, Record, TimingStatus};
 use syclgraph_graph::{dot, instances_dot, summary, KernelRowWriter, TaskGraph};
 
 fn memcpy_node() -> Record {
@@ -66,30 +66,30 @@ fn main() -> std::io::Result<()> {
     for i in 1..=n {
         let t = t0 + i * 5_000;
         let (node, instance) = (0, i);
-        // What the subscriber sends for a direct-path memcpy: one record
-        // from the submitting thread, then the device times.
+        // What the collector applies for a timed direct-path memcpy: its
+        // announcement on arrival, then the whole instance once timed.
         apply(
             &mut graph,
-            Record::SubmittedTask {
+            Record::SubmissionAnnounced {
                 node,
                 instance,
-                thread: 1,
-                submit_ns: t,
                 after: (i > 1).then(|| (0, i - 1)),
-                begin_ns: t + 120,
-                end_ns: t + 900,
-                event: Some(0x7f00_0000_0000 + i * 64),
             },
         )?;
         apply(
             &mut graph,
-            Record::Device(DeviceTimes {
+            Record::TimedTask {
                 node,
                 instance,
-                status: TimingStatus::Ok,
-                start_ns: t + 1_300,
-                end_ns: t + 1_300 + 700 + (i * 37) % 400,
-            }),
+                thread: 1,
+                submit_ns: t,
+                begin_ns: t + 120,
+                end_ns: t + 900,
+                event: 0x7f00_0000_0000 + i * 64,
+                device_status: TimingStatus::Ok,
+                device_start_ns: t + 1_300,
+                device_end_ns: t + 1_300 + 700 + (i * 37) % 400,
+            },
         )?;
     }
     graph.finish(&mut done);
