@@ -65,6 +65,7 @@ fn push_field(out: &mut Vec<u8>, field: &str) {
 }
 
 /// Appends a number, or nothing for `None` (an empty field).
+#[inline(always)]
 fn push_number(out: &mut Vec<u8>, num: &mut itoa::Buffer, value: Option<u64>) {
     if let Some(v) = value {
         out.extend_from_slice(num.format(v).as_bytes());
@@ -196,6 +197,9 @@ impl<W: Write> KernelRowWriter<W> {
             ..
         } = cached;
         let out = &mut self.buf;
+        // The shared text plus seven numbers of at most 20 digits, their
+        // commas and the timing status: one capacity check for the row.
+        out.reserve(text.len() + 7 * 21 + 16);
         let mut num = itoa::Buffer::new();
         let span = instance.device_span();
         out.extend_from_slice(&text[..*head]);
