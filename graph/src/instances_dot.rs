@@ -101,59 +101,88 @@ fn node_parts(graph: &TaskGraph, node: NodeId) -> (String, String) {
     (quoted(&prefix), rest)
 }
 
-/// The text of `instances.dot`. Written directly rather than through the
-/// graphviz-rust AST: it can hold thousands of instances and is written at
-/// exit, so it must cost little per instance.
+/// The per-node texts of one rendering, made on first use: instances of
+/// one node usually come in runs, so the last one found is kept at hand.
+struct NodeTexts<'g> {
+    graph: &'g TaskGraph,
+    texts: Vec<NodeText>,
+    index: FxHashMap<NodeId, usize>,
+    last: Option<(NodeId, usize)>,
+}
+
+impl<'g> NodeTexts<'g> {
+    fn new(graph: &'g TaskGraph) -> NodeTexts<'g> {
+        NodeTexts {
+            graph,
+            texts: Vec::new(),
+            index: FxHashMap::default(),
+            last: None,
+        }
+    }
+
+    #[inline]
+    fn of(&mut self, node: NodeId) -> &NodeText {
+        let at = match self.last {
+            Some((id, at)) if id == node => at,
+            _ => {
+                let (texts, graph) = (&mut self.texts, self.graph);
+                let at = *self.index.entry(node).or_insert_with(|| {
+                    texts.push(NodeText::new(graph, node));
+                    texts.len() - 1
+                });
+                self.last = Some((node, at));
+                at
+            }
+        };
+        &self.texts[at]
+    }
+}
+
+/// The text of `instances.dot` (see [`write_instances_dot`]).
 pub fn render_instances_dot(graph: &TaskGraph) -> String {
+    let mut out = Vec::new();
+    write_instances_dot(&mut out, graph).expect("writing to memory does not fail");
+    String::from_utf8(out).expect("made of str pieces")
+}
+
+/// Write `instances.dot` to `w` (buffered: it is written in small pieces).
+/// Written directly rather than through the graphviz-rust AST: it can hold
+/// thousands of instances and is written at exit, so it must cost little
+/// per instance: a line is a few copies of its node's shared text and the
+/// instance number.
+pub fn write_instances_dot(w: &mut impl Write, graph: &TaskGraph) -> io::Result<()> {
     let ig = graph.instance_graph();
     let shown = ig.instances().len();
-    let mut out = String::with_capacity(512);
-    out.push_str("digraph syclgraph_instances {\n  graph[");
-    push_attr(&mut out, "rankdir", "TB");
-    push_attr(&mut out, "submissions", &ig.submissions().to_string());
-    push_attr(&mut out, "shown", &shown.to_string());
+    let mut head = String::with_capacity(512);
+    head.push_str("digraph syclgraph_instances {\n  graph[");
+    push_attr(&mut head, "rankdir", "TB");
+    push_attr(&mut head, "submissions", &ig.submissions().to_string());
+    push_attr(&mut head, "shown", &shown.to_string());
     if ig.cut() {
-        push_attr(&mut out, "cut", "true");
+        push_attr(&mut head, "cut", "true");
         let label = format!(
             "first {shown} of {} submissions (SYCLGRAPH_MAX_INSTANCES)",
             ig.submissions()
         );
-        push_attr(&mut out, "label", &label);
+        push_attr(&mut head, "label", &label);
     }
-    out.push_str("]\n  node[");
-    push_attr(&mut out, "fontname", "Helvetica");
-    push_attr(&mut out, "fontsize", "10");
-    out.push_str("]\n");
-    // Per node, once: the text every line about its instances shares. Its
-    // lengths bound the whole text, which is reserved at once (growing a
-    // string of megabytes by doubling copies it again and again).
-    let mut shared: FxHashMap<NodeId, NodeText> = FxHashMap::default();
-    let mut bound = 0;
-    for &(node, _) in ig.instances() {
-        let text = shared
-            .entry(node)
-            .or_insert_with(|| NodeText::new(graph, node));
-        bound += text.line_start.len() + text.label_head.len() + text.attrs_tail.len() + 3 * 20 + 4;
-    }
-    let edges = ig.edges();
-    for (from, to, _) in &edges {
-        let length = |node: NodeId| shared.get(&node).map_or(32, |t| t.arrow.len());
-        bound += length(from.0) + length(to.0) + 2 * 20 + 96;
-    }
-    out.reserve(bound);
+    head.push_str("]\n  node[");
+    push_attr(&mut head, "fontname", "Helvetica");
+    push_attr(&mut head, "fontsize", "10");
+    head.push_str("]\n");
+    w.write_all(head.as_bytes())?;
+    let mut texts = NodeTexts::new(graph);
     let mut num = itoa::Buffer::new();
     for &(node, instance) in ig.instances() {
-        let text = shared
-            .entry(node)
-            .or_insert_with(|| NodeText::new(graph, node));
-        let instance = num.format(instance);
-        out.push_str(&text.line_start);
-        out.push_str(instance);
-        out.push_str(&text.label_head);
-        out.push_str(instance);
-        out.push_str(&text.attrs_tail);
-        out.push_str(instance);
-        out.push_str("\"]\n");
+        let text = texts.of(node);
+        let instance = num.format(instance).as_bytes();
+        w.write_all(text.line_start.as_bytes())?;
+        w.write_all(instance)?;
+        w.write_all(text.label_head.as_bytes())?;
+        w.write_all(instance)?;
+        w.write_all(text.attrs_tail.as_bytes())?;
+        w.write_all(instance)?;
+        w.write_all(b"\"]\n")?;
     }
     // The attributes of an edge depend on its kind only.
     let edge_attrs = |kind: EdgeKind| {
@@ -176,7 +205,7 @@ pub fn render_instances_dot(graph: &TaskGraph) -> String {
     ];
     // The static edge's kind, by (source node, target node).
     let mut static_kinds: FxHashMap<(NodeId, NodeId), EdgeKind> = FxHashMap::default();
-    for (from, to, queue_order) in edges {
+    for (from, to, queue_order) in ig.edges() {
         let kind = if queue_order {
             EdgeKind::QueueOrder
         } else {
@@ -186,26 +215,20 @@ pub fn render_instances_dot(graph: &TaskGraph) -> String {
                     .map_or(EdgeKind::Event, |e| e.kind)
             })
         };
-        for (node, instance, piece) in [(from.0, from.1, true), (to.0, to.1, false)] {
-            let text = shared
-                .entry(node)
-                .or_insert_with(|| NodeText::new(graph, node));
-            out.push_str(if piece { &text.line_start } else { &text.arrow });
-            out.push_str(num.format(instance));
-        }
-        out.push_str(match kind {
-            EdgeKind::Memory => &attrs_of[0],
-            EdgeKind::Event => &attrs_of[1],
-            EdgeKind::QueueOrder => &attrs_of[2],
-        });
+        w.write_all(texts.of(from.0).line_start.as_bytes())?;
+        w.write_all(num.format(from.1).as_bytes())?;
+        w.write_all(texts.of(to.0).arrow.as_bytes())?;
+        w.write_all(num.format(to.1).as_bytes())?;
+        w.write_all(
+            match kind {
+                EdgeKind::Memory => &attrs_of[0],
+                EdgeKind::Event => &attrs_of[1],
+                EdgeKind::QueueOrder => &attrs_of[2],
+            }
+            .as_bytes(),
+        )?;
     }
-    out.push_str("}\n");
-    out
-}
-
-/// Write `instances.dot` to `w`.
-pub fn write_instances_dot(w: &mut impl Write, graph: &TaskGraph) -> io::Result<()> {
-    w.write_all(render_instances_dot(graph).as_bytes())
+    w.write_all(b"}\n")
 }
 
 #[cfg(test)]
