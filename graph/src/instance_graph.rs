@@ -5,7 +5,7 @@
 //! `SYCLGRAPH_MAX_INSTANCES` bound) and the edges among them; later ones are
 //! only counted, and `instances.dot` says where it was cut.
 
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use rustc_hash::FxHashSet as HashSet;
 
 use crate::record::{InstanceEdge, NodeId};
 
@@ -15,16 +15,21 @@ pub type InstanceKey = (NodeId, u64);
 /// Most submissions (and edges) the tables are sized for up front.
 pub const PRESIZE_MAX: usize = 1 << 16;
 
+/// Kept edge entries (counting repeats) below which repeated pairs are
+/// only merged when [`InstanceGraph::edges`] is asked; past it, and past
+/// four per kept submission, they are merged in place.
+const MERGE_AT: usize = 1024;
+
 /// Submissions and the dependencies between them, bounded.
 #[derive(Debug, Default)]
 pub struct InstanceGraph {
     limit: usize,
     order: Vec<InstanceKey>,
     members: HashSet<InstanceKey>,
-    /// The kept dependencies (from, to, is queue order), in arrival order.
+    /// The kept dependencies (from, to, is queue order), in arrival order;
+    /// a pair may be there more than once (merged by [`InstanceGraph::edges`],
+    /// and in place once there are many more entries than submissions).
     edges: Vec<(InstanceKey, InstanceKey, bool)>,
-    /// Where each (from, to) pair is in `edges`.
-    edge_index: HashMap<(InstanceKey, InstanceKey), usize>,
     submissions: u64,
     edges_seen: u64,
     /// A submission was not kept (the bound was reached).
@@ -46,7 +51,6 @@ impl InstanceGraph {
             order: Vec::with_capacity(room),
             members: HashSet::with_capacity_and_hasher(room, Default::default()),
             edges: Vec::with_capacity(room),
-            edge_index: HashMap::with_capacity_and_hasher(room, Default::default()),
             ..InstanceGraph::default()
         }
     }
@@ -77,14 +81,11 @@ impl InstanceGraph {
         let from = (edge.source, edge.source_instance);
         let to = (edge.target, edge.target_instance);
         if from != to && self.is_member(to) && self.is_member(from) {
-            let next = self.edges.len();
-            let at = *self.edge_index.entry((from, to)).or_insert(next);
-            if at == next {
-                self.edges.push((from, to, edge.queue_order));
-            } else {
-                // A data dependency wins over the queue's order on the same pair.
-                self.edges[at].2 &= edge.queue_order;
+            if self.edges.len() >= MERGE_AT.max(4 * self.order.len()) {
+                // Repeated pairs (bad input) must not grow it without bound.
+                self.edges = self.edges();
             }
+            self.edges.push((from, to, edge.queue_order));
         }
     }
 
@@ -93,10 +94,15 @@ impl InstanceGraph {
         &self.order
     }
 
-    /// The kept dependencies: (from, to, is queue order), in a stable order.
+    /// The kept dependencies: (from, to, is queue order), each pair once,
+    /// sorted. A data dependency wins over the queue's order on the same
+    /// pair.
     pub fn edges(&self) -> Vec<(InstanceKey, InstanceKey, bool)> {
         let mut v = self.edges.clone();
+        // (from, to, false) sorts before (from, to, true): the first of a
+        // pair is a data dependency if there is one.
         v.sort_unstable();
+        v.dedup_by(|later, first| (later.0, later.1) == (first.0, first.1));
         v
     }
 
@@ -167,5 +173,29 @@ mod tests {
         g.depends(dep((0, 1), (1, 1), true));
         g.depends(dep((0, 1), (1, 1), false));
         assert_eq!(g.edges(), vec![((0, 1), (1, 1), false)]);
+        let mut g = InstanceGraph::new(10);
+        g.submitted((0, 1));
+        g.submitted((1, 1));
+        g.depends(dep((0, 1), (1, 1), false));
+        g.depends(dep((0, 1), (1, 1), true));
+        assert_eq!(g.edges(), vec![((0, 1), (1, 1), false)]);
+    }
+
+    #[test]
+    fn a_pair_sent_again_and_again_is_kept_once() {
+        let mut g = InstanceGraph::new(10);
+        g.submitted((0, 1));
+        g.submitted((1, 1));
+        g.submitted((1, 2));
+        for i in 0..100_000 {
+            g.depends(dep((0, 1), (1, 1), i % 3 == 0));
+            g.depends(dep((1, 1), (1, 2), true));
+        }
+        assert!(g.edges.len() <= MERGE_AT + 1, "{}", g.edges.len());
+        assert_eq!(
+            g.edges(),
+            vec![((0, 1), (1, 1), false), ((1, 1), (1, 2), true)]
+        );
+        assert_eq!(g.edges_seen(), 200_000);
     }
 }
