@@ -64,7 +64,7 @@ impl InstanceGraph {
                 self.recent = [Some(key), self.recent[0]];
             }
             // else: the same submission again (bad input)
-        } else if !self.members.contains(&key) {
+        } else if !self.left_out && !self.members.contains(&key) {
             self.left_out = true;
         }
     }

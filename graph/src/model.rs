@@ -711,7 +711,7 @@ impl TaskGraph {
         self.counters.records += 2;
         let idx = self.node_index(key.0);
         let fresh = self.graph[idx].kind.expects_task()
-            && self.pending.get(key).is_none()
+            && !self.pending.has_node(key.0)
             && !self.pending.was_finalised(key);
         if !fresh {
             self.update(idx, key.0, key.1, done, |i| {
