@@ -57,8 +57,13 @@ const POLL_MAX: Duration = Duration::from_millis(50);
 const BATCH: usize = 4096;
 /// How often streamed kernels.csv rows reach the file.
 const FLUSH_EVERY: Duration = Duration::from_millis(100);
-/// How often graph.dot and summary.csv are rewritten while the program runs.
+/// How often graph.dot and summary.csv are rewritten while the program
+/// runs, at most.
 const SNAPSHOT_EVERY: Duration = Duration::from_secs(1);
+/// A snapshot is followed by a pause of at least this many times what it
+/// took: it grows with the summary's duration samples, and must stay a
+/// small share (about 1%) of the collector's time in a long run.
+const SNAPSHOT_PAUSE_FACTOR: u32 = 100;
 
 /// The collector thread's state.
 pub struct Collector {
@@ -119,6 +124,7 @@ impl Collector {
         let _alive = inbox.collector_guard();
         self.load_timestamps();
         let (mut last_flush, mut last_snapshot) = (Instant::now(), Instant::now());
+        let mut snapshot_pause = SNAPSHOT_EVERY;
         let mut idle_wait = POLL_MIN;
         loop {
             let mut handled = 0;
@@ -142,9 +148,12 @@ impl Collector {
                 self.output.flush_rows();
                 last_flush = Instant::now();
             }
-            if last_snapshot.elapsed() >= SNAPSHOT_EVERY {
+            if last_snapshot.elapsed() >= snapshot_pause {
+                let began = Instant::now();
                 self.output.snapshot();
                 last_snapshot = Instant::now();
+                snapshot_pause =
+                    SNAPSHOT_EVERY.max((last_snapshot - began) * SNAPSHOT_PAUSE_FACTOR);
             }
             // Records do not wake the collector one by one: while they come
             // it looks again soon; when nothing came it sleeps longer.
