@@ -5,7 +5,7 @@
 //! `SYCLGRAPH_MAX_INSTANCES` bound) and the edges among them; later ones are
 //! only counted, and `instances.dot` says where it was cut.
 
-use rustc_hash::FxHashSet as HashSet;
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::record::{InstanceEdge, NodeId};
 
@@ -25,7 +25,7 @@ const MERGE_AT: usize = 1024;
 pub struct InstanceGraph {
     limit: usize,
     order: Vec<InstanceKey>,
-    members: HashSet<InstanceKey>,
+    members: Members,
     /// The kept dependencies (from, to, is queue order), in arrival order;
     /// a pair may be there more than once (merged by [`InstanceGraph::edges`],
     /// and in place once there are many more entries than submissions).
@@ -39,6 +39,64 @@ pub struct InstanceGraph {
     recent: [Option<InstanceKey>; 2],
 }
 
+/// Ids below this have their member list in [`Members::dense`].
+const DENSE_IDS: NodeId = 1 << 16;
+
+/// The kept submissions, by node: each node's instance numbers in a sorted
+/// list. They come in increasing order, so adding one is a push (no
+/// hashing); the lists of the small, dense ids the subscriber assigns are
+/// in a vector by id.
+#[derive(Debug, Default)]
+struct Members {
+    dense: Vec<Vec<u64>>,
+    sparse: HashMap<NodeId, Vec<u64>>,
+}
+
+impl Members {
+    fn list(&self, node: NodeId) -> Option<&Vec<u64>> {
+        if node < DENSE_IDS {
+            self.dense.get(node as usize)
+        } else {
+            self.sparse.get(&node)
+        }
+    }
+
+    fn list_mut(&mut self, node: NodeId) -> &mut Vec<u64> {
+        if node < DENSE_IDS {
+            let i = node as usize;
+            if i >= self.dense.len() {
+                self.dense.resize_with(i + 1, Vec::new);
+            }
+            &mut self.dense[i]
+        } else {
+            self.sparse.entry(node).or_default()
+        }
+    }
+
+    /// Adds a submission; `false` when it was there already.
+    fn insert(&mut self, (node, instance): InstanceKey) -> bool {
+        let list = self.list_mut(node);
+        match list.last() {
+            Some(&last) if last >= instance => match list.binary_search(&instance) {
+                Ok(_) => false,
+                Err(at) => {
+                    list.insert(at, instance);
+                    true
+                }
+            },
+            _ => {
+                list.push(instance);
+                true
+            }
+        }
+    }
+
+    fn contains(&self, (node, instance): InstanceKey) -> bool {
+        self.list(node)
+            .is_some_and(|list| list.binary_search(&instance).is_ok())
+    }
+}
+
 impl InstanceGraph {
     /// An empty instance graph keeping at most `limit` submissions. Room
     /// for them (up to [`PRESIZE_MAX`]) is taken at once: growing the
@@ -49,7 +107,7 @@ impl InstanceGraph {
         InstanceGraph {
             limit,
             order: Vec::with_capacity(room),
-            members: HashSet::with_capacity_and_hasher(room, Default::default()),
+            members: Members::default(),
             edges: Vec::with_capacity(room),
             ..InstanceGraph::default()
         }
@@ -64,7 +122,7 @@ impl InstanceGraph {
                 self.recent = [Some(key), self.recent[0]];
             }
             // else: the same submission again (bad input)
-        } else if !self.left_out && !self.members.contains(&key) {
+        } else if !self.left_out && !self.members.contains(key) {
             self.left_out = true;
         }
     }
@@ -72,7 +130,7 @@ impl InstanceGraph {
     /// Whether `key` is a kept submission.
     #[inline]
     fn is_member(&self, key: InstanceKey) -> bool {
-        self.recent.contains(&Some(key)) || self.members.contains(&key)
+        self.recent.contains(&Some(key)) || self.members.contains(key)
     }
 
     /// A dependency between two submissions; kept when both are kept.
@@ -179,6 +237,23 @@ mod tests {
         g.depends(dep((0, 1), (1, 1), false));
         g.depends(dep((0, 1), (1, 1), true));
         assert_eq!(g.edges(), vec![((0, 1), (1, 1), false)]);
+    }
+
+    #[test]
+    fn members_in_any_order_and_any_id_are_found_once() {
+        let mut m = Members::default();
+        let ids = [3, DENSE_IDS + 7, 0];
+        for node in ids {
+            for instance in [5, 1, 9, 5, 2, 9, 0, 7] {
+                m.insert((node, instance));
+            }
+        }
+        for node in ids {
+            assert_eq!(m.list(node).unwrap(), &vec![0, 1, 2, 5, 7, 9]);
+            assert!(m.contains((node, 7)) && !m.contains((node, 3)));
+        }
+        assert!(!m.contains((4, 0)) && !m.contains((DENSE_IDS + 8, 0)));
+        assert!(!m.insert((3, 9)) && m.insert((3, 10)));
     }
 
     #[test]

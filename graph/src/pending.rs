@@ -37,25 +37,30 @@ pub(crate) struct PendingTable {
     recent_capacity: usize,
     /// Pending instances per node.
     per_node: PerNode,
+    /// The highest instance number ever remembered per node: a key above
+    /// it was never finalised, and needs no lookup in `recent`/`older`
+    /// (new instances are usually above it).
+    highest_remembered: PerNode<u64>,
 }
 
-/// A count per node: in a vector for the small, dense ids the subscriber
-/// assigns (no hashing on the hot path), in a map for any other id.
+/// A value per node (a count unless said otherwise): in a vector for the
+/// small, dense ids the subscriber assigns (no hashing on the hot path), in
+/// a map for any other id.
 #[derive(Debug, Default)]
-struct PerNode {
-    dense: Vec<usize>,
-    sparse: HashMap<NodeId, usize>,
+struct PerNode<T = usize> {
+    dense: Vec<T>,
+    sparse: HashMap<NodeId, T>,
 }
 
 /// Ids below this are counted in [`PerNode::dense`].
 const DENSE_IDS: NodeId = 1 << 16;
 
-impl PerNode {
-    fn slot(&mut self, node: NodeId) -> &mut usize {
+impl<T: Copy + Default> PerNode<T> {
+    fn slot(&mut self, node: NodeId) -> &mut T {
         if node < DENSE_IDS {
             let i = node as usize;
             if i >= self.dense.len() {
-                self.dense.resize(i + 1, 0);
+                self.dense.resize(i + 1, T::default());
             }
             &mut self.dense[i]
         } else {
@@ -63,6 +68,17 @@ impl PerNode {
         }
     }
 
+    /// The value of `node` (the default when it has none).
+    fn get(&self, node: NodeId) -> T {
+        if node < DENSE_IDS {
+            self.dense.get(node as usize).copied().unwrap_or_default()
+        } else {
+            self.sparse.get(&node).copied().unwrap_or_default()
+        }
+    }
+}
+
+impl PerNode {
     fn add(&mut self, node: NodeId) {
         *self.slot(node) += 1;
     }
@@ -99,6 +115,7 @@ impl PendingTable {
             older: HashSet::with_capacity_and_hasher(recent_capacity / 2 + 1, Default::default()),
             recent_capacity,
             per_node: PerNode::default(),
+            highest_remembered: PerNode::default(),
         }
     }
 
@@ -223,10 +240,16 @@ impl PendingTable {
             self.recent.clear();
         }
         self.recent.insert(key);
+        let highest = self.highest_remembered.slot(key.0);
+        *highest = (*highest).max(key.1);
     }
 
     /// Whether this key was finalised recently.
+    #[inline]
     pub fn was_finalised(&self, key: Key) -> bool {
+        if key.1 > self.highest_remembered.get(key.0) {
+            return false;
+        }
         self.recent.contains(&key) || self.older.contains(&key)
     }
 }
