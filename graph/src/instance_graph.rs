@@ -92,8 +92,11 @@ impl Members {
     }
 
     fn contains(&self, (node, instance): InstanceKey) -> bool {
-        self.list(node)
-            .is_some_and(|list| list.binary_search(&instance).is_ok())
+        // Above the last one kept (a submission past the bound): no search.
+        self.list(node).is_some_and(|list| {
+            list.last().is_some_and(|&last| instance <= last)
+                && list.binary_search(&instance).is_ok()
+        })
     }
 }
 
