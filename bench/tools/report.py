@@ -34,8 +34,8 @@ EXCLUDED = re.compile(r"^(libintelocl|libtbb|libcommon_clang|libhwloc|libtcm)")
 CALLGRIND_TARGET = 4000
 
 
-# syclgraph's collector rewrites graph.dot, instances.dot and summary.csv once
-# a second of wall time (and at exit), in this function. Under callgrind the
+# syclgraph's collector rewrites graph.dot and summary.csv about once a
+# second of wall time (and at exit), in this function. Under callgrind the
 # program runs ~50x slower, so this time-driven cost lands on far fewer tasks
 # than in a native run; the report shows syclgraph with and without it.
 GRAPH_FILES_FN = re.compile(r"Output::write_graph_files$")
@@ -238,7 +238,7 @@ def cmd_callgrind(path, n1, n2, command="tiny_memcpy N 1"):
         each = " ".join(f"{v:.0f}" for v in values)
         print(f"{label:<18} {fmt(med, 8, 0)}  {each:<24} {fmt(out, 20, 0)}")
     print("(\"w/o graph files\": syclgraph less the calls to Output::write_graph_files, the")
-    print(" rewrite of graph.dot/instances.dot/summary.csv done once a second of wall time")
+    print(" rewrite of graph.dot and summary.csv done about once a second of wall time")
     print(" and at exit: a time-driven cost that callgrind's ~50x slow-down inflates)")
     print()
     status = 0
