@@ -86,6 +86,11 @@ pub struct Collector {
     /// Why the UR tracing layer we turned on stayed in the call chain once
     /// the hooks were in (see [`Collector::take_out_tracing_layer`]).
     tracing_layer_kept: Option<String>,
+    /// A `Submitted`/`SubmittedAfter` kept until the next record: when that
+    /// is the same instance's `SignalledTask` from the same thread (a
+    /// kernel's records usually come so), the two are applied as the one
+    /// `SubmittedTask` they amount to (see [`Collector::handle`]).
+    held_submission: Option<Record>,
 }
 
 /// How far the collector got in following UR calls through hooks.
@@ -116,6 +121,7 @@ impl Collector {
             hooks: HookState::Unprobed,
             queue_creations_seen: 0,
             tracing_layer_kept: None,
+            held_submission: None,
         }
     }
 
@@ -150,6 +156,7 @@ impl Collector {
             }
             if last_snapshot.elapsed() >= snapshot_pause {
                 let began = Instant::now();
+                self.release_held_submission();
                 self.output.snapshot();
                 last_snapshot = Instant::now();
                 snapshot_pause =
@@ -293,7 +300,37 @@ impl Collector {
         self.slot.fill(self.timestamps.clone());
     }
 
+    /// Applies a record in the order received, except that a submission
+    /// waits for the next record: when that is its own `SignalledTask` from
+    /// the same thread, both go in as one `SubmittedTask` (the graph's
+    /// `property_combined_records` checks that this is the same as the two
+    /// records), which a timed device command can then take past the
+    /// pending table.
     fn handle(&mut self, record: Record) {
+        if let Some(held) = self.held_submission.take() {
+            if let Some(combined) = combined_submission(&held, &record) {
+                return self.apply_record(combined);
+            }
+            self.apply_record(held);
+        }
+        if matches!(
+            record,
+            Record::Submitted { .. } | Record::SubmittedAfter { .. }
+        ) {
+            self.held_submission = Some(record);
+            return;
+        }
+        self.apply_record(record);
+    }
+
+    /// Applies the submission kept by [`Collector::handle`], if any.
+    fn release_held_submission(&mut self) {
+        if let Some(held) = self.held_submission.take() {
+            self.apply_record(held);
+        }
+    }
+
+    fn apply_record(&mut self, record: Record) {
         match record {
             Record::SubmittedTask {
                 node,
@@ -388,6 +425,7 @@ impl Collector {
         while let Some(record) = inbox.pop() {
             self.handle(record);
         }
+        self.release_held_submission();
         if teardown == Teardown::RuntimeAlive {
             let deadline = Instant::now() + Duration::from_millis(self.config.drain_timeout_ms);
             while !self.pending.is_empty() && Instant::now() < deadline {
@@ -446,6 +484,50 @@ fn load_timestamp_source() -> Result<(Arc<dyn TimestampSource>, Arc<UnifiedRunti
 /// Creates the output directory and claims it for this process. When a
 /// live syclgraph process (a parent that exec'd us, another rank) already
 /// writes there, this process writes into `<dir>/pid-<pid>/` instead.
+/// `held` (a `Submitted` or `SubmittedAfter`) and `next` as the one
+/// `SubmittedTask` they amount to, when `next` is the same instance's
+/// `SignalledTask` on the same thread.
+fn combined_submission(held: &Record, next: &Record) -> Option<Record> {
+    let (node, instance, thread, submit_ns, after) = match *held {
+        Record::Submitted {
+            node,
+            instance,
+            thread,
+            ns,
+        } => (node, instance, thread, ns, None),
+        Record::SubmittedAfter {
+            node,
+            instance,
+            thread,
+            ns,
+            after,
+        } => (node, instance, thread, ns, Some(after)),
+        _ => return None,
+    };
+    match *next {
+        Record::SignalledTask {
+            node: task_node,
+            instance: task_instance,
+            thread: task_thread,
+            begin_ns,
+            end_ns,
+            event,
+        } if (task_node, task_instance, task_thread) == (node, instance, thread) => {
+            Some(Record::SubmittedTask {
+                node,
+                instance,
+                thread,
+                submit_ns,
+                after,
+                begin_ns,
+                end_ns,
+                event: Some(event),
+            })
+        }
+        _ => None,
+    }
+}
+
 /// The record that gives the graph what reading `done`'s event gave: a
 /// [`Record::Device`], or the whole instance of an announced command.
 fn timed_record(done: &Pending, readout: Readout) -> Record {
@@ -475,5 +557,70 @@ fn timed_record(done: &Pending, readout: Readout) -> Record {
             start_ns,
             end_ns,
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn submitted(thread: u32) -> Record {
+        Record::Submitted {
+            node: 3,
+            instance: 7,
+            thread,
+            ns: 100,
+        }
+    }
+
+    fn signalled_task(instance: u64, thread: u32) -> Record {
+        Record::SignalledTask {
+            node: 3,
+            instance,
+            thread,
+            begin_ns: 110,
+            end_ns: 150,
+            event: 0xabc0,
+        }
+    }
+
+    #[test]
+    fn a_submission_and_its_signalled_task_on_its_thread_make_one_record() {
+        assert_eq!(
+            combined_submission(&submitted(1), &signalled_task(7, 1)),
+            Some(Record::SubmittedTask {
+                node: 3,
+                instance: 7,
+                thread: 1,
+                submit_ns: 100,
+                after: None,
+                begin_ns: 110,
+                end_ns: 150,
+                event: Some(0xabc0),
+            })
+        );
+        let after = Record::SubmittedAfter {
+            node: 3,
+            instance: 7,
+            thread: 1,
+            ns: 100,
+            after: (2, 9),
+        };
+        match combined_submission(&after, &signalled_task(7, 1)) {
+            Some(Record::SubmittedTask { after, .. }) => assert_eq!(after, Some((2, 9))),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn anything_else_is_not_combined() {
+        for (held, next) in [
+            (submitted(1), signalled_task(8, 1)),
+            (submitted(1), signalled_task(7, 2)),
+            (submitted(1), submitted(1)),
+            (signalled_task(7, 1), signalled_task(7, 1)),
+        ] {
+            assert_eq!(combined_submission(&held, &next), None);
+        }
     }
 }
