@@ -50,6 +50,18 @@ impl<K: std::hash::Hash + Eq, V: Copy> Default for RecentMap<K, V> {
 }
 
 impl<K: std::hash::Hash + Eq, V: Copy> RecentMap<K, V> {
+    /// A map whose generations have room for `capacity` entries each from
+    /// the start, for keys that keep coming: filling a generation then
+    /// moves no entry (growing it by doubling moved each about once). The
+    /// room is reserved, not touched: pages are only used as entries come.
+    pub fn presized(capacity: usize) -> Self {
+        let generation = || FastMap::with_capacity_and_hasher(capacity, Default::default());
+        RecentMap {
+            generations: [generation(), generation()],
+            current: AtomicUsize::new(0),
+        }
+    }
+
     /// Inserts into the current generation.
     #[inline]
     pub fn insert(&self, key: K, value: V) {
@@ -148,13 +160,26 @@ pub struct Binding {
 }
 
 /// Code location → [`NodeId`], and live unique_id → submission.
-#[derive(Default)]
 pub struct NodeTable {
     by_address: FastMap<PayloadKey, Entry>,
     by_text: FastMap<PayloadText, Entry>,
     extra_addresses: AtomicUsize,
+    /// Every submission's unique_id: the runtime gives each scheduler
+    /// command a new one, so this fills up in any long run.
     live: RecentMap<u64, Binding>,
     next: AtomicU32,
+}
+
+impl Default for NodeTable {
+    fn default() -> Self {
+        NodeTable {
+            by_address: FastMap::default(),
+            by_text: FastMap::default(),
+            extra_addresses: AtomicUsize::new(0),
+            live: RecentMap::presized(RECENT_CAPACITY),
+            next: AtomicU32::new(0),
+        }
+    }
 }
 
 impl NodeTable {
@@ -398,7 +423,12 @@ mod tests {
 
     #[test]
     fn a_recent_map_keeps_two_generations_and_the_newest_value() {
-        let map: RecentMap<u64, u32> = RecentMap::default();
+        for map in [RecentMap::default(), RecentMap::presized(64)] {
+            keeps_two_generations(map);
+        }
+    }
+
+    fn keeps_two_generations(map: RecentMap<u64, u32>) {
         for k in 0..4 {
             map.insert(k, 1);
         }
