@@ -604,6 +604,38 @@ pub fn drive_with(
     }
 }
 
+/// Two drives of streams that should mean the same give the same
+/// kernels.csv, handed-out instances (and their status), stats, instance
+/// graph and graph files.
+pub fn same_outcome(a: &Outcome, b: &Outcome) -> Result<(), TestCaseError> {
+    prop_assert_eq!(
+        String::from_utf8_lossy(&a.kernels_csv),
+        String::from_utf8_lossy(&b.kernels_csv)
+    );
+    prop_assert_eq!(a.rows, b.rows);
+    let keys = |o: &Outcome| {
+        o.handed
+            .iter()
+            .map(|h| (h.key(), h.completed.instance.status))
+            .collect::<Vec<_>>()
+    };
+    prop_assert_eq!(keys(a), keys(b));
+    prop_assert_eq!(a.graph.stats(), b.graph.stats());
+    prop_assert_eq!(
+        a.graph.instance_graph().edges(),
+        b.graph.instance_graph().edges()
+    );
+    prop_assert_eq!(
+        syclgraph_graph::instances_dot::render_instances_dot(&a.graph),
+        syclgraph_graph::instances_dot::render_instances_dot(&b.graph)
+    );
+    prop_assert_eq!(
+        syclgraph_graph::dot::render_dot(&a.graph),
+        syclgraph_graph::dot::render_dot(&b.graph)
+    );
+    Ok(())
+}
+
 /// [`drive_with`] without a per-step check.
 pub fn drive(records: &[Record], limits: Limits) -> Outcome {
     drive_with(records, limits, |_, _| {})
