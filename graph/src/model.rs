@@ -56,7 +56,8 @@ pub struct Limits {
     /// Instances waiting for records; when full, the oldest is flushed.
     pub max_pending: usize,
     /// Finalised instance keys remembered to recognise late records: at
-    /// least the last half of this many, at most this many.
+    /// least the last half of this many, at most this many (with 1: the
+    /// last one or two).
     pub recent_finalised: usize,
 }
 

@@ -228,9 +228,9 @@ impl PendingTable {
     /// Remember that this key was finalised. The keys are kept in two
     /// generations of half the capacity each: when the newer one is full
     /// the older one is forgotten and the newer one takes its place. So at
-    /// least the last `recent_capacity / 2` keys (the last one with a
-    /// capacity of 1) and at most the last `recent_capacity` are known,
-    /// for one set insertion per key (no removal one by one).
+    /// least the last `recent_capacity / 2` keys and at most the last
+    /// `recent_capacity` are known (with a capacity of 1: the last one or
+    /// two), for one set insertion per key (no removal one by one).
     pub fn remember(&mut self, key: Key) {
         if self.recent_capacity == 0 {
             return;
