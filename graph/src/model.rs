@@ -23,6 +23,10 @@
 //! [`TaskGraph::finish`]; its timing is then `lost` if the signal gave an
 //! event and `unavailable` if not (see [`Instance::timing`]).
 //!
+//! A [`Record::TimedTask`] (after its [`Record::SubmissionAnnounced`])
+//! brings every part of an instance at once: when nothing else named the
+//! instance meanwhile it is finalised without entering the table.
+//!
 //! Every finalised (complete or flushed) instance is handed back as a
 //! [`Completed`] exactly once, so the subscriber can stream it to
 //! `kernels.csv`; then it is folded into its node's exact aggregates and kept
