@@ -391,6 +391,10 @@ impl Collector {
         self.output.apply(record);
     }
 
+    /// Reads pending events in the order they were signalled, up to the
+    /// first one still running: commands mostly complete in order, so each
+    /// pass costs one query per completed event plus one. Adapts the
+    /// interval to whether anything completed.
     fn poll(&mut self) {
         let Some(source) = self.timestamps.clone() else {
             return;
@@ -481,9 +485,6 @@ fn load_timestamp_source() -> Result<(Arc<dyn TimestampSource>, Arc<UnifiedRunti
     Ok((Arc::new(source), ur))
 }
 
-/// Creates the output directory and claims it for this process. When a
-/// live syclgraph process (a parent that exec'd us, another rank) already
-/// writes there, this process writes into `<dir>/pid-<pid>/` instead.
 /// `held` (a `Submitted` or `SubmittedAfter`) and `next` as the one
 /// `SubmittedTask` they amount to, when `next` is the same instance's
 /// `SignalledTask` on the same thread.
