@@ -77,20 +77,31 @@ pub trait TimestampSource: Send + Sync {
         events: &mut dyn Iterator<Item = UrEvent>,
         done: &mut dyn FnMut(UrEvent, Readout),
     ) -> usize {
-        let mut read = 0;
-        for event in events {
-            let readout = self.read(event);
-            if readout == Readout::Pending {
-                break;
-            }
-            done(event, readout);
-            read += 1;
-        }
-        read
+        read_until_pending(events, done, |event| self.read(event))
     }
     /// Lets go of a retained event.
     fn release(&self, event: UrEvent);
     /// Queues were created since the last call: forget anything remembered
     /// per queue handle (a handle may now name a new queue).
     fn queues_changed(&self) {}
+}
+
+/// The loop of [`TimestampSource::read_in_order`]: reads `events` in order
+/// with `read` until one is still pending, hands each read one to `done`,
+/// and returns how many were read.
+pub fn read_until_pending(
+    events: &mut dyn Iterator<Item = UrEvent>,
+    done: &mut dyn FnMut(UrEvent, Readout),
+    mut read: impl FnMut(UrEvent) -> Readout,
+) -> usize {
+    let mut count = 0;
+    for event in events {
+        let readout = read(event);
+        if readout == Readout::Pending {
+            break;
+        }
+        done(event, readout);
+        count += 1;
+    }
+    count
 }

@@ -479,18 +479,10 @@ impl TimestampSource for UrTimestampSource {
         // queue and device lookup for the whole batch.
         let now = monotonic_ns();
         let mut last = None;
-        let mut read = 0;
-        for event in events {
-            let readout = self
-                .read_inner(event, now, &mut last)
-                .unwrap_or_else(Readout::Untimed);
-            if readout == Readout::Pending {
-                break;
-            }
-            done(event, readout);
-            read += 1;
-        }
-        read
+        crate::read_until_pending(events, done, |event| {
+            self.read_inner(event, now, &mut last)
+                .unwrap_or_else(Readout::Untimed)
+        })
     }
 
     fn release(&self, event: UrEvent) {
