@@ -192,6 +192,11 @@ fn checked(mut times: DeviceTimes) -> DeviceTimes {
     times
 }
 
+/// What a `Submitted` record sets; `true` if it repeated a value.
+fn submission_parts(i: &mut Instance, ns: u64, thread: u32) -> bool {
+    set_once(&mut i.submit_ns, ns) | set_once(&mut i.thread, thread)
+}
+
 /// Set `slot` to `value` unless it already has one; `true` if it had one.
 fn set_once<T>(slot: &mut Option<T>, value: T) -> bool {
     if slot.is_some() {
@@ -257,17 +262,16 @@ impl TaskGraph {
                 instance,
                 thread,
                 ns,
-            } => self.submitted(node, instance, thread, ns, done),
+            } => self.submitted((node, instance), thread, ns, None, done),
             Record::SubmittedAfter {
                 node,
                 instance,
                 thread,
                 ns,
-                after: (source, source_instance),
+                after,
             } => {
                 self.counters.records += 1;
-                self.submitted(node, instance, thread, ns, done);
-                self.queue_order(source, source_instance, (node, instance));
+                self.submitted((node, instance), thread, ns, Some(after), done);
             }
             Record::TaskBegin {
                 node,
@@ -651,29 +655,19 @@ impl TaskGraph {
         let fresh = self.graph[idx].kind.expects_task()
             && self.pending.get(key).is_none()
             && !self.pending.was_finalised(key);
+        self.counters.records += parts - 1;
         if !fresh {
-            self.submitted(node, instance, thread, submit_ns, done);
-            self.counters.records += parts - 1;
-            if let Some((source, source_instance)) = after {
-                self.queue_order(source, source_instance, key);
-            }
+            self.submitted(key, thread, submit_ns, after, done);
             self.signal_and_task(key, thread, (begin_ns, end_ns), event, done);
             return;
         }
-        self.counters.records += parts - 1;
         if !self.graph[idx].defined {
             // Submitted, Signal and Task name the node (the edge does not).
             self.counters.unknown_node_records += 2 + u64::from(event.is_some());
         }
-        self.graph[idx].submissions += 1;
-        self.counters.submissions += 1;
-        self.instance_graph.submitted(key);
-        if let Some((source, source_instance)) = after {
-            self.queue_order(source, source_instance, key);
-        }
+        self.count_submission(idx, key, after);
         let mut fresh = Instance::new(instance);
-        fresh.submit_ns = Some(submit_ns);
-        fresh.thread = Some(thread);
+        submission_parts(&mut fresh, submit_ns, thread);
         fresh.event = event;
         task_parts(&mut fresh, thread, begin_ns, end_ns);
         self.insert_fresh(idx, key, fresh, done);
@@ -687,12 +681,7 @@ impl TaskGraph {
         // Signal, the Task and the Device record.
         self.counters.records += u64::from(after.is_some());
         let idx = self.touch(key.0);
-        self.graph[idx].submissions += 1;
-        self.counters.submissions += 1;
-        self.instance_graph.submitted(key);
-        if let Some((source, source_instance)) = after {
-            self.queue_order(source, source_instance, key);
-        }
+        self.count_submission(idx, key, after);
     }
 
     /// A [`Record::TimedTask`]: when nothing named the instance since its
@@ -720,7 +709,7 @@ impl TaskGraph {
             && !self.pending.was_finalised(key);
         if !fresh {
             self.update(idx, key.0, key.1, done, |i| {
-                set_once(&mut i.submit_ns, submit_ns) | set_once(&mut i.thread, thread)
+                submission_parts(i, submit_ns, thread)
             });
             self.signal_and_task(key, thread, (begin_ns, end_ns), Some(event), done);
             let idx = self.touch(key.0);
@@ -732,8 +721,7 @@ impl TaskGraph {
             self.counters.unknown_node_records += 3;
         }
         let mut whole = Instance::new(key.1);
-        whole.submit_ns = Some(submit_ns);
-        whole.thread = Some(thread);
+        submission_parts(&mut whole, submit_ns, thread);
         whole.event = Some(event);
         task_parts(&mut whole, thread, begin_ns, end_ns);
         whole.device = Some(checked(times));
@@ -792,38 +780,37 @@ impl TaskGraph {
         }
     }
 
-    /// The order an in-order queue imposes from one submission to the next.
-    fn queue_order(
-        &mut self,
-        source: NodeId,
-        source_instance: u64,
-        (target, target_instance): (NodeId, u64),
-    ) {
-        self.instance_graph.depends(InstanceEdge {
-            source,
-            source_instance,
-            target,
-            target_instance,
-            queue_order: true,
-        });
-    }
-
-    /// A submission (node_create) of `node`.
-    fn submitted(
-        &mut self,
-        node: NodeId,
-        instance: u64,
-        thread: u32,
-        ns: u64,
-        done: &mut Vec<Completed>,
-    ) {
-        let idx = self.touch(node);
+    /// One more submission of the node at `idx`: counted, and in the
+    /// instance graph with the order an in-order queue imposes from its
+    /// previous submission `after` (not a data dependency).
+    fn count_submission(&mut self, idx: NodeIndex, key: Key, after: Option<(NodeId, u64)>) {
         self.graph[idx].submissions += 1;
         self.counters.submissions += 1;
-        self.instance_graph.submitted((node, instance));
-        self.update(idx, node, instance, done, |i| {
-            set_once(&mut i.submit_ns, ns) | set_once(&mut i.thread, thread)
-        });
+        self.instance_graph.submitted(key);
+        if let Some((source, source_instance)) = after {
+            self.instance_graph.depends(InstanceEdge {
+                source,
+                source_instance,
+                target: key.0,
+                target_instance: key.1,
+                queue_order: true,
+            });
+        }
+    }
+
+    /// A submission (node_create) of the instance `key`, after `after` on
+    /// an in-order queue.
+    fn submitted(
+        &mut self,
+        key: Key,
+        thread: u32,
+        ns: u64,
+        after: Option<(NodeId, u64)>,
+        done: &mut Vec<Completed>,
+    ) {
+        let idx = self.touch(key.0);
+        self.count_submission(idx, key, after);
+        self.update(idx, key.0, key.1, done, |i| submission_parts(i, ns, thread));
     }
 
     /// Applies `f` to the instance (pending, new, or kept after it was
