@@ -5,8 +5,7 @@
 //! `SYCLGRAPH_MAX_INSTANCES` bound) and the edges among them; later ones are
 //! only counted, and `instances.dot` says where it was cut.
 
-use rustc_hash::FxHashMap as HashMap;
-
+use crate::per_node::PerNode;
 use crate::record::{InstanceEdge, NodeId};
 
 /// One submission.
@@ -39,43 +38,16 @@ pub struct InstanceGraph {
     recent: [Option<InstanceKey>; 2],
 }
 
-/// Ids below this have their member list in [`Members::dense`].
-const DENSE_IDS: NodeId = 1 << 16;
-
 /// The kept submissions, by node: each node's instance numbers in a sorted
 /// list. They come in increasing order, so adding one is a push (no
-/// hashing); the lists of the small, dense ids the subscriber assigns are
-/// in a vector by id.
+/// hashing).
 #[derive(Debug, Default)]
-struct Members {
-    dense: Vec<Vec<u64>>,
-    sparse: HashMap<NodeId, Vec<u64>>,
-}
+struct Members(PerNode<Vec<u64>>);
 
 impl Members {
-    fn list(&self, node: NodeId) -> Option<&Vec<u64>> {
-        if node < DENSE_IDS {
-            self.dense.get(node as usize)
-        } else {
-            self.sparse.get(&node)
-        }
-    }
-
-    fn list_mut(&mut self, node: NodeId) -> &mut Vec<u64> {
-        if node < DENSE_IDS {
-            let i = node as usize;
-            if i >= self.dense.len() {
-                self.dense.resize_with(i + 1, Vec::new);
-            }
-            &mut self.dense[i]
-        } else {
-            self.sparse.entry(node).or_default()
-        }
-    }
-
     /// Adds a submission; `false` when it was there already.
     fn insert(&mut self, (node, instance): InstanceKey) -> bool {
-        let list = self.list_mut(node);
+        let list = self.0.slot(node);
         match list.last() {
             Some(&last) if last >= instance => match list.binary_search(&instance) {
                 Ok(_) => false,
@@ -93,7 +65,7 @@ impl Members {
 
     fn contains(&self, (node, instance): InstanceKey) -> bool {
         // Above the last one kept (a submission past the bound): no search.
-        self.list(node).is_some_and(|list| {
+        self.0.get(node).is_some_and(|list| {
             list.last().is_some_and(|&last| instance <= last)
                 && list.binary_search(&instance).is_ok()
         })
@@ -245,17 +217,17 @@ mod tests {
     #[test]
     fn members_in_any_order_and_any_id_are_found_once() {
         let mut m = Members::default();
-        let ids = [3, DENSE_IDS + 7, 0];
+        let ids = [3, (1 << 16) + 7, 0];
         for node in ids {
             for instance in [5, 1, 9, 5, 2, 9, 0, 7] {
                 m.insert((node, instance));
             }
         }
         for node in ids {
-            assert_eq!(m.list(node).unwrap(), &vec![0, 1, 2, 5, 7, 9]);
+            assert_eq!(m.0.get(node).unwrap(), &vec![0, 1, 2, 5, 7, 9]);
             assert!(m.contains((node, 7)) && !m.contains((node, 3)));
         }
-        assert!(!m.contains((4, 0)) && !m.contains((DENSE_IDS + 8, 0)));
+        assert!(!m.contains((4, 0)) && !m.contains(((1 << 16) + 8, 0)));
         assert!(!m.insert((3, 9)) && m.insert((3, 10)));
     }
 

@@ -47,6 +47,7 @@ pub mod names;
 pub mod node;
 pub mod output;
 mod pending;
+mod per_node;
 pub mod queues;
 pub mod record;
 pub mod spans;

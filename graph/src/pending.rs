@@ -8,6 +8,7 @@ use std::collections::VecDeque;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use crate::instance::Instance;
+use crate::per_node::PerNode;
 use crate::record::NodeId;
 
 /// An instance's identity.
@@ -36,49 +37,15 @@ pub(crate) struct PendingTable {
     /// Most recent keys remembered.
     recent_capacity: usize,
     /// Pending instances per node.
-    per_node: PerNode,
+    per_node: PerNode<usize>,
     /// The highest instance number ever remembered per node: a key above
     /// it was never finalised, and needs no lookup in `recent`/`older`
     /// (new instances are usually above it).
     highest_remembered: PerNode<u64>,
 }
 
-/// A value per node (a count unless said otherwise): in a vector for the
-/// small, dense ids the subscriber assigns (no hashing on the hot path), in
-/// a map for any other id.
-#[derive(Debug, Default)]
-struct PerNode<T = usize> {
-    dense: Vec<T>,
-    sparse: HashMap<NodeId, T>,
-}
-
-/// Ids below this are counted in [`PerNode::dense`].
-const DENSE_IDS: NodeId = 1 << 16;
-
-impl<T: Copy + Default> PerNode<T> {
-    fn slot(&mut self, node: NodeId) -> &mut T {
-        if node < DENSE_IDS {
-            let i = node as usize;
-            if i >= self.dense.len() {
-                self.dense.resize(i + 1, T::default());
-            }
-            &mut self.dense[i]
-        } else {
-            self.sparse.entry(node).or_default()
-        }
-    }
-
-    /// The value of `node` (the default when it has none).
-    fn get(&self, node: NodeId) -> T {
-        if node < DENSE_IDS {
-            self.dense.get(node as usize).copied().unwrap_or_default()
-        } else {
-            self.sparse.get(&node).copied().unwrap_or_default()
-        }
-    }
-}
-
-impl PerNode {
+// `PerNode<usize>`: how many instances of each node are pending.
+impl PerNode<usize> {
     fn add(&mut self, node: NodeId) {
         *self.slot(node) += 1;
     }
@@ -86,17 +53,13 @@ impl PerNode {
     fn remove_one(&mut self, node: NodeId) {
         let n = self.slot(node);
         *n = n.saturating_sub(1);
-        if *n == 0 && node >= DENSE_IDS {
-            self.sparse.remove(&node);
+        if *n == 0 {
+            self.clear(node);
         }
     }
 
     fn has(&self, node: NodeId) -> bool {
-        if node < DENSE_IDS {
-            self.dense.get(node as usize).is_some_and(|&n| n > 0)
-        } else {
-            self.sparse.contains_key(&node)
-        }
+        self.get(node).is_some_and(|&n| n > 0)
     }
 }
 
@@ -247,7 +210,7 @@ impl PendingTable {
     /// Whether this key was finalised recently.
     #[inline]
     pub fn was_finalised(&self, key: Key) -> bool {
-        if key.1 > self.highest_remembered.get(key.0) {
+        if key.1 > self.highest_remembered.get(key.0).copied().unwrap_or(0) {
             return false;
         }
         self.recent.contains(&key) || self.older.contains(&key)
