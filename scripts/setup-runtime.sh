@@ -43,15 +43,14 @@ fi
 
 venv_install_pinned "$VENV" "${PIP_REQUIREMENTS[@]}"
 
-# ---- OpenCL CPU device -------------------------------------------------------
-venv_fix_icd "$VENV"
-
 # The libsycl soname differs between releases (libsycl.so.8 up to 2025.x,
 # libsycl.so.9 from 2026.0): check the unversioned link and the rest.
-for f in libsycl.so libxptifw.so libintelocl.so libOpenCL.so.1 include/xpti/xpti_data_types.h; do
-  if [[ "$f" == include/* ]]; then p="$VENV/$f"; else p="$VENV/lib/$f"; fi
-  [[ -e "$p" ]] || { log "missing $p"; exit 1; }
-done
+venv_require_files "$VENV" \
+  "lib/libsycl.so lib/libxptifw.so lib/libintelocl.so lib/libOpenCL.so.1 include/xpti/xpti_data_types.h" \
+  "${PIP_REQUIREMENTS[@]}" || exit 1
+
+# ---- OpenCL CPU device -------------------------------------------------------
+venv_fix_icd "$VENV"
 soname="$(cd "$VENV/lib" && ls libsycl.so.* 2>/dev/null | grep -E '^libsycl\.so\.[0-9]+$' | head -n1 || true)"
 log "done: DPC++ $VERSION (${soname:-libsycl.so}) in $VENV"
 echo "$VENV"

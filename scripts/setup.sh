@@ -65,10 +65,10 @@ fi
 
 venv_install_pinned "$VENV" "${PIP_REQUIREMENTS[@]}"
 
+venv_require_files "$VENV" \
+  "lib/libsycl.so.9 lib/libxptifw.so lib/libintelocl.so lib/libOpenCL.so.1" \
+  "${PIP_REQUIREMENTS[@]}" || exit 1
+
 # ---- OpenCL CPU device -------------------------------------------------------
 venv_fix_icd "$VENV"
-
-for f in libsycl.so.9 libxptifw.so libintelocl.so libOpenCL.so.1; do
-  [[ -e "$VENV/lib/$f" ]] || { log "missing $VENV/lib/$f"; exit 1; }
-done
 log "done; source scripts/env.sh to use the runtime"

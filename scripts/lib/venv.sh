@@ -40,6 +40,24 @@ venv_install_pinned() {
   fi
 }
 
+# Checks that each FILE (a path inside the venv) exists; when one is missing,
+# reinstalls the pinned requirements once (with --force-reinstall) and checks
+# again. An install cut short (a full disk, a killed pip) leaves metadata that
+# says the packages are there without their libraries, which venv_has_all
+# cannot see. Usage: venv_require_files VENV "FILE..." REQUIREMENT...
+venv_require_files() {
+  local venv="$1" files="$2" f missing=""; shift 2
+  for f in $files; do
+    [[ -e "$venv/$f" ]] || { missing="$f"; break; }
+  done
+  [[ -z "$missing" ]] && return 0
+  log "missing $venv/$missing: the install looks cut short; reinstalling $*"
+  "$venv/bin/python" -m pip install --disable-pip-version-check -q --force-reinstall "$@"
+  for f in $files; do
+    [[ -e "$venv/$f" ]] || { log "missing $venv/$f after reinstalling"; return 1; }
+  done
+}
+
 # The intel-opencl-rt wheel ships .icd files holding a conda placeholder
 # prefix: point them at the venv so OCL_ICD_VENDORS=<venv>/etc/OpenCL/vendors
 # works too (OCL_ICD_FILENAMES, which env.sh sets, needs no .icd file).
