@@ -59,9 +59,11 @@ pub struct Limits {
     pub max_instances: usize,
     /// Instances waiting for records; when full, the oldest is flushed.
     pub max_pending: usize,
-    /// Finalised instance keys remembered to recognise late records: at
-    /// least the last half of this many, at most this many (with 1: the
-    /// last one or two).
+    /// Finalised instance keys remembered to recognise late records, of
+    /// those finalised out of their node's order: at least the last half
+    /// of this many, at most this many (with 1: the last one or two). The
+    /// instances finalised in order (1, 2, 3, … per node) take one number
+    /// per node and are remembered for good; with 0 nothing is remembered.
     pub recent_finalised: usize,
 }
 

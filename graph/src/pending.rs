@@ -1,7 +1,9 @@
 //! Instances still waiting for records: a bounded table that pushes out its
-//! oldest entry when full, plus a short memory of recently finalised keys so
-//! that a record arriving after its instance was finalised is recognised as
-//! late instead of starting a new instance.
+//! oldest entry when full, plus a memory of finalised keys so that a record
+//! arriving after its instance was finalised is recognised as late instead
+//! of starting a new instance: per node, the run of instances 1, 2, 3, …
+//! finalised so far (one number), and the recent keys finalised out of that
+//! order (a bounded set).
 
 use std::collections::VecDeque;
 
@@ -28,9 +30,9 @@ pub(crate) struct PendingTable {
     next_seq: u64,
     /// Most entries kept.
     capacity: usize,
-    /// Recently finalised keys: the newer generation, filled up to half of
-    /// `recent_capacity`, then it becomes the older one (see
-    /// [`PendingTable::remember`]).
+    /// Recently finalised keys outside their node's run: the newer
+    /// generation, filled up to half of `recent_capacity`, then it becomes
+    /// the older one (see [`PendingTable::remember`]).
     recent: HashSet<Key>,
     /// The older generation of recently finalised keys.
     older: HashSet<Key>,
@@ -38,10 +40,21 @@ pub(crate) struct PendingTable {
     recent_capacity: usize,
     /// Pending instances per node.
     per_node: PerNode<usize>,
-    /// The highest instance number ever remembered per node: a key above
-    /// it was never finalised, and needs no lookup in `recent`/`older`
-    /// (new instances are usually above it).
-    highest_remembered: PerNode<u64>,
+    /// What each node has finalised, besides `recent`/`older`.
+    finalised: PerNode<Finalised>,
+}
+
+/// The finalised instances of one node that need no set: instances are
+/// numbered 1, 2, 3, … per node and usually finish in that order.
+#[derive(Clone, Copy, Debug, Default)]
+struct Finalised {
+    /// Instances `1..=through` were all finalised (kept for good: one
+    /// number per node).
+    through: u64,
+    /// The highest instance put in `recent`/`older` (finalised out of
+    /// order): a key above it and above `through` was never finalised, and
+    /// needs no set lookup (new instances are usually there).
+    highest_out_of_order: u64,
 }
 
 // `PerNode<usize>`: how many instances of each node are pending.
@@ -78,7 +91,7 @@ impl PendingTable {
             older: HashSet::with_capacity_and_hasher(recent_capacity / 2 + 1, Default::default()),
             recent_capacity,
             per_node: PerNode::default(),
-            highest_remembered: PerNode::default(),
+            finalised: PerNode::default(),
         }
     }
 
@@ -188,29 +201,50 @@ impl PendingTable {
         self.entries.len()
     }
 
-    /// Remember that this key was finalised. The keys are kept in two
-    /// generations of half the capacity each: when the newer one is full
-    /// the older one is forgotten and the newer one takes its place. So at
-    /// least the last `recent_capacity / 2` keys and at most the last
-    /// `recent_capacity` are known (with a capacity of 1: the last one or
-    /// two), for one set insertion per key (no removal one by one).
+    /// Remember that this key was finalised (nothing is remembered with a
+    /// `recent_capacity` of 0). The next instance of its node's run
+    /// (`through + 1`) only moves the run on, taking in the instances
+    /// finalised earlier out of order that now follow it. Any other key goes
+    /// in two generations of half the capacity each: when the newer one is
+    /// full the older one is forgotten and the newer one takes its place. So
+    /// of the keys outside the runs, at least the last `recent_capacity / 2`
+    /// and at most the last `recent_capacity` are known (with a capacity of
+    /// 1: the last one or two), for one set insertion per key (no removal
+    /// one by one).
     pub fn remember(&mut self, key: Key) {
         if self.recent_capacity == 0 {
             return;
         }
+        let finalised = self.finalised.slot(key.0);
+        if key.1 == finalised.through + 1 {
+            finalised.through = key.1;
+            if finalised.highest_out_of_order > key.1 {
+                let mut through = key.1;
+                while self.recent.contains(&(key.0, through + 1))
+                    || self.older.contains(&(key.0, through + 1))
+                {
+                    through += 1;
+                }
+                self.finalised.slot(key.0).through = through;
+            }
+            return;
+        }
+        finalised.highest_out_of_order = finalised.highest_out_of_order.max(key.1);
         if self.recent.len() >= (self.recent_capacity / 2).max(1) {
             std::mem::swap(&mut self.recent, &mut self.older);
             self.recent.clear();
         }
         self.recent.insert(key);
-        let highest = self.highest_remembered.slot(key.0);
-        *highest = (*highest).max(key.1);
     }
 
-    /// Whether this key was finalised recently.
+    /// Whether this key was finalised (in its node's run, or recently).
     #[inline]
     pub fn was_finalised(&self, key: Key) -> bool {
-        if key.1 > self.highest_remembered.get(key.0).copied().unwrap_or(0) {
+        let finalised = self.finalised.get(key.0).copied().unwrap_or_default();
+        if (1..=finalised.through).contains(&key.1) {
+            return true;
+        }
+        if key.1 > finalised.highest_out_of_order {
             return false;
         }
         self.recent.contains(&key) || self.older.contains(&key)
@@ -266,29 +300,67 @@ mod tests {
     #[test]
     fn recent_keys_are_bounded() {
         let mut t = PendingTable::new(1, 2);
-        t.remember((0, 1));
+        // Instance 1 never finishes: 2, 3, 4 are outside the run.
         t.remember((0, 2));
         t.remember((0, 3));
-        assert!(!t.was_finalised((0, 1)));
-        assert!(t.was_finalised((0, 2)) && t.was_finalised((0, 3)));
+        t.remember((0, 4));
+        assert!(!t.was_finalised((0, 2)));
+        assert!(t.was_finalised((0, 3)) && t.was_finalised((0, 4)));
+        assert!(!t.was_finalised((0, 1)) && !t.was_finalised((0, 5)));
     }
 
     #[test]
     fn between_half_and_all_of_the_recent_capacity_is_remembered() {
         let mut t = PendingTable::new(1, 100);
-        for i in 0..1000u64 {
+        // Instance 0 is outside every run: 1 is never finalised.
+        for i in 2..1000u64 {
             t.remember((7, i));
-            let known = (0..=i)
+            let known = (2..=i)
                 .rev()
                 .take_while(|&j| t.was_finalised((7, j)))
                 .count();
             assert!(
-                known >= 50.min(i as usize + 1) && known <= 100,
+                known >= 50.min(i as usize - 1) && known <= 100,
                 "{i}: {known}"
             );
-            let forgotten = (0..=i).filter(|&j| !t.was_finalised((7, j))).count();
-            assert_eq!(known + forgotten, i as usize + 1, "{i}: a gap");
+            let forgotten = (2..=i).filter(|&j| !t.was_finalised((7, j))).count();
+            assert_eq!(known + forgotten, i as usize - 1, "{i}: a gap");
         }
         assert!(t.recent.len() + t.older.len() <= 100);
+    }
+
+    #[test]
+    fn a_run_in_order_is_remembered_for_good_without_the_sets() {
+        let mut t = PendingTable::new(1, 4);
+        for i in 1..=1000u64 {
+            assert!(!t.was_finalised((3, i)));
+            t.remember((3, i));
+        }
+        assert!((1..=1000).all(|i| t.was_finalised((3, i))));
+        assert!(!t.was_finalised((3, 0)) && !t.was_finalised((3, 1001)));
+        assert!(t.recent.is_empty() && t.older.is_empty());
+        assert!(!t.was_finalised((4, 1)), "another node's run");
+    }
+
+    #[test]
+    fn the_run_takes_in_what_finished_out_of_order() {
+        let mut t = PendingTable::new(1, 100);
+        for i in [3, 4, 2, 6] {
+            t.remember((1, i));
+        }
+        assert!(!t.was_finalised((1, 1)) && !t.was_finalised((1, 5)));
+        t.remember((1, 1));
+        assert_eq!(t.finalised.get(1).unwrap().through, 4);
+        assert!((1..=4).chain([6]).all(|i| t.was_finalised((1, i))));
+        assert!(!t.was_finalised((1, 5)) && !t.was_finalised((1, 7)));
+        t.remember((1, 5));
+        assert_eq!(t.finalised.get(1).unwrap().through, 6);
+    }
+
+    #[test]
+    fn nothing_is_remembered_without_capacity() {
+        let mut t = PendingTable::new(1, 0);
+        t.remember((0, 1));
+        assert!(!t.was_finalised((0, 1)));
     }
 }
