@@ -290,9 +290,10 @@ impl CText {
 }
 
 /// Whether the C string at `p` begins with `prefix` (a `prefix` ending in
-/// NUL asks for equality; it holds no other NUL). Reads at most `prefix.len()` bytes and stops at
-/// the first difference, so never past the string's terminator; no length
-/// count and no UTF-8 check, unlike [`c_str`].
+/// NUL asks for equality; it holds no other NUL). libc's `strncmp`: reads
+/// at most `prefix.len()` bytes and stops at the first difference, so never
+/// past the string's terminator; no length count and no UTF-8 check, unlike
+/// [`c_str`] (and a word at a time, not a byte).
 ///
 /// # Safety
 /// `p` is null or points at a NUL-terminated string.
@@ -301,15 +302,11 @@ pub unsafe fn c_str_starts_with(p: *const c_char, prefix: &[u8]) -> bool {
     if p.is_null() {
         return false;
     }
-    for (i, &want) in prefix.iter().enumerate() {
-        // SAFETY: every byte before `i` matched a byte of `prefix`; when
-        // `prefix` holds no NUL before `i` neither did the string, so byte
-        // `i` is at most its terminator.
-        if unsafe { *p.add(i) } as u8 != want {
-            return false;
-        }
-    }
-    true
+    // SAFETY: `p` is a NUL-terminated string (contract) and `prefix` is
+    // `prefix.len()` readable bytes; strncmp stops at the first difference
+    // or the string's NUL (which differs from every byte of `prefix` before
+    // its end), so it reads neither past its end.
+    unsafe { libc::strncmp(p, prefix.as_ptr().cast(), prefix.len()) == 0 }
 }
 
 /// Reads one field of the event behind an [`EventRef`] through its raw
@@ -459,6 +456,25 @@ mod tests {
             Some(("1024x1x1".to_owned(), "64x1x1".to_owned()))
         );
         assert_eq!(super::kernel_ranges(&bytes[..8]), None);
+    }
+
+    #[test]
+    fn c_string_prefixes_and_equality() {
+        let check = |text: &[u8], prefix: &[u8]| {
+            // SAFETY: every `text` below ends in its NUL.
+            unsafe { super::c_str_starts_with(text.as_ptr().cast(), prefix) }
+        };
+        let memcpy = b"memory_transfer_node::memcpy\0";
+        assert!(check(memcpy, b"memory_transfer_node::"));
+        assert!(check(memcpy, b"memory_transfer_node::memcpy\0"));
+        assert!(!check(memcpy, b"memory_transfer_node::memcp\0"));
+        assert!(!check(b"memory_transfer\0", b"memory_transfer_node::"));
+        assert!(!check(b"command_group_node\0", b"memory_transfer_node::"));
+        assert!(check(b"queue_id\0", b"queue_id\0"));
+        assert!(!check(b"queue_id_2\0", b"queue_id\0"));
+        assert!(check(b"\0", b""));
+        // SAFETY: null is allowed.
+        assert!(!unsafe { super::c_str_starts_with(std::ptr::null(), b"a") });
     }
 
     #[test]
