@@ -36,6 +36,7 @@
 #![forbid(unsafe_code)]
 
 pub mod dot;
+pub mod duration_samples;
 pub mod edge;
 pub mod instance;
 pub mod instance_graph;
@@ -55,6 +56,7 @@ pub mod summary;
 pub mod timing;
 
 pub use dot::{render_dot, to_dot, write_dot};
+pub use duration_samples::DurationSamples;
 pub use edge::{Edge, EdgeKind};
 pub use instance::{Completed, Instance, InstanceStatus};
 pub use kernels_csv::{write_kernel_rows, KernelRowWriter, KERNEL_COLUMNS};
