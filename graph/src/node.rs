@@ -1,8 +1,9 @@
 //! One distinct command of the task graph: [`Node`], what the runtime said
-//! about it, and the exact aggregates of its instances ([`NodeTimes`]).
+//! about it, and the aggregates of its instances ([`NodeTimes`]).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::duration_samples::DurationSamples;
 use crate::instance::Instance;
 use crate::kind::{classify, NodeKind};
 use crate::record::{Metadata, NodeId, NodeInfo};
@@ -45,8 +46,11 @@ impl PartialEq for Revision {
 
 impl Eq for Revision {}
 
-/// Aggregates over every finalised instance of a node; exact even when
-/// instances are dropped from memory.
+/// Aggregates over every finalised instance of a node, exact even when
+/// instances are dropped from memory, in bounded memory: the durations kept
+/// for percentiles are every one up to
+/// [`EXACT_LIMIT`](crate::duration_samples::EXACT_LIMIT), a histogram past
+/// it ([`DurationSamples`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct NodeTimes {
     /// Instances finalised (complete or flushed).
@@ -57,14 +61,15 @@ pub struct NodeTimes {
     pub untimed: UntimedCounts,
     /// Host task_begin..task_end durations (every kind).
     pub host: DurationStats,
-    /// Every `ok` device duration, in arrival order, for percentiles
-    /// (8 bytes per timed instance; never dropped).
-    durations: Vec<u64>,
+    /// The `ok` device durations for percentiles: every one, in arrival
+    /// order, up to [`EXACT_LIMIT`](crate::duration_samples::EXACT_LIMIT),
+    /// then a histogram (at most 32 KiB or so either way).
+    durations: DurationSamples,
 }
 
 impl NodeTimes {
-    /// Every `ok` device duration, in arrival order.
-    pub fn durations(&self) -> &[u64] {
+    /// The `ok` device durations kept for percentiles.
+    pub fn durations(&self) -> &DurationSamples {
         &self.durations
     }
 
@@ -78,7 +83,7 @@ impl NodeTimes {
             match instance.device_ns() {
                 Some(ns) => {
                     self.device.add(ns);
-                    self.durations.push(ns);
+                    self.durations.add(ns);
                 }
                 None => self.untimed.add(instance.timing()),
             }
@@ -125,7 +130,7 @@ pub struct Node {
     /// The finalised instances kept in memory (bounded by
     /// [`Limits::max_instances`](crate::Limits::max_instances) over the graph).
     pub instances: Vec<Instance>,
-    /// Exact aggregates over every finalised instance.
+    /// Aggregates over every finalised instance.
     pub times: NodeTimes,
     /// Changes whenever the graph changes what the node says (see
     /// [`Node::revision`]).

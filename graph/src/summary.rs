@@ -11,9 +11,10 @@
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
+use crate::duration_samples::DurationSamples;
 use crate::kind::NodeKind;
 use crate::model::TaskGraph;
-use crate::timing::{format_ns, two_percentiles, DurationStats, UntimedCounts};
+use crate::timing::{format_ns, DurationStats, UntimedCounts};
 
 /// The header of `summary.csv`.
 pub const SUMMARY_COLUMNS: [&str; 10] = [
@@ -60,7 +61,7 @@ pub fn summary_rows(graph: &TaskGraph) -> Vec<SummaryRow> {
         count: u64,
         device: DurationStats,
         untimed: UntimedCounts,
-        durations: Vec<u64>,
+        durations: DurationSamples,
     }
     let mut groups: BTreeMap<(NodeKind, &str), Acc> = BTreeMap::new();
     for node in graph.nodes() {
@@ -73,18 +74,18 @@ pub fn summary_rows(graph: &TaskGraph) -> Vec<SummaryRow> {
                 count: 0,
                 device: DurationStats::default(),
                 untimed: UntimedCounts::default(),
-                durations: Vec::new(),
+                durations: DurationSamples::new(),
             });
         acc.count += node.times.finalised;
         acc.device.merge(&node.times.device);
         acc.untimed.merge(&node.times.untimed);
-        acc.durations.extend_from_slice(node.times.durations());
+        acc.durations.merge(node.times.durations());
     }
     let all_ns: u128 = groups.values().map(|a| u128::from(a.device.total_ns)).sum();
     let mut rows: Vec<SummaryRow> = groups
         .into_iter()
-        .map(|((kind, name), mut acc)| {
-            let (p50_ns, p95_ns) = two_percentiles(&mut acc.durations, 50.0, 95.0);
+        .map(|((kind, name), acc)| {
+            let (p50_ns, p95_ns) = acc.durations.into_two_percentiles(50.0, 95.0);
             let device_share = if all_ns == 0 {
                 0.0
             } else {
