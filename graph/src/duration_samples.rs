@@ -2,7 +2,7 @@
 //! p50/p95 of `summary.csv` in bounded memory: [`DurationSamples`].
 //!
 //! Up to [`EXACT_LIMIT`] durations are kept as they are, and the percentiles
-//! are the exact nearest-rank ones ([`timing::two_percentiles`]). Past that
+//! are the exact nearest-rank ones ([`timing::percentile`]). Past that
 //! the values move to an [HdrHistogram](hdrhistogram) with
 //! [`SIGNIFICANT_DIGITS`] significant digits, and a percentile is the middle
 //! of the histogram bucket that holds the nearest-rank value, clamped to the
@@ -249,9 +249,9 @@ impl DurationSamples {
     }
 
     /// The nearest-rank percentiles `low` and `high` (0..=100; `None` when
-    /// empty). While exact, byte for byte [`timing::two_percentiles`] of the
-    /// values; past [`EXACT_LIMIT`], within [`RELATIVE_ERROR`] of it (and
-    /// never outside the smallest and largest value).
+    /// empty). While exact, those of the values ([`timing::percentile`] on
+    /// them sorted); past [`EXACT_LIMIT`], within [`RELATIVE_ERROR`] of them
+    /// (and never outside the smallest and largest value).
     pub fn two_percentiles(&self, low: f64, high: f64) -> (Option<u64>, Option<u64>) {
         match &self.repr {
             Repr::Exact(values) => timing::two_percentiles(&mut values.clone(), low, high),
