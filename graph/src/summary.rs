@@ -4,7 +4,10 @@
 //! `count` is every finalised instance of the group; the time columns are
 //! over the instances timed `ok` only (empty when none was): `mean_ns` is
 //! rounded to the nearest ns, `p50_ns`/`p95_ns` are nearest-rank percentiles
-//! of the exact durations, and `device_share` is the group's share of all
+//! of the durations, exact while the group has at most
+//! [`EXACT_LIMIT`](crate::duration_samples::EXACT_LIMIT) (4,096) timed
+//! instances and within 0.39% beyond (an HdrHistogram, see
+//! [`DurationSamples`]), and `device_share` is the group's share of all
 //! timed device time (0..1, 4 decimals). Untimed instances are counted by
 //! reason on the table's `untimed:` line.
 
