@@ -50,7 +50,10 @@ struct AnnouncedTask {
     end_ns: u64,
 }
 
-/// Shortest and longest wait between two polls of pending events.
+/// Shortest and longest wait between two polls of pending events. The
+/// shortest stays short: a retained event slows the OpenCL CPU runtime's
+/// release of every other event of its USM pointer (measured: 2 ms instead
+/// of 0.5 ms doubled the time per tiny memcpy; 0.1 ms gained nothing).
 const POLL_MIN: Duration = Duration::from_micros(500);
 const POLL_MAX: Duration = Duration::from_millis(50);
 /// Records handled between two polls while the queue is busy.
