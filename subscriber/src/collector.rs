@@ -64,8 +64,9 @@ const FLUSH_EVERY: Duration = Duration::from_millis(100);
 /// runs, at most.
 const SNAPSHOT_EVERY: Duration = Duration::from_secs(1);
 /// A snapshot is followed by a pause of at least this many times what it
-/// took: it grows with the summary's duration samples, and must stay a
-/// small share (about 1%) of the collector's time in a long run.
+/// took: it grows with the graph (its nodes, and each node's kept durations,
+/// up to 4,096 or a histogram), and must stay a small share (about 1%) of
+/// the collector's time in a long run.
 const SNAPSHOT_PAUSE_FACTOR: u32 = 100;
 
 /// The collector thread's state.

@@ -52,8 +52,9 @@ impl<K: std::hash::Hash + Eq, V: Copy> Default for RecentMap<K, V> {
 impl<K: std::hash::Hash + Eq, V: Copy> RecentMap<K, V> {
     /// A map whose generations have room for `capacity` entries each from
     /// the start, for keys that keep coming: filling a generation then
-    /// moves no entry (growing it by doubling moved each about once). The
-    /// room is reserved, not touched: pages are only used as entries come.
+    /// moves no entry (growing it by doubling moved each about once). Only
+    /// the tables' control bytes (one per slot) are written at once; the
+    /// entries' pages are used as entries come.
     pub fn presized(capacity: usize) -> Self {
         let generation = || FastMap::with_capacity_and_hasher(capacity, Default::default());
         RecentMap {
