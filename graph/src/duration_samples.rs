@@ -104,10 +104,15 @@ impl Sketch {
     fn of(values: &[u64], max: u64) -> Sketch {
         let top = values.iter().copied().max().unwrap_or(0).max(max);
         let mut sketch = Sketch::sized_for(top);
-        for &ns in values {
-            sketch.add(ns);
-        }
+        sketch.add_all(values);
         sketch
+    }
+
+    /// Adds every one of `values`.
+    fn add_all(&mut self, values: &[u64]) {
+        for &ns in values {
+            self.add(ns);
+        }
     }
 
     #[inline]
@@ -232,16 +237,11 @@ impl DurationSamples {
             }
             (_, Repr::Exact(theirs)) => {
                 let top = theirs.iter().copied().max().unwrap_or(0);
-                let sketch = self.sketch(top);
-                for &ns in theirs {
-                    sketch.add(ns);
-                }
+                self.sketch(top).add_all(theirs);
             }
             (Repr::Exact(mine), Repr::Sketch(theirs)) => {
                 let mut sketch = Sketch::clone(theirs);
-                for &ns in mine.iter() {
-                    sketch.add(ns);
-                }
+                sketch.add_all(mine);
                 self.repr = Repr::Sketch(Box::new(sketch));
             }
             (Repr::Sketch(mine), Repr::Sketch(theirs)) => mine.merge(theirs),

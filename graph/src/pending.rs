@@ -220,9 +220,7 @@ impl PendingTable {
             finalised.through = key.1;
             if finalised.highest_out_of_order > key.1 {
                 let mut through = key.1;
-                while self.recent.contains(&(key.0, through + 1))
-                    || self.older.contains(&(key.0, through + 1))
-                {
+                while self.out_of_order((key.0, through + 1)) {
                     through += 1;
                 }
                 self.finalised.slot(key.0).through = through;
@@ -247,6 +245,11 @@ impl PendingTable {
         if key.1 > finalised.highest_out_of_order {
             return false;
         }
+        self.out_of_order(key)
+    }
+
+    /// Whether `key` is in either generation of keys finalised out of order.
+    fn out_of_order(&self, key: Key) -> bool {
         self.recent.contains(&key) || self.older.contains(&key)
     }
 }
