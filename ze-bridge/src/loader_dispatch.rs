@@ -30,14 +30,8 @@ use object::{Object, ObjectSymbol, SymbolKind};
 
 use crate::tracing_bypass::{
     function_bytes, function_suffix, image_matches, words_holding, LoadedLibrary, LOADER,
-    MIN_ENTRIES,
+    MIN_ENTRIES, SINGLETON_PREFIX, SINGLETON_SUFFIX,
 };
-
-/// Mangled-name prefix and suffix of a UR context singleton
-/// (`AtomicSingleton<ns::context_t>::instance`): the loader's, each
-/// layer's.
-const SINGLETON_PREFIX: &str = "_ZN15AtomicSingletonIN";
-const SINGLETON_SUFFIX: &str = "9context_tEE8instanceE";
 
 /// What a loader library's symbol table says about its dispatch.
 #[derive(Debug, Default)]

@@ -56,6 +56,12 @@ const LAYER_CONTEXT: &str = "_ZN15AtomicSingletonIN16ur_tracing_layer9context_tE
 const TRACING: &str = "_ZN16ur_tracing_layer";
 /// Mangled-name prefix of the loader's functions.
 pub(crate) const LOADER: &str = "_ZN9ur_loader";
+/// Mangled-name prefix of the built-in OpenCL adapter's functions.
+const OPENCL_ADAPTER: &str = "_ZN2ur6opencl";
+/// Mangled-name prefix and suffix of a UR context singleton
+/// (`AtomicSingleton<ns::context_t>::instance`).
+pub(crate) const SINGLETON_PREFIX: &str = "_ZN15AtomicSingletonIN";
+pub(crate) const SINGLETON_SUFFIX: &str = "9context_tEE8instanceE";
 /// Fewest functions whose entries must be found, and agree, before any is
 /// touched (the tables hold about 240).
 pub const MIN_ENTRIES: usize = 64;
@@ -92,6 +98,13 @@ pub struct LoaderSymbols {
     pub layer_functions: HashMap<u64, String>,
     /// `ur_loader::urX` by the name after the namespace: its value.
     pub loader_functions: HashMap<String, u64>,
+    /// The OpenCL adapter built into the runtime (`ur::opencl::urX`) by the
+    /// name after the namespace: what the layer calls on when that adapter
+    /// is the only one (the loader then calls it directly).
+    pub adapter_functions: HashMap<String, u64>,
+    /// Every other UR context singleton (a validation layer's, ...): value
+    /// and size; the tracing layer may sit behind one of them.
+    pub other_contexts: Vec<(u64, u64)>,
     /// A tracing-layer function's value and its first bytes in the file
     /// (to check the file is the mapped image).
     pub sample: Option<(u64, Vec<u8>)>,
@@ -107,6 +120,9 @@ pub fn loader_symbols(path: &std::path::Path) -> Result<LoaderSymbols, String> {
         match name {
             LIB_CONTEXT => symbols.lib_context = Some((symbol.address(), symbol.size())),
             LAYER_CONTEXT => symbols.layer_context = Some((symbol.address(), symbol.size())),
+            _ if name.starts_with(SINGLETON_PREFIX) && name.ends_with(SINGLETON_SUFFIX) => symbols
+                .other_contexts
+                .push((symbol.address(), symbol.size())),
             _ => {}
         }
         if symbol.kind() != SymbolKind::Text || symbol.address() == 0 {
@@ -122,6 +138,10 @@ pub fn loader_symbols(path: &std::path::Path) -> Result<LoaderSymbols, String> {
         } else if let Some(rest) = function_suffix(name, LOADER) {
             symbols
                 .loader_functions
+                .insert(rest.to_owned(), symbol.address());
+        } else if let Some(rest) = function_suffix(name, OPENCL_ADAPTER) {
+            symbols
+                .adapter_functions
                 .insert(rest.to_owned(), symbol.address());
         }
     }
@@ -183,14 +203,27 @@ pub fn find_runtime_library() -> Option<LoadedLibrary> {
     found
 }
 
-/// Takes the tracing layer out of the runtime's top-level UR table (see
-/// the module docs).
-///
-/// # Safety
-/// Nothing may need the tracing layer any more: nobody subscribed to the
-/// UR call streams, and nobody will (the layer's calls are skipped for the
-/// rest of the process).
-pub unsafe fn bypass_tracing_layer() -> Result<Bypassed, String> {
+/// The runtime's table of UR entry points that leads into the tracing
+/// layer, found by the layer's functions in it (see the module docs): the
+/// loader's top-level table, or the table of a layer in front of the
+/// tracing layer (a validation layer the user enabled).
+pub struct EntryTable {
+    /// The runtime library holding the table.
+    pub library: PathBuf,
+    /// Each entry holding a tracing-layer function: its address and the
+    /// function's name after the namespace (mangled: `18urEnqueueUSMMemcpyE…`).
+    entries: Vec<(usize, String)>,
+    /// The tracing-layer functions, by runtime address.
+    layer: HashMap<usize, String>,
+    /// From an entry to the layer's own entry for the same function (what
+    /// the layer calls on), when at least [`MIN_ENTRIES`] functions agree.
+    next_distance: Result<isize, String>,
+    /// The process's mappings when the table was found.
+    maps: String,
+}
+
+/// Finds the runtime's [`EntryTable`]. Reads only: nothing is written.
+pub fn find_entry_table() -> Result<EntryTable, String> {
     let library = find_runtime_library().ok_or("no libsycl.so is loaded")?;
     let symbols = loader_symbols(&library.path)?;
     let (Some(lib_context), Some(layer_context)) = (symbols.lib_context, symbols.layer_context)
@@ -208,63 +241,150 @@ pub unsafe fn bypass_tracing_layer() -> Result<Bypassed, String> {
         return Err("the runtime library's file is not the mapped image".into());
     }
     let rebase = |value: u64| library.base + value as usize;
-    // Runtime address of each layer function → its name; name → loader's.
+    // Runtime address of each layer function → its name; the functions the
+    // layer may call on (the loader's, or the built-in adapter's) likewise.
     let layer: HashMap<usize, &str> = symbols
         .layer_functions
         .iter()
         .map(|(&v, name)| (rebase(v), name.as_str()))
         .collect();
-    let loader: HashMap<usize, &str> = symbols
+    let next_functions: HashMap<usize, &str> = symbols
         .loader_functions
         .iter()
+        .chain(&symbols.adapter_functions)
         .map(|(name, &v)| (rebase(v), name.as_str()))
         .collect();
-    // SAFETY: the scans read only within writable mappings (checked).
-    let top = unsafe { words_holding(&maps, rebase(lib_context.0), lib_context.1, &layer) };
-    // SAFETY: as above.
-    let next = unsafe { words_holding(&maps, rebase(layer_context.0), layer_context.1, &loader) };
-    let Some((distance, agreeing)) = table_distance(&top, &next) else {
-        return Err("the tracing layer's own table was not found".into());
-    };
-    if top.len() < MIN_ENTRIES || agreeing < MIN_ENTRIES {
+    // The loader's context first; a layer in front of the tracing layer
+    // holds the entries otherwise.
+    let mut top = Vec::new();
+    for (value, size) in std::iter::once(lib_context).chain(symbols.other_contexts.clone()) {
+        // SAFETY: the scans read only within writable mappings (checked).
+        let found = unsafe { words_holding(&maps, rebase(value), size, &layer) };
+        if found.len() > top.len() {
+            top = found;
+        }
+    }
+    if top.len() < MIN_ENTRIES {
         return Err(format!(
-            "the UR tables were not recognised ({} top-level entries lead into the tracing \
-             layer, {agreeing} agree with the layer's own table)",
+            "the UR tables were not recognised ({} entries lead into the tracing layer)",
             top.len()
         ));
     }
-    let mut entries = 0;
-    for (at, _) in top {
+    // SAFETY: as above.
+    let next = unsafe {
+        words_holding(
+            &maps,
+            rebase(layer_context.0),
+            layer_context.1,
+            &next_functions,
+        )
+    };
+    let next_distance = match table_distance(&top, &next) {
+        Some((distance, agreeing)) if agreeing >= MIN_ENTRIES => Ok(distance),
+        Some((_, agreeing)) => Err(format!(
+            "the tracing layer's own table was not recognised ({agreeing} entries agree)"
+        )),
+        None => Err("the tracing layer's own table was not found".into()),
+    };
+    Ok(EntryTable {
+        library: library.path,
+        entries: top.into_iter().map(|(at, n)| (at, n.to_owned())).collect(),
+        layer: layer
+            .into_iter()
+            .map(|(at, n)| (at, n.to_owned()))
+            .collect(),
+        next_distance,
+        maps,
+    })
+}
+
+/// The plain UR name (`urEnqueueUSMMemcpy`) in a name after the namespace
+/// (`18urEnqueueUSMMemcpyE…`).
+pub fn plain_name(mangled_rest: &str) -> Option<&str> {
+    let digits = mangled_rest.bytes().take_while(u8::is_ascii_digit).count();
+    let length: usize = mangled_rest[..digits].parse().ok()?;
+    mangled_rest.get(digits..digits + length)
+}
+
+impl EntryTable {
+    /// The address of the entry for the UR function `name`
+    /// (`urEnqueueUSMMemcpy`), if the table has one leading into the layer.
+    pub fn entry(&self, name: &str) -> Option<usize> {
+        self.entries
+            .iter()
+            .find(|(_, rest)| plain_name(rest) == Some(name))
+            .map(|&(at, _)| at)
+    }
+
+    /// What the tracing layer calls on for the entry at `at`: the layer's
+    /// own entry for that function, when its table was found and the word
+    /// there is code.
+    pub fn next_function(&self, at: usize) -> Result<usize, String> {
+        let distance = self.next_distance.clone()?;
         let next_at = at.wrapping_add_signed(distance);
-        if !writable_private(&maps, next_at, next_at + 8) {
-            continue;
+        if !writable_private(&self.maps, next_at, next_at + 8) {
+            return Err("the layer's entry is not in its table".into());
         }
         // SAFETY: an aligned word in a writable mapping (checked).
-        let next_function = unsafe { (next_at as *const usize).read_volatile() };
-        if next_function == 0 || !executable_file(&maps, next_function) {
-            continue;
+        let next = unsafe { (next_at as *const usize).read_volatile() };
+        if next == 0 || !executable_file(&self.maps, next) {
+            return Err("the layer's entry does not hold code".into());
         }
-        // SAFETY: an aligned word of a writable mapping that held a tracing
-        // function's address: an entry of the loader's table.
-        let entry = unsafe { &*(at as *const AtomicUsize) };
-        let layer_function = entry.load(Ordering::Acquire);
-        if layer.contains_key(&layer_function)
-            && entry
-                .compare_exchange(
-                    layer_function,
-                    next_function,
-                    Ordering::AcqRel,
-                    Ordering::Acquire,
-                )
-                .is_ok()
-        {
-            entries += 1;
-        }
+        Ok(next)
     }
-    Ok(Bypassed {
-        library: library.path,
-        entries,
-    })
+
+    /// True when `function` is one of the tracing layer's.
+    pub fn is_layer_function(&self, function: usize) -> bool {
+        self.layer.contains_key(&function)
+    }
+
+    /// Takes the tracing layer out of every entry that still leads into it
+    /// (entries replaced since, by hooks, are left alone: a compare-and-swap
+    /// from the layer's function).
+    ///
+    /// # Safety
+    /// Nothing may need the tracing layer any more: nobody subscribed to the
+    /// UR call streams, and nobody will (the layer's calls are skipped for
+    /// the rest of the process).
+    pub unsafe fn bypass(&self) -> Result<Bypassed, String> {
+        self.next_distance.clone()?;
+        let mut entries = 0;
+        for &(at, _) in &self.entries {
+            let Ok(next_function) = self.next_function(at) else {
+                continue;
+            };
+            // SAFETY: an aligned word of a writable mapping that held a
+            // tracing function's address: an entry of the loader's table.
+            let entry = unsafe { &*(at as *const AtomicUsize) };
+            let layer_function = entry.load(Ordering::Acquire);
+            if self.layer.contains_key(&layer_function)
+                && entry
+                    .compare_exchange(
+                        layer_function,
+                        next_function,
+                        Ordering::AcqRel,
+                        Ordering::Acquire,
+                    )
+                    .is_ok()
+            {
+                entries += 1;
+            }
+        }
+        Ok(Bypassed {
+            library: self.library.clone(),
+            entries,
+        })
+    }
+}
+
+/// Takes the tracing layer out of the runtime's UR table (see the module
+/// docs): [`find_entry_table`] then [`EntryTable::bypass`].
+///
+/// # Safety
+/// As for [`EntryTable::bypass`].
+pub unsafe fn bypass_tracing_layer() -> Result<Bypassed, String> {
+    // SAFETY: guaranteed by the caller.
+    unsafe { find_entry_table()?.bypass() }
 }
 
 /// True when the function `sample` (its file value and first bytes) has
@@ -334,6 +454,17 @@ pub(crate) unsafe fn words_holding<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_names_come_out_of_mangled_ones() {
+        assert_eq!(
+            plain_name("18urEnqueueUSMMemcpyEP18ur_queue_handle_t_"),
+            Some("urEnqueueUSMMemcpy")
+        );
+        assert_eq!(plain_name("13urQueueCreateEP"), Some("urQueueCreate"));
+        assert_eq!(plain_name("99urX"), None);
+        assert_eq!(plain_name("urX"), None);
+    }
 
     #[test]
     fn suffixes_pair_the_layer_with_the_loader() {
