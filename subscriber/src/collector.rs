@@ -244,7 +244,7 @@ impl Collector {
             self.hooks = HookState::Off("SYCLGRAPH_UR_HOOKS=0".into());
             return;
         }
-        let table = match ze_bridge::tracing_bypass::find_entry_table() {
+        let table = match ze_bridge::entry_table::find_entry_table() {
             Ok(table) => table,
             Err(e) => {
                 self.hooks = HookState::Off(e);

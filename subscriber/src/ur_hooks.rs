@@ -13,7 +13,7 @@
 //!    ([`crate::ur_calls`]).
 //! 2. Once the runtime made its first UR call, the collector finds the
 //!    runtime's table of UR entry points by the tracing layer's functions
-//!    in it ([`ze_bridge::tracing_bypass::find_entry_table`]: names from
+//!    in it ([`ze_bridge::entry_table::find_entry_table`]: names from
 //!    the runtime's own symbol table, nothing probed) and [`install`]s a
 //!    hook in the entry of each [`Hooked`] function. Each hook does its one
 //!    thing and calls on to what the entry held, or, when the tracing layer
@@ -40,7 +40,7 @@ use ur_sys::{
     PFN_urEnqueueEventsWaitWithBarrierExt, PFN_urEnqueueKernelLaunchWithArgsExp,
     PFN_urEnqueueUSMFill, PFN_urEnqueueUSMMemcpy, PFN_urEnqueueUSMMemcpy2D, PFN_urQueueCreate,
 };
-use ze_bridge::tracing_bypass::EntryTable;
+use ze_bridge::entry_table::EntryTable;
 use ze_bridge::ur_dispatch::Hooked;
 
 use crate::ur_calls::{

@@ -23,7 +23,7 @@
 //!
 //! [`Hooked`] names the functions whose entries in the runtime's table of
 //! UR entry points syclgraph replaces (see
-//! [`crate::tracing_bypass::EntryTable`]).
+//! [`crate::entry_table::EntryTable`]).
 
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicUsize, Ordering};

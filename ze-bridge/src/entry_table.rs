@@ -1,42 +1,42 @@
-//! Taking the runtime's UR tracing layer out of its call chain once nobody
-//! listens to it.
-//!
-//! syclgraph turns the UR tracing layer on (`UR_ENABLE_LAYERS`) so that it
-//! sees the first queue creation and the first UR handle before its hooks
-//! are in ([`crate::ur_dispatch`]). Once they are, nobody listens on the UR
-//! call streams, but the layer stays in the runtime's call chain: every UR
-//! call the application makes still passes through it and asks XPTI, before
-//! and after, whether anyone listens (about 330 instructions per call, ~1k
-//! per tiny memcpy).
+//! The runtime's table of UR entry points: where syclgraph puts its hooks,
+//! and how it takes the UR tracing layer back out of the call chain.
 //!
 //! The loader built into `libsycl.so` (DPC++ 2026) calls every UR function
-//! through one top-level table in its context (`ur_lib::context_t`). With
-//! the layer on, its entries are the layer's functions
-//! (`ur_tracing_layer::urX`), and the layer calls on through a table of its
-//! own, in its context: the next layer's functions, or the loader's
-//! (`ur_loader::urX`). [`bypass_tracing_layer`] copies the layer's next
-//! function into each top-level entry that holds the layer's own, which is
-//! the chain the runtime builds without the layer (any other layer stays).
-//! Nothing is assumed about layouts:
+//! through one table in its context (`ur_lib::context_t`). syclgraph turns
+//! the UR tracing layer on (`UR_ENABLE_LAYERS`) so that it sees the
+//! runtime's first UR calls on `ur.call.debug`; with the layer on, the
+//! table's entries are the layer's functions (`ur_tracing_layer::urX`),
+//! and the layer calls on through a table of its own, in its context: the
+//! next layer's functions, the loader's (`ur_loader::urX`, several
+//! adapters) or the built-in OpenCL adapter's (`ur::opencl::urX`, when it
+//! is the only adapter). [`find_entry_table`] finds both tables;
+//! [`EntryTable::entry`] names the entry the subscriber's hooks replace,
+//! [`EntryTable::next_function`] what the layer would call on from it, and
+//! [`EntryTable::bypass`] copies that into every entry still leading into
+//! the layer: the chain the runtime builds without the layer (any other
+//! layer stays). With nobody listening, the layer would still ask XPTI,
+//! before and after every UR call, whether anyone listens (about 330
+//! instructions per call, ~1k per tiny memcpy). Nothing is assumed about
+//! layouts:
 //!
 //! 1. the runtime library is found among the loaded objects, and its symbol
 //!    table (`.symtab`, read from the file with the `object` crate) names
-//!    both contexts' singletons and the functions of the layer and the
-//!    loader; the file is checked to be the mapped image (a function's
-//!    bytes compared);
-//! 2. the top-level entries are the loader context's words that hold a
-//!    layer function; the layer's own table is found in the layer's context
-//!    as the words that hold the loader function of the same name: both
-//!    tables have one layout, so the two sets of words must agree on one
-//!    distance between the tables for at least [`MIN_ENTRIES`] functions,
-//!    or nothing is written;
-//! 3. each top-level entry is swapped, with a compare-and-swap, for the word
-//!    at that distance (checked to be code).
+//!    the contexts' singletons and the functions of the layer, the loader
+//!    and the built-in adapter; the file is checked to be the mapped image
+//!    (a function's bytes compared);
+//! 2. the entries are the words of one context (the loader's, or that of a
+//!    layer in front of the tracing layer) that hold a layer function; the
+//!    layer's own table is found in the layer's context as the words that
+//!    hold a next function of the same name: both tables have one layout,
+//!    so the two sets of words must agree on one distance between the
+//!    tables for at least [`MIN_ENTRIES`] functions;
+//! 3. each entry is swapped, with a compare-and-swap, for a hook or for the
+//!    word at that distance (checked to be code).
 //!
-//! A thread calling through an entry at that moment gets the layer's
-//! function or the next one, both valid. Where any step fails (a stripped
-//! library, another layout, a runtime without the built-in loader) nothing
-//! is written and the layer stays.
+//! A thread calling through an entry at that moment gets the old function
+//! or the new one, both valid. Where any step fails (a stripped library,
+//! another layout, a runtime without the built-in loader) nothing is
+//! written.
 
 use std::collections::HashMap;
 use std::ffi::{c_int, c_void, CStr};
