@@ -118,9 +118,12 @@ fn runtime_ur_ready() -> bool {
 
 /// Why the UR tracing layer we turned on must stay in the runtime's call
 /// chain once the hooks are in, if it must: another XPTI subscriber is
-/// loaded (it may listen to the UR streams), or UR's own call logging is on
-/// (`UR_LOG_TRACING`, `SYCL_UR_TRACE`: the layer prints the calls). Other
-/// layers the user enabled stay in the chain in any case.
+/// loaded (it may listen to the UR streams), the user enabled other UR
+/// layers (what the tracing layer calls on may be one of them: a sanitizer
+/// lives in a library of its own), or UR's own call logging is on
+/// (`UR_LOG_TRACING`, `SYCL_UR_TRACE`: the layer prints the calls). The
+/// hooks then call on to the tracing layer, which keeps the chain as the
+/// runtime built it.
 fn why_the_tracing_layer_stays() -> Option<String> {
     let others = std::env::var("XPTI_SUBSCRIBERS")
         .map(|v| v.split([',', ';']).filter(|s| !s.trim().is_empty()).count() > 1)
@@ -128,6 +131,8 @@ fn why_the_tracing_layer_stays() -> Option<String> {
     let set = |name: &str| std::env::var(name).is_ok_and(|v| !v.is_empty() && v != "0");
     if others {
         Some("another XPTI subscriber is loaded".to_owned())
+    } else if crate::ur_calls::OTHER_LAYERS.load(Ordering::Relaxed) {
+        Some("UR_ENABLE_LAYERS names other layers".to_owned())
     } else {
         ["UR_LOG_TRACING", "SYCL_UR_TRACE"]
             .into_iter()
@@ -312,13 +317,12 @@ impl Collector {
     /// alongside it: both loaders open the same adapter libraries, and two
     /// initialisations at once made one fail (with
     /// `UR_LAYER_FULL_VALIDATION` the runtime's then spun for good). Our
-    /// loader starts with `UR_ENABLE_LOADER_INTERCEPT`
-    /// ([`crate::ur_calls::with_loader_intercept`]) so that it calls the
-    /// application's handles through their own tables.
+    /// loader starts with `UR_ENABLE_LOADER_INTERCEPT` and without the
+    /// user's UR layers ([`crate::environment::with_own_loader_environment`]).
     fn load_timestamps(&mut self) {
         self.timing = TimingStart::Done;
         if self.config.device_timing {
-            match crate::ur_calls::with_loader_intercept(load_timestamp_source) {
+            match crate::environment::with_own_loader_environment(load_timestamp_source) {
                 Ok(source) => self.timestamps = Some(source),
                 Err(e) => warn(format_args!("no device timestamps: {e}")),
             }

@@ -25,6 +25,7 @@ pub mod clock;
 pub mod collector;
 pub mod config;
 pub mod dependencies;
+pub mod environment;
 pub mod identity;
 pub mod inbox;
 pub mod output;

@@ -22,7 +22,7 @@
 //! then every call is ignored here and the collector unsubscribes, so the
 //! runtime makes no XPTI event per UR call any more.
 
-use std::ffi::{c_char, c_void};
+use std::ffi::c_void;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use ur_sys::{
@@ -285,6 +285,12 @@ unsafe fn wait_list<'a>(id: ur_function_t, args: *mut c_void) -> &'a [ur_event_h
 /// the user): then it may be taken out again once the hooks are in.
 pub static LAYER_TURNED_ON: AtomicBool = AtomicBool::new(false);
 
+/// Set when `UR_ENABLE_LAYERS` named other layers before ours (validation,
+/// sanitizers, ...): the tracing layer then stays in the call chain, since
+/// what it calls on may be one of them (a sanitizer's table lives in its
+/// own library), and that cannot be told for sure.
+pub static OTHER_LAYERS: AtomicBool = AtomicBool::new(false);
+
 /// Why the UR tracing layer is or is not on.
 #[derive(Debug, PartialEq, Eq)]
 pub enum LayerState {
@@ -299,17 +305,7 @@ pub enum LayerState {
 /// Makes sure `UR_ENABLE_LAYERS` names `UR_LAYER_TRACING` before the runtime
 /// initialises Unified Runtime.
 ///
-/// `setenv` is unsafe while other threads may read the environment: it can
-/// free the array a concurrent `getenv` is walking. So syclgraph never calls
-/// it. It builds a new, complete `environ` array (the old entries, the
-/// variable added or replaced), and publishes it with one aligned pointer
-/// store, freeing nothing: a thread reading the environment meanwhile sees
-/// the old array or the new one, both valid for the life of the process
-/// (the few hundred bytes are leaked on purpose). A later `setenv` by the
-/// application copies our array into one of its own and frees nothing of
-/// ours either. What this cannot exclude is another thread calling `setenv`
-/// in the same instant (glibc's lock is internal): one of the two additions
-/// could be lost. At runtime start-up that window is a few instructions.
+/// The environment is changed without `setenv` ([`crate::environment`]).
 pub fn enable_tracing_layer() -> LayerState {
     const NAME: &str = "UR_ENABLE_LAYERS";
     const LAYER: &str = "UR_LAYER_TRACING";
@@ -317,10 +313,13 @@ pub fn enable_tracing_layer() -> LayerState {
     let Some(value) = layers_with(current.as_deref(), LAYER) else {
         return LayerState::AlreadyOn;
     };
+    if current.as_deref().is_some_and(|c| !c.trim().is_empty()) {
+        OTHER_LAYERS.store(true, Ordering::Relaxed);
+    }
     let Ok(entry) = std::ffi::CString::new(format!("{NAME}={value}")) else {
         return LayerState::Off("UR_ENABLE_LAYERS holds a NUL byte".into());
     };
-    publish_environ_entry(NAME, Some(entry));
+    crate::environment::publish(&[(NAME, Some(entry))]);
     if std::env::var(NAME).is_ok_and(|v| v == value) {
         LAYER_TURNED_ON.store(true, Ordering::Relaxed);
         LayerState::TurnedOn
@@ -333,12 +332,6 @@ pub fn enable_tracing_layer() -> LayerState {
     }
 }
 
-extern "C" {
-    /// The process environment (POSIX): a null-terminated array of
-    /// `NAME=value` strings.
-    static mut environ: *const *const c_char;
-}
-
 /// The value of `UR_ENABLE_LAYERS` with `layer` added to `current`, or
 /// `None` when `current` names it already. The runtime splits the list at
 /// commas only: a `;` made one unknown name of the whole value, and the
@@ -349,60 +342,6 @@ fn layers_with(current: Option<&str>, layer: &str) -> Option<String> {
         Some(current) if !current.is_empty() => Some(format!("{current},{layer}")),
         _ => Some(layer.to_owned()),
     }
-}
-
-/// Runs `f` with `UR_ENABLE_LOADER_INTERCEPT=1` in the environment (unless
-/// the user set it), for the collector's own UR loader: with it, that
-/// loader calls every function through the handle's dispatch table, so the
-/// application's handles reach the adapter copy that made them even when
-/// only one adapter is loaded (otherwise the loader would call its own copy
-/// of that adapter directly, with handles it never made). The runtime's
-/// loader has finished initialising before (see [`RUNTIME_UR_CALLED`]), so
-/// it does not read the variable. Published and withdrawn as in
-/// [`enable_tracing_layer`].
-pub fn with_loader_intercept<T>(f: impl FnOnce() -> T) -> T {
-    const NAME: &str = "UR_ENABLE_LOADER_INTERCEPT";
-    if std::env::var_os(NAME).is_some() {
-        return f();
-    }
-    publish_environ_entry(NAME, std::ffi::CString::new(format!("{NAME}=1")).ok());
-    let result = f();
-    publish_environ_entry(NAME, None);
-    result
-}
-
-/// Publishes a new `environ` holding every entry of the current one except
-/// `name`'s, plus `entry` if any; frees nothing (see [`enable_tracing_layer`]).
-fn publish_environ_entry(name: &str, entry: Option<std::ffi::CString>) {
-    let prefix = format!("{name}=");
-    // SAFETY: `environ` is a valid null-terminated array of C strings that
-    // the C library never frees while we read it (we only ever replace it
-    // by arrays we leak); reading the pointer is one aligned load.
-    let old = unsafe { std::ptr::addr_of!(environ).read_volatile() };
-    let mut entries: Vec<*const c_char> = Vec::new();
-    if !old.is_null() {
-        let mut i = 0;
-        loop {
-            // SAFETY: within the array, up to and including its terminator.
-            let p = unsafe { *old.add(i) };
-            if p.is_null() {
-                break;
-            }
-            // SAFETY: each entry is a NUL-terminated string owned by the C library.
-            let text = unsafe { std::ffi::CStr::from_ptr(p) };
-            if !text.to_bytes().starts_with(prefix.as_bytes()) {
-                entries.push(p);
-            }
-            i += 1;
-        }
-    }
-    if let Some(entry) = entry {
-        entries.push(entry.into_raw());
-    }
-    entries.push(std::ptr::null());
-    let array: &'static mut [*const c_char] = Box::leak(entries.into_boxed_slice());
-    // SAFETY: one aligned pointer store publishing a complete, leaked array.
-    unsafe { std::ptr::addr_of_mut!(environ).write_volatile(array.as_ptr()) };
 }
 
 #[cfg(test)]
@@ -447,24 +386,5 @@ mod tests {
             Some("UR_LAYER_FULL_VALIDATION,UR_LAYER_TRACING")
         );
         assert_eq!(super::layers_with(Some("A, UR_LAYER_TRACING"), layer), None);
-    }
-
-    #[test]
-    fn a_published_entry_is_seen_and_the_other_entries_stay() {
-        let before = std::env::vars_os().count();
-        super::publish_environ_entry(
-            "SYCLGRAPH_TEST_ENTRY",
-            std::ffi::CString::new("SYCLGRAPH_TEST_ENTRY=one").ok(),
-        );
-        assert_eq!(std::env::var("SYCLGRAPH_TEST_ENTRY").unwrap(), "one");
-        super::publish_environ_entry(
-            "SYCLGRAPH_TEST_ENTRY",
-            std::ffi::CString::new("SYCLGRAPH_TEST_ENTRY=two").ok(),
-        );
-        assert_eq!(std::env::var("SYCLGRAPH_TEST_ENTRY").unwrap(), "two");
-        assert_eq!(std::env::vars_os().count(), before + 1);
-        super::publish_environ_entry("SYCLGRAPH_TEST_ENTRY", None);
-        assert!(std::env::var_os("SYCLGRAPH_TEST_ENTRY").is_none());
-        assert_eq!(std::env::vars_os().count(), before);
     }
 }

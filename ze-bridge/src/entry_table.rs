@@ -215,6 +215,9 @@ pub struct EntryTable {
     entries: Vec<(usize, String)>,
     /// The tracing-layer functions, by runtime address.
     layer: HashMap<usize, String>,
+    /// The functions the layer may call on (the loader's, the built-in
+    /// adapter's), by runtime address.
+    next_functions: HashMap<usize, String>,
     /// From an entry to the layer's own entry for the same function (what
     /// the layer calls on), when at least [`MIN_ENTRIES`] functions agree.
     next_distance: Result<isize, String>,
@@ -293,6 +296,10 @@ pub fn find_entry_table() -> Result<EntryTable, String> {
             .into_iter()
             .map(|(at, n)| (at, n.to_owned()))
             .collect(),
+        next_functions: next_functions
+            .into_iter()
+            .map(|(at, n)| (at, n.to_owned()))
+            .collect(),
         next_distance,
         maps,
     })
@@ -318,9 +325,18 @@ impl EntryTable {
 
     /// What the tracing layer calls on for the entry at `at`: the layer's
     /// own entry for that function, when its table was found and the word
-    /// there is code.
+    /// there is the loader's (or the built-in adapter's) function of the
+    /// same UR name. Anything else there (another layer's function, or a
+    /// word of some other table the scan met) is refused: the entry then
+    /// keeps leading into the layer.
     pub fn next_function(&self, at: usize) -> Result<usize, String> {
         let distance = self.next_distance.clone()?;
+        let name = self
+            .entries
+            .iter()
+            .find(|&&(entry, _)| entry == at)
+            .and_then(|(_, rest)| plain_name(rest))
+            .ok_or("not an entry of the table")?;
         let next_at = at.wrapping_add_signed(distance);
         if !writable_private(&self.maps, next_at, next_at + 8) {
             return Err("the layer's entry is not in its table".into());
@@ -330,7 +346,12 @@ impl EntryTable {
         if next == 0 || !executable_file(&self.maps, next) {
             return Err("the layer's entry does not hold code".into());
         }
-        Ok(next)
+        match self.next_functions.get(&next).and_then(|n| plain_name(n)) {
+            Some(next_name) if next_name == name => Ok(next),
+            _ => Err(format!(
+                "the layer's entry for {name} holds another function"
+            )),
+        }
     }
 
     /// True when `function` is one of the tracing layer's.
