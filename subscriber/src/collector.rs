@@ -20,7 +20,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use syclgraph_graph::record::{DeviceTimes, NodeId, Record, TimingStatus};
-use ze_bridge::ur::UnifiedRuntime;
+use ze_bridge::ur::{LoadError, UnifiedRuntime, Uninitialised};
 use ze_bridge::{Readout, TimestampSource, Untimed, UrEvent};
 
 use crate::config::Config;
@@ -63,10 +63,13 @@ const FLUSH_EVERY: Duration = Duration::from_millis(100);
 /// How often graph.dot and summary.csv are rewritten while the program
 /// runs, at most.
 const SNAPSHOT_EVERY: Duration = Duration::from_secs(1);
-/// A snapshot is followed by a pause of at least this many times what it
-/// took: it grows with the graph (its nodes, and each node's kept durations,
-/// up to 4,096 or a histogram), and must stay a small share (about 1%) of
-/// the collector's time in a long run.
+/// A snapshot is followed by a pause of at least this many times the CPU
+/// time it took: it grows with the graph (its nodes, and each node's kept
+/// durations, up to 4,096 or a histogram), and must stay a small share
+/// (about 1%) of the collector's time in a long run. CPU time, not wall
+/// time: waiting for the disk (the files are synced) costs the program
+/// nothing, and a slow sync of an early, empty graph paused the next
+/// snapshot for seconds (a program killed then left an empty graph.dot).
 const SNAPSHOT_PAUSE_FACTOR: u32 = 100;
 
 /// The collector thread's state.
@@ -88,6 +91,9 @@ pub struct Collector {
     /// Whether the timestamp source was loaded yet (see
     /// [`Collector::load_timestamps`]).
     timing: TimingStart,
+    /// Our UR loader, opened at start and initialised in
+    /// [`Collector::load_timestamps`].
+    opened_loader: Option<Result<Uninitialised, LoadError>>,
     /// Why the UR tracing layer we turned on stayed in the call chain once
     /// the hooks were in (see [`Collector::take_out_tracing_layer`]).
     tracing_layer_kept: Option<String>,
@@ -96,6 +102,22 @@ pub struct Collector {
     /// kernel's records usually come so), the two are applied as the one
     /// `SubmittedTask` they amount to (see [`Collector::handle`]).
     held_submission: Option<Record>,
+}
+
+/// The CPU time this thread has used so far (zero if it cannot be read).
+fn thread_cpu_time() -> Duration {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime only writes the timespec we pass.
+    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) } != 0 {
+        return Duration::ZERO;
+    }
+    Duration::new(
+        now.tv_sec.max(0) as u64,
+        now.tv_nsec.clamp(0, 999_999_999) as u32,
+    )
 }
 
 /// Whether the collector loaded its timestamp source yet.
@@ -167,6 +189,7 @@ impl Collector {
             ur_unsubscribed: false,
             hooks: HookState::Waiting,
             timing: TimingStart::Waiting,
+            opened_loader: None,
             queue_creations_seen: 0,
             tracing_layer_kept: None,
             held_submission: None,
@@ -176,7 +199,14 @@ impl Collector {
     /// Runs until the exit path asks it to finish ([`Inbox::request_finish`]).
     pub fn run(mut self, inbox: Arc<Inbox>) {
         let _alive = inbox.collector_guard();
-        if !self.config.device_timing {
+        if self.config.device_timing {
+            // What takes time, done while the runtime starts: mapping our
+            // UR loader, reading the runtime library's symbols (the hooks).
+            self.opened_loader = Some(UnifiedRuntime::open_uninitialised());
+            if self.config.ur_hooks {
+                ze_bridge::entry_table::read_runtime_symbols();
+            }
+        } else {
             self.load_timestamps();
         }
         let (mut last_flush, mut last_snapshot) = (Instant::now(), Instant::now());
@@ -208,12 +238,12 @@ impl Collector {
                 last_flush = Instant::now();
             }
             if last_snapshot.elapsed() >= snapshot_pause {
-                let began = Instant::now();
+                let began = thread_cpu_time();
                 self.release_held_submission();
                 self.output.snapshot();
                 last_snapshot = Instant::now();
-                snapshot_pause =
-                    SNAPSHOT_EVERY.max((last_snapshot - began) * SNAPSHOT_PAUSE_FACTOR);
+                snapshot_pause = SNAPSHOT_EVERY
+                    .max(thread_cpu_time().saturating_sub(began) * SNAPSHOT_PAUSE_FACTOR);
             }
             // Records do not wake the collector one by one: while they come
             // it looks again soon; when nothing came it sleeps longer.
@@ -321,8 +351,8 @@ impl Collector {
     /// user's UR layers ([`crate::environment::with_own_loader_environment`]).
     fn load_timestamps(&mut self) {
         self.timing = TimingStart::Done;
-        if self.config.device_timing {
-            match crate::environment::with_own_loader_environment(load_timestamp_source) {
+        if let Some(opened) = self.opened_loader.take() {
+            match load_timestamp_source(opened) {
                 Ok(source) => self.timestamps = Some(source),
                 Err(e) => warn(format_args!("no device timestamps: {e}")),
             }
@@ -506,12 +536,13 @@ impl Collector {
 
 /// Unified Runtime for every backend, with Level Zero read directly where
 /// its loader is present.
-fn load_timestamp_source() -> Result<Arc<dyn TimestampSource>, String> {
-    let ur = Arc::new(UnifiedRuntime::load().map_err(|e| e.to_string())?);
-    // Where proven safe, the source calls the adapters through the event's
-    // own table, past our loader's layers; otherwise through our loader.
-    let _ = ur.dispatch_directly();
-    let mut source = ze_bridge::ur_source::UrTimestampSource::new(ur);
+fn load_timestamp_source(
+    opened: Result<Uninitialised, LoadError>,
+) -> Result<Arc<dyn TimestampSource>, String> {
+    let ur = opened
+        .and_then(|loader| crate::environment::with_own_loader_environment(|| loader.init()))
+        .map_err(|e| e.to_string())?;
+    let mut source = ze_bridge::ur_source::UrTimestampSource::new(Arc::new(ur));
     if let Ok(level_zero) = ze_bridge::level_zero::LevelZero::load() {
         source = source.with_level_zero(Arc::new(level_zero));
     }

@@ -41,11 +41,64 @@ use ur_sys::{
     PFN_urEnqueueUSMFill, PFN_urEnqueueUSMMemcpy, PFN_urEnqueueUSMMemcpy2D, PFN_urQueueCreate,
 };
 use ze_bridge::entry_table::EntryTable;
-use ze_bridge::ur_dispatch::Hooked;
 
 use crate::ur_calls::{
     profiling_change, ProfilingChange, PROFILING_PROPERTIES, QUEUES_FORCED, QUEUE_CREATIONS,
 };
+
+/// The UR functions syclgraph follows by replacing their table entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Hooked {
+    /// `urQueueCreate`: profiling is turned on for new queues.
+    QueueCreate,
+    /// `urEnqueueUSMMemcpy`: its output event times a direct-path memcpy.
+    UsmMemcpy,
+    /// `urEnqueueUSMFill`.
+    UsmFill,
+    /// `urEnqueueUSMMemcpy2D`.
+    UsmMemcpy2D,
+    /// `urEnqueueEventsWait`.
+    EventsWait,
+    /// `urEnqueueEventsWaitWithBarrier`.
+    EventsWaitWithBarrier,
+    /// `urEnqueueEventsWaitWithBarrierExt`.
+    EventsWaitWithBarrierExt,
+    /// `urEnqueueKernelLaunchWithArgsExp`: how DPC++ 2026 launches kernels.
+    KernelLaunchWithArgsExp,
+}
+
+impl Hooked {
+    /// Every hooked function, in [`Hooked::index`] order.
+    pub const ALL: [Hooked; 8] = [
+        Hooked::QueueCreate,
+        Hooked::UsmMemcpy,
+        Hooked::UsmFill,
+        Hooked::UsmMemcpy2D,
+        Hooked::EventsWait,
+        Hooked::EventsWaitWithBarrier,
+        Hooked::EventsWaitWithBarrierExt,
+        Hooked::KernelLaunchWithArgsExp,
+    ];
+
+    /// Position in [`Hooked::ALL`].
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The UR function's name (the loader's exported symbol).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Hooked::QueueCreate => "urQueueCreate",
+            Hooked::UsmMemcpy => "urEnqueueUSMMemcpy",
+            Hooked::UsmFill => "urEnqueueUSMFill",
+            Hooked::UsmMemcpy2D => "urEnqueueUSMMemcpy2D",
+            Hooked::EventsWait => "urEnqueueEventsWait",
+            Hooked::EventsWaitWithBarrier => "urEnqueueEventsWaitWithBarrier",
+            Hooked::EventsWaitWithBarrierExt => "urEnqueueEventsWaitWithBarrierExt",
+            Hooked::KernelLaunchWithArgsExp => "urEnqueueKernelLaunchWithArgsExp",
+        }
+    }
+}
 
 /// Set once the hooks are in: `ur.call.debug` then ignores every call.
 pub static ACTIVE: AtomicBool = AtomicBool::new(false);

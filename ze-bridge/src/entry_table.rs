@@ -49,19 +49,19 @@ use object::{Object, ObjectSection, ObjectSymbol, SymbolKind};
 use crate::maps::{executable_file, readable, writable_private, writable_private_end};
 
 /// The loader context's singleton (`AtomicSingleton<ur_lib::context_t>::instance`).
-pub(crate) const LIB_CONTEXT: &str = "_ZN15AtomicSingletonIN6ur_lib9context_tEE8instanceE";
+const LIB_CONTEXT: &str = "_ZN15AtomicSingletonIN6ur_lib9context_tEE8instanceE";
 /// The tracing layer context's singleton.
 const LAYER_CONTEXT: &str = "_ZN15AtomicSingletonIN16ur_tracing_layer9context_tEE8instanceE";
 /// Mangled-name prefix of the tracing layer's functions.
 const TRACING: &str = "_ZN16ur_tracing_layer";
 /// Mangled-name prefix of the loader's functions.
-pub(crate) const LOADER: &str = "_ZN9ur_loader";
+const LOADER: &str = "_ZN9ur_loader";
 /// Mangled-name prefix of the built-in OpenCL adapter's functions.
 const OPENCL_ADAPTER: &str = "_ZN2ur6opencl";
 /// Mangled-name prefix and suffix of a UR context singleton
 /// (`AtomicSingleton<ns::context_t>::instance`).
-pub(crate) const SINGLETON_PREFIX: &str = "_ZN15AtomicSingletonIN";
-pub(crate) const SINGLETON_SUFFIX: &str = "9context_tEE8instanceE";
+const SINGLETON_PREFIX: &str = "_ZN15AtomicSingletonIN";
+const SINGLETON_SUFFIX: &str = "9context_tEE8instanceE";
 /// Fewest functions whose entries must be found, and agree, before any is
 /// touched (the tables hold about 240).
 pub const MIN_ENTRIES: usize = 64;
@@ -150,17 +150,14 @@ pub fn loader_symbols(path: &std::path::Path) -> Result<LoaderSymbols, String> {
 
 /// The part of `name` after the namespace `prefix` when it names a UR
 /// entry point (`<length>ur<Name>E<parameters>`).
-pub(crate) fn function_suffix<'a>(name: &'a str, prefix: &str) -> Option<&'a str> {
+fn function_suffix<'a>(name: &'a str, prefix: &str) -> Option<&'a str> {
     let rest = name.strip_prefix(prefix)?;
     let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
     (digits > 0 && rest[digits..].starts_with("ur")).then_some(rest)
 }
 
 /// The first 32 bytes of a function in the file.
-pub(crate) fn function_bytes(
-    file: &object::File<'_>,
-    symbol: &object::Symbol<'_, '_>,
-) -> Option<Vec<u8>> {
+fn function_bytes(file: &object::File<'_>, symbol: &object::Symbol<'_, '_>) -> Option<Vec<u8>> {
     let section = file.section_by_index(symbol.section_index()?).ok()?;
     let data = section.data().ok()?;
     let start = usize::try_from(symbol.address().checked_sub(section.address())?).ok()?;
@@ -228,7 +225,7 @@ pub struct EntryTable {
 /// Finds the runtime's [`EntryTable`]. Reads only: nothing is written.
 pub fn find_entry_table() -> Result<EntryTable, String> {
     let library = find_runtime_library().ok_or("no libsycl.so is loaded")?;
-    let symbols = loader_symbols(&library.path)?;
+    let symbols = runtime_symbols(&library)?;
     let (Some(lib_context), Some(layer_context)) = (symbols.lib_context, symbols.layer_context)
     else {
         return Err("the runtime's symbol table does not name its UR contexts".into());
@@ -303,6 +300,30 @@ pub fn find_entry_table() -> Result<EntryTable, String> {
         next_distance,
         maps,
     })
+}
+
+/// Reads the loaded runtime library's symbols ahead of
+/// [`find_entry_table`], which then only scans memory: reading and parsing
+/// the file is what takes time, and can be done while the runtime starts.
+pub fn read_runtime_symbols() {
+    if let Some(library) = find_runtime_library() {
+        let _ = runtime_symbols(&library);
+    }
+}
+
+/// [`loader_symbols`] of the runtime library, read once per process.
+fn runtime_symbols(library: &LoadedLibrary) -> Result<&'static LoaderSymbols, String> {
+    static READ: std::sync::OnceLock<(PathBuf, Result<LoaderSymbols, String>)> =
+        std::sync::OnceLock::new();
+    let (path, symbols) =
+        READ.get_or_init(|| (library.path.clone(), loader_symbols(&library.path)));
+    if *path != library.path {
+        return Err(format!(
+            "{} is not the runtime library read",
+            library.path.display()
+        ));
+    }
+    symbols.as_ref().map_err(Clone::clone)
 }
 
 /// The plain UR name (`urEnqueueUSMMemcpy`) in a name after the namespace
@@ -410,7 +431,7 @@ pub unsafe fn bypass_tracing_layer() -> Result<Bypassed, String> {
 
 /// True when the function `sample` (its file value and first bytes) has
 /// those bytes in `library`'s mapped image: the file read is the one mapped.
-pub(crate) fn image_matches(maps: &str, library: &LoadedLibrary, sample: &(u64, Vec<u8>)) -> bool {
+fn image_matches(maps: &str, library: &LoadedLibrary, sample: &(u64, Vec<u8>)) -> bool {
     let (value, bytes) = sample;
     let at = library.base + *value as usize;
     readable(maps, at, at + bytes.len())
@@ -439,7 +460,7 @@ pub fn table_distance(top: &[(usize, &str)], next: &[(usize, &str)]) -> Option<(
 ///
 /// # Safety
 /// `singleton` is the runtime address of the singleton's symbol.
-pub(crate) unsafe fn words_holding<'a>(
+unsafe fn words_holding<'a>(
     maps: &str,
     singleton: usize,
     size: u64,

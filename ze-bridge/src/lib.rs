@@ -14,18 +14,14 @@
 //!
 //! [`entry_table`] finds the runtime's table of UR entry points, where the
 //! subscriber hooks the few UR calls it needs and from which it takes the
-//! UR tracing layer out; [`ur_dispatch`] finds where functions sit in an
-//! adapter's own table, for the timestamp source, once [`loader_dispatch`]
-//! proved that a loader calls through those tables at all.
+//! UR tracing layer out.
 #![warn(missing_docs)]
 
 pub mod clock;
 pub mod entry_table;
 pub mod level_zero;
-pub mod loader_dispatch;
 mod maps;
 pub mod ur;
-pub mod ur_dispatch;
 pub mod ur_source;
 
 /// An opaque `ur_event_handle_t`, as delivered by the `signal` trace point.

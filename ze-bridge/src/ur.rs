@@ -32,7 +32,6 @@ use std::sync::Arc;
 use libloading::Library;
 use ur_sys as sys;
 
-use crate::ur_dispatch::Direct;
 use crate::UrEvent;
 
 /// The file name of the loader library (`libur_loader.so.0`).
@@ -269,9 +268,7 @@ impl Fns {
 /// Thread-safe: UR functions may be called from any thread.
 pub struct UnifiedRuntime {
     fns: Fns,
-    /// Set by [`UnifiedRuntime::dispatch_directly`]: the event and queue
-    /// queries then go straight to the handle's adapter.
-    direct: std::sync::OnceLock<crate::ur_dispatch::DirectSlots>,
+    /// What the library was opened as.
     path: OsString,
     // Keeps the code behind `fns` mapped; last field, dropped last.
     library: Arc<Library>,
@@ -285,6 +282,50 @@ impl fmt::Debug for UnifiedRuntime {
     }
 }
 
+/// The UR loader opened and its functions looked up, not initialised yet
+/// (see [`UnifiedRuntime::open_uninitialised`]).
+pub struct Uninitialised {
+    fns: Fns,
+    path: OsString,
+    library: Library,
+}
+
+impl Uninitialised {
+    fn new(library: Library, path: OsString) -> Result<Self, LoadError> {
+        let fns = Fns::load(|name| {
+            // SAFETY: the symbol is only read as an address here; Fns::load
+            // gives it its type.
+            match unsafe { library.get::<*const c_void>(name.to_bytes_with_nul()) } {
+                Ok(symbol) => *symbol,
+                Err(_) => std::ptr::null(),
+            }
+        })
+        .map_err(|symbol| LoadError::MissingSymbol {
+            path: path.clone(),
+            symbol,
+        })?;
+        Ok(Uninitialised { fns, path, library })
+    }
+
+    /// Calls `urLoaderInit(0, NULL)` on the loader.
+    pub fn init(self) -> Result<UnifiedRuntime, LoadError> {
+        // SAFETY: urLoaderInit(0, NULL) takes no pointer; 0 asks for every
+        // device kind and NULL for the default configuration.
+        let code = unsafe { (self.fns.loader_init)(0, std::ptr::null_mut()) };
+        if !code.is_success() {
+            return Err(LoadError::Init {
+                path: self.path,
+                code,
+            });
+        }
+        Ok(UnifiedRuntime {
+            fns: self.fns,
+            path: self.path,
+            library: Arc::new(self.library),
+        })
+    }
+}
+
 impl UnifiedRuntime {
     /// Finds, opens and initialises the UR loader.
     ///
@@ -294,15 +335,23 @@ impl UnifiedRuntime {
     /// process (read from `/proc/self/maps`). Then calls
     /// `urLoaderInit(0, NULL)` once on it.
     pub fn load() -> Result<Self, LoadError> {
+        Self::open_uninitialised()?.init()
+    }
+
+    /// Finds and opens the UR loader as [`UnifiedRuntime::load`] does, and
+    /// looks its functions up, without initialising it: what takes time
+    /// (mapping and relocating the library), and can be done while the
+    /// runtime's own loader starts. [`Uninitialised::init`] finishes.
+    pub fn open_uninitialised() -> Result<Uninitialised, LoadError> {
         let mut tried = Vec::new();
         match Self::open(OsStr::new(LOADER_SONAME)) {
-            Ok(library) => return Self::from_library(library, OsString::from(LOADER_SONAME)),
+            Ok(library) => return Uninitialised::new(library, OsString::from(LOADER_SONAME)),
             Err(e) => tried.push((OsString::from(LOADER_SONAME), e.to_string())),
         }
         let maps = std::fs::read_to_string("/proc/self/maps").unwrap_or_default();
         for candidate in loader_candidates_beside_sycl(&maps) {
             match Self::open(candidate.as_os_str()) {
-                Ok(library) => return Self::from_library(library, candidate.into_os_string()),
+                Ok(library) => return Uninitialised::new(library, candidate.into_os_string()),
                 Err(e) => tried.push((candidate.into_os_string(), e.to_string())),
             }
         }
@@ -316,7 +365,7 @@ impl UnifiedRuntime {
         let library = Self::open(path).map_err(|e| LoadError::NotFound {
             tried: vec![(path.to_os_string(), e.to_string())],
         })?;
-        Self::from_library(library, path.to_os_string())
+        Uninitialised::new(library, path.to_os_string())?.init()
     }
 
     fn open(name: &OsStr) -> Result<Library, libloading::Error> {
@@ -326,71 +375,6 @@ impl UnifiedRuntime {
         // only set up its own state (no UR call is made until urLoaderInit);
         // this is what libsycl and any UR application do.
         unsafe { libloading::os::unix::Library::open(Some(name), flags) }.map(Library::from)
-    }
-
-    fn from_library(library: Library, path: OsString) -> Result<Self, LoadError> {
-        let fns = Fns::load(|name| {
-            // SAFETY: the symbol is only read as an address here; Fns::load
-            // gives it its type.
-            match unsafe { library.get::<*const c_void>(name.to_bytes_with_nul()) } {
-                Ok(symbol) => *symbol,
-                Err(_) => std::ptr::null(),
-            }
-        })
-        .map_err(|symbol| LoadError::MissingSymbol {
-            path: path.clone(),
-            symbol,
-        })?;
-        // SAFETY: urLoaderInit(0, NULL) takes no pointer; 0 asks for every
-        // device kind and NULL for the default configuration.
-        let code = unsafe { (fns.loader_init)(0, std::ptr::null_mut()) };
-        if !code.is_success() {
-            return Err(LoadError::Init { path, code });
-        }
-        Ok(UnifiedRuntime {
-            fns,
-            direct: std::sync::OnceLock::new(),
-            path,
-            library: Arc::new(library),
-        })
-    }
-
-    /// From now on, call the event and queue queries (retain, release,
-    /// status, queue, device times, queue device) through the handle's own
-    /// dispatch table, as the loader does, instead of through the loader:
-    /// no loader layer in between (see [`crate::ur_dispatch`]). Only for a
-    /// loader that dispatches through handles (UR 0.12+: DPC++ 2026), which
-    /// the probe checks.
-    pub fn dispatch_directly(&self) -> Result<(), String> {
-        let slots = self.probe_direct_slots()?;
-        let _ = self.direct.set(slots);
-        Ok(())
-    }
-
-    /// The function to call for `function` on `handle`: the adapter's own
-    /// when dispatching directly, else the loader's entry point.
-    #[inline]
-    fn pick<F: Copy>(
-        &self,
-        handle: usize,
-        function: crate::ur_dispatch::Direct,
-        via_loader: F,
-    ) -> F {
-        const { assert!(std::mem::size_of::<F>() == std::mem::size_of::<usize>()) };
-        let Some(slots) = self.direct.get() else {
-            return via_loader;
-        };
-        // SAFETY: `handle` is a live handle (module contract) of a UR 0.12+
-        // adapter (`direct` is only set after a successful probe of this
-        // loader, of the runtime's version).
-        let address = unsafe { crate::ur_dispatch::direct_function(handle, slots, function) };
-        if address == 0 {
-            return via_loader;
-        }
-        // SAFETY: the slot of `function` holds the adapter's implementation
-        // of it, whose prototype `F` is (F is that function's PFN type, the
-        // size of a pointer as asserted above).
-        unsafe { std::mem::transmute_copy::<usize, F>(&address) }
     }
 
     /// What the library was opened as (a file name or a path).
@@ -406,7 +390,7 @@ impl UnifiedRuntime {
     /// `urEventRetain`.
     pub fn event_retain(&self, event: UrEvent) -> Result<(), UrError> {
         let h = non_null("urEventRetain", event.0)? as sys::ur_event_handle_t;
-        let f = self.pick(event.0, Direct::EventRetain, self.fns.event_retain);
+        let f = self.fns.event_retain;
         // SAFETY: `h` is a live event handle (module contract).
         check("urEventRetain", unsafe { f(h) })
     }
@@ -414,7 +398,7 @@ impl UnifiedRuntime {
     /// `urEventRelease`.
     pub fn event_release(&self, event: UrEvent) -> Result<(), UrError> {
         let h = non_null("urEventRelease", event.0)? as sys::ur_event_handle_t;
-        let f = self.pick(event.0, Direct::EventRelease, self.fns.event_release);
+        let f = self.fns.event_release;
         // SAFETY: `h` is a live event handle the caller holds a reference on
         // (module contract).
         check("urEventRelease", unsafe { f(h) })
@@ -445,11 +429,7 @@ impl UnifiedRuntime {
         // profiling query's value is a uint64_t and `value` is one, writable,
         // with its size passed.
         let code = unsafe {
-            (self.pick(
-                event.0,
-                Direct::EventGetProfilingInfo,
-                self.fns.event_get_profiling_info,
-            ))(
+            (self.fns.event_get_profiling_info)(
                 h,
                 what.raw(),
                 std::mem::size_of::<u64>(),
@@ -567,7 +547,7 @@ impl UnifiedRuntime {
         // COMMAND_EXECUTION_STATUS: an enum, u32); `value` is writable and
         // its size is passed, so the adapter writes at most that much.
         let code = unsafe {
-            (self.pick(event.0, Direct::EventGetInfo, self.fns.event_get_info))(
+            (self.fns.event_get_info)(
                 h,
                 what,
                 std::mem::size_of::<T>(),
@@ -591,7 +571,7 @@ impl UnifiedRuntime {
         // queries whose value has T's size (DEVICE: a handle, usize; FLAGS:
         // a uint32_t bit field, u32); `value` is writable and its size passed.
         let code = unsafe {
-            (self.pick(queue.0, Direct::QueueGetInfo, self.fns.queue_get_info))(
+            (self.fns.queue_get_info)(
                 h,
                 what,
                 std::mem::size_of::<T>(),
