@@ -87,6 +87,9 @@ pub struct Collector {
     hooks: HookState,
     /// `urQueueCreate` calls the timestamp source was told about.
     queue_creations_seen: u64,
+    /// Whether the timestamp source was loaded yet (see
+    /// [`Collector::load_timestamps`]).
+    timing: TimingStart,
     /// Why the UR tracing layer we turned on stayed in the call chain once
     /// the hooks were in (see [`Collector::take_out_tracing_layer`]).
     tracing_layer_kept: Option<String>,
@@ -95,6 +98,24 @@ pub struct Collector {
     /// kernel's records usually come so), the two are applied as the one
     /// `SubmittedTask` they amount to (see [`Collector::handle`]).
     held_submission: Option<Record>,
+}
+
+/// Whether the collector loaded its timestamp source yet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TimingStart {
+    /// Not yet: the runtime's UR loader may still be initialising.
+    Waiting,
+    /// Loaded, or given up (the slot is filled either way).
+    Done,
+}
+
+/// True once the runtime's own UR loader is known to be initialised: it
+/// made a UR call (`ur.call.debug`). Without that stream (older runtimes,
+/// no tracing layer) the first record stands for it: every record comes
+/// from a submission, a queue or a wait, all made after the runtime's
+/// UR start-up.
+fn runtime_ur_ready() -> bool {
+    crate::ur_calls::RUNTIME_UR_CALLED.load(Ordering::Relaxed)
 }
 
 /// How far the collector got in following UR calls through hooks.
@@ -123,6 +144,7 @@ impl Collector {
             ur_unsubscribed: false,
             ur: None,
             hooks: HookState::Unprobed,
+            timing: TimingStart::Waiting,
             queue_creations_seen: 0,
             tracing_layer_kept: None,
             held_submission: None,
@@ -132,7 +154,9 @@ impl Collector {
     /// Runs until the exit path asks it to finish ([`Inbox::request_finish`]).
     pub fn run(mut self, inbox: Arc<Inbox>) {
         let _alive = inbox.collector_guard();
-        self.load_timestamps();
+        if !self.config.device_timing {
+            self.load_timestamps();
+        }
         let (mut last_flush, mut last_snapshot) = (Instant::now(), Instant::now());
         let mut snapshot_pause = SNAPSHOT_EVERY;
         let mut idle_wait = POLL_MIN;
@@ -147,6 +171,9 @@ impl Collector {
             }
             if let Some(request) = inbox.take_finish() {
                 return self.finish(&inbox, request);
+            }
+            if self.timing == TimingStart::Waiting && (handled > 0 || runtime_ur_ready()) {
+                self.load_timestamps();
             }
             self.poll();
             if let Some(recorder) = crate::recorder() {
@@ -194,7 +221,9 @@ impl Collector {
             return;
         }
         if self.hooks == HookState::Unprobed {
-            if !crate::ur_calls::STREAM_REGISTERED.load(Ordering::Relaxed) {
+            if !crate::ur_calls::STREAM_REGISTERED.load(Ordering::Relaxed)
+                || self.timing == TimingStart::Waiting
+            {
                 return;
             }
             if !self.config.ur_hooks {
@@ -289,11 +318,19 @@ impl Collector {
         }
     }
 
-    /// Loads the timestamp source (see [`TimingSlot`] for why here) and
-    /// publishes it to the callbacks.
+    /// Loads the timestamp source (see [`TimingSlot`] for why on this
+    /// thread) and publishes it to the callbacks. Called once the runtime's
+    /// own UR loader finished its start-up ([`runtime_ur_ready`]), never
+    /// alongside it: both loaders open the same adapter libraries, and two
+    /// initialisations at once made one fail (with
+    /// `UR_LAYER_FULL_VALIDATION` the runtime's then spun for good). Our
+    /// loader starts with `UR_ENABLE_LOADER_INTERCEPT`
+    /// ([`crate::ur_calls::with_loader_intercept`]) so that it calls the
+    /// application's handles through their own tables.
     fn load_timestamps(&mut self) {
+        self.timing = TimingStart::Done;
         if self.config.device_timing {
-            match load_timestamp_source() {
+            match crate::ur_calls::with_loader_intercept(load_timestamp_source) {
                 Ok((source, ur)) => {
                     self.timestamps = Some(source);
                     self.ur = Some(ur);

@@ -76,6 +76,12 @@ pub(crate) static PROFILING_PROPERTIES: StaticProperties =
         flags: ur_queue_flags_t::PROFILING_ENABLE,
     });
 
+/// Set at the first UR call seen on `ur.call.debug`: the runtime's own UR
+/// loader has finished its initialisation (the collector starts its own
+/// loader only then, never alongside it: both use the same adapter
+/// libraries, and two initialisations at once failed one of them).
+pub static RUNTIME_UR_CALLED: AtomicBool = AtomicBool::new(false);
+
 /// The callback registered on `ur.call.debug`.
 ///
 /// # Safety
@@ -92,6 +98,9 @@ pub unsafe extern "C" fn on_ur_call(
     let Some(recorder) = crate::recorder() else {
         return;
     };
+    if !RUNTIME_UR_CALLED.load(Ordering::Relaxed) {
+        RUNTIME_UR_CALLED.store(true, Ordering::Relaxed);
+    }
     if user_data.is_null()
         || UR_LIMIT_REACHED.load(Ordering::Relaxed)
         || crate::ur_hooks::ACTIVE.load(Ordering::Relaxed)
@@ -313,19 +322,13 @@ pub fn enable_tracing_layer() -> LayerState {
     const NAME: &str = "UR_ENABLE_LAYERS";
     const LAYER: &str = "UR_LAYER_TRACING";
     let current = std::env::var_os(NAME).map(|v| v.to_string_lossy().into_owned());
-    if let Some(current) = &current {
-        if current.split([';', ',', ' ']).any(|l| l == LAYER) {
-            return LayerState::AlreadyOn;
-        }
-    }
-    let value = match &current {
-        Some(current) if !current.is_empty() => format!("{current};{LAYER}"),
-        _ => LAYER.to_owned(),
+    let Some(value) = layers_with(current.as_deref(), LAYER) else {
+        return LayerState::AlreadyOn;
     };
     let Ok(entry) = std::ffi::CString::new(format!("{NAME}={value}")) else {
         return LayerState::Off("UR_ENABLE_LAYERS holds a NUL byte".into());
     };
-    publish_environ_entry(NAME, entry);
+    publish_environ_entry(NAME, Some(entry));
     if std::env::var(NAME).is_ok_and(|v| v == value) {
         LAYER_TURNED_ON.store(true, Ordering::Relaxed);
         LayerState::TurnedOn
@@ -344,9 +347,41 @@ extern "C" {
     static mut environ: *const *const c_char;
 }
 
+/// The value of `UR_ENABLE_LAYERS` with `layer` added to `current`, or
+/// `None` when `current` names it already. The runtime splits the list at
+/// commas only: a `;` made one unknown name of the whole value, and the
+/// runtime's start-up then failed and spun for good (untraced too).
+fn layers_with(current: Option<&str>, layer: &str) -> Option<String> {
+    match current.map(str::trim) {
+        Some(current) if current.split(',').any(|l| l.trim() == layer) => None,
+        Some(current) if !current.is_empty() => Some(format!("{current},{layer}")),
+        _ => Some(layer.to_owned()),
+    }
+}
+
+/// Runs `f` with `UR_ENABLE_LOADER_INTERCEPT=1` in the environment (unless
+/// the user set it), for the collector's own UR loader: with it, that
+/// loader calls every function through the handle's dispatch table, so the
+/// application's handles reach the adapter copy that made them even when
+/// only one adapter is loaded (otherwise the loader would call its own copy
+/// of that adapter directly, with handles it never made). The runtime's
+/// loader has finished initialising before (see [`RUNTIME_UR_CALLED`]), so
+/// it does not read the variable. Published and withdrawn as in
+/// [`enable_tracing_layer`].
+pub fn with_loader_intercept<T>(f: impl FnOnce() -> T) -> T {
+    const NAME: &str = "UR_ENABLE_LOADER_INTERCEPT";
+    if std::env::var_os(NAME).is_some() {
+        return f();
+    }
+    publish_environ_entry(NAME, std::ffi::CString::new(format!("{NAME}=1")).ok());
+    let result = f();
+    publish_environ_entry(NAME, None);
+    result
+}
+
 /// Publishes a new `environ` holding every entry of the current one except
-/// `name`'s, plus `entry`; frees nothing (see [`enable_tracing_layer`]).
-fn publish_environ_entry(name: &str, entry: std::ffi::CString) {
+/// `name`'s, plus `entry` if any; frees nothing (see [`enable_tracing_layer`]).
+fn publish_environ_entry(name: &str, entry: Option<std::ffi::CString>) {
     let prefix = format!("{name}=");
     // SAFETY: `environ` is a valid null-terminated array of C strings that
     // the C library never frees while we read it (we only ever replace it
@@ -369,7 +404,9 @@ fn publish_environ_entry(name: &str, entry: std::ffi::CString) {
             i += 1;
         }
     }
-    entries.push(entry.into_raw());
+    if let Some(entry) = entry {
+        entries.push(entry.into_raw());
+    }
     entries.push(std::ptr::null());
     let array: &'static mut [*const c_char] = Box::leak(entries.into_boxed_slice());
     // SAFETY: one aligned pointer store publishing a complete, leaked array.
@@ -409,18 +446,33 @@ mod tests {
     }
 
     #[test]
+    fn the_tracing_layer_is_added_with_a_comma() {
+        let layer = "UR_LAYER_TRACING";
+        assert_eq!(super::layers_with(None, layer).as_deref(), Some(layer));
+        assert_eq!(super::layers_with(Some(" "), layer).as_deref(), Some(layer));
+        assert_eq!(
+            super::layers_with(Some("UR_LAYER_FULL_VALIDATION"), layer).as_deref(),
+            Some("UR_LAYER_FULL_VALIDATION,UR_LAYER_TRACING")
+        );
+        assert_eq!(super::layers_with(Some("A, UR_LAYER_TRACING"), layer), None);
+    }
+
+    #[test]
     fn a_published_entry_is_seen_and_the_other_entries_stay() {
         let before = std::env::vars_os().count();
         super::publish_environ_entry(
             "SYCLGRAPH_TEST_ENTRY",
-            std::ffi::CString::new("SYCLGRAPH_TEST_ENTRY=one").unwrap(),
+            std::ffi::CString::new("SYCLGRAPH_TEST_ENTRY=one").ok(),
         );
         assert_eq!(std::env::var("SYCLGRAPH_TEST_ENTRY").unwrap(), "one");
         super::publish_environ_entry(
             "SYCLGRAPH_TEST_ENTRY",
-            std::ffi::CString::new("SYCLGRAPH_TEST_ENTRY=two").unwrap(),
+            std::ffi::CString::new("SYCLGRAPH_TEST_ENTRY=two").ok(),
         );
         assert_eq!(std::env::var("SYCLGRAPH_TEST_ENTRY").unwrap(), "two");
         assert_eq!(std::env::vars_os().count(), before + 1);
+        super::publish_environ_entry("SYCLGRAPH_TEST_ENTRY", None);
+        assert!(std::env::var_os("SYCLGRAPH_TEST_ENTRY").is_none());
+        assert_eq!(std::env::vars_os().count(), before);
     }
 }

@@ -113,6 +113,7 @@ pub fn install_noted() -> Result<bool, String> {
     if table == 0 || find(table).is_some() {
         return Ok(false);
     }
+    runtime_dispatches_through_handles()?;
     let count = PATCHED_COUNT.load(Ordering::Acquire);
     if count == MAX_TABLES {
         return Err(format!(
@@ -145,6 +146,21 @@ pub fn install_noted() -> Result<bool, String> {
     }
     ACTIVE.store(true, Ordering::Release);
     Ok(true)
+}
+
+/// Succeeds when the runtime's own UR loader (in `libsycl.so`) calls
+/// through the handles' tables, so that a patched table is what the
+/// application's calls go through; asked once, when the first table is
+/// about to be patched (the runtime's loader has made a handle by then).
+fn runtime_dispatches_through_handles() -> Result<(), String> {
+    static VERDICT: OnceLock<Result<(), String>> = OnceLock::new();
+    VERDICT
+        .get_or_init(|| {
+            let library = ze_bridge::tracing_bypass::find_runtime_library()
+                .ok_or("no libsycl.so is loaded")?;
+            ze_bridge::loader_dispatch::dispatches_through_handles(&library)
+        })
+        .clone()
 }
 
 /// The index in [`PATCHED`] of `table`, if patched.

@@ -14,12 +14,14 @@
 //!
 //! [`ur_dispatch`] finds and patches entries of a UR adapter's dispatch table,
 //! which is how the subscriber follows the few UR calls it needs;
-//! [`tracing_bypass`] then takes the runtime's UR tracing layer out of its
+//! [`loader_dispatch`] proves first that a loader calls through those
+//! tables at all; [`tracing_bypass`] then takes the runtime's UR tracing layer out of its
 //! call chain.
 #![warn(missing_docs)]
 
 pub mod clock;
 pub mod level_zero;
+pub mod loader_dispatch;
 mod maps;
 pub mod tracing_bypass;
 pub mod ur;

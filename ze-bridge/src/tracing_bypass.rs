@@ -49,13 +49,13 @@ use object::{Object, ObjectSection, ObjectSymbol, SymbolKind};
 use crate::maps::{executable_file, readable, writable_private, writable_private_end};
 
 /// The loader context's singleton (`AtomicSingleton<ur_lib::context_t>::instance`).
-const LIB_CONTEXT: &str = "_ZN15AtomicSingletonIN6ur_lib9context_tEE8instanceE";
+pub(crate) const LIB_CONTEXT: &str = "_ZN15AtomicSingletonIN6ur_lib9context_tEE8instanceE";
 /// The tracing layer context's singleton.
 const LAYER_CONTEXT: &str = "_ZN15AtomicSingletonIN16ur_tracing_layer9context_tEE8instanceE";
 /// Mangled-name prefix of the tracing layer's functions.
 const TRACING: &str = "_ZN16ur_tracing_layer";
 /// Mangled-name prefix of the loader's functions.
-const LOADER: &str = "_ZN9ur_loader";
+pub(crate) const LOADER: &str = "_ZN9ur_loader";
 /// Fewest functions whose entries must be found, and agree, before any is
 /// touched (the tables hold about 240).
 pub const MIN_ENTRIES: usize = 64;
@@ -130,14 +130,17 @@ pub fn loader_symbols(path: &std::path::Path) -> Result<LoaderSymbols, String> {
 
 /// The part of `name` after the namespace `prefix` when it names a UR
 /// entry point (`<length>ur<Name>E<parameters>`).
-fn function_suffix<'a>(name: &'a str, prefix: &str) -> Option<&'a str> {
+pub(crate) fn function_suffix<'a>(name: &'a str, prefix: &str) -> Option<&'a str> {
     let rest = name.strip_prefix(prefix)?;
     let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
     (digits > 0 && rest[digits..].starts_with("ur")).then_some(rest)
 }
 
 /// The first 32 bytes of a function in the file.
-fn function_bytes(file: &object::File<'_>, symbol: &object::Symbol<'_, '_>) -> Option<Vec<u8>> {
+pub(crate) fn function_bytes(
+    file: &object::File<'_>,
+    symbol: &object::Symbol<'_, '_>,
+) -> Option<Vec<u8>> {
     let section = file.section_by_index(symbol.section_index()?).ok()?;
     let data = section.data().ok()?;
     let start = usize::try_from(symbol.address().checked_sub(section.address())?).ok()?;
@@ -200,13 +203,8 @@ pub unsafe fn bypass_tracing_layer() -> Result<Bypassed, String> {
         );
     }
     let maps = std::fs::read_to_string("/proc/self/maps").map_err(|e| e.to_string())?;
-    let (sample_value, sample_bytes) = symbols.sample.as_ref().ok_or("no function to compare")?;
-    let sample_at = library.base + *sample_value as usize;
-    if !readable(&maps, sample_at, sample_at + sample_bytes.len())
-        // SAFETY: checked readable just above.
-        || unsafe { std::slice::from_raw_parts(sample_at as *const u8, sample_bytes.len()) }
-            != &sample_bytes[..]
-    {
+    let sample = symbols.sample.as_ref().ok_or("no function to compare")?;
+    if !image_matches(&maps, &library, sample) {
         return Err("the runtime library's file is not the mapped image".into());
     }
     let rebase = |value: u64| library.base + value as usize;
@@ -269,6 +267,16 @@ pub unsafe fn bypass_tracing_layer() -> Result<Bypassed, String> {
     })
 }
 
+/// True when the function `sample` (its file value and first bytes) has
+/// those bytes in `library`'s mapped image: the file read is the one mapped.
+pub(crate) fn image_matches(maps: &str, library: &LoadedLibrary, sample: &(u64, Vec<u8>)) -> bool {
+    let (value, bytes) = sample;
+    let at = library.base + *value as usize;
+    readable(maps, at, at + bytes.len())
+        // SAFETY: checked readable just above.
+        && unsafe { std::slice::from_raw_parts(at as *const u8, bytes.len()) } == &bytes[..]
+}
+
 /// The distance from the top-level table to the layer's own table, and for
 /// how many functions it holds: both tables share one layout, so the
 /// layer's entry for a function lies at one fixed distance from the
@@ -290,7 +298,7 @@ pub fn table_distance(top: &[(usize, &str)], next: &[(usize, &str)]) -> Option<(
 ///
 /// # Safety
 /// `singleton` is the runtime address of the singleton's symbol.
-unsafe fn words_holding<'a>(
+pub(crate) unsafe fn words_holding<'a>(
     maps: &str,
     singleton: usize,
     size: u64,

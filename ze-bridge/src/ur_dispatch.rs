@@ -293,6 +293,7 @@ impl UnifiedRuntime {
     /// patched), or when two functions gave the same slot.
     pub fn probe_slots(&self) -> Result<SlotMap, String> {
         let _guard = PROBING.lock().unwrap_or_else(|e| e.into_inner());
+        self.dispatches_through_handles()?;
         let mut slots = [None; Hooked::ALL.len()];
         for function in Hooked::ALL {
             slots[function.index()] = self.probe_one(function.name(), |address, handle| {
@@ -315,6 +316,7 @@ impl UnifiedRuntime {
     /// [`UnifiedRuntime::probe_slots`]; all must be found.
     pub fn probe_direct_slots(&self) -> Result<DirectSlots, String> {
         let _guard = PROBING.lock().unwrap_or_else(|e| e.into_inner());
+        self.dispatches_through_handles()?;
         let mut slots = [0u16; Direct::ALL.len()];
         for function in Direct::ALL {
             let slot = self.probe_one(function.name(), |address, handle| {
@@ -326,6 +328,19 @@ impl UnifiedRuntime {
                 slot.ok_or_else(|| format!("{} is not exported", function.name()))?;
         }
         Ok(DirectSlots { slots })
+    }
+
+    /// Succeeds when this loader is proven to call through the handles'
+    /// tables ([`crate::loader_dispatch`]); a fake handle may be passed to
+    /// it only then: otherwise it would reach an adapter's real code.
+    fn dispatches_through_handles(&self) -> Result<(), String> {
+        // SAFETY: the symbol is only read as an address here.
+        let init = unsafe { self.library().get::<*const c_void>(b"urLoaderInit\0") }
+            .map(|symbol| *symbol as usize)
+            .map_err(|e| e.to_string())?;
+        let library = crate::loader_dispatch::library_containing(init)
+            .ok_or("our UR loader is not among the loaded objects")?;
+        crate::loader_dispatch::dispatches_through_handles(&library)
     }
 
     /// The slot the loader's `name` dispatches through, found by calling it
