@@ -81,8 +81,6 @@ pub struct Collector {
     /// True once we unsubscribed from `ur.call.debug` (hooks took over, or
     /// the UR call limit was reached).
     ur_unsubscribed: bool,
-    /// Our UR loader (for probing the dispatch table), once loaded.
-    ur: Option<Arc<UnifiedRuntime>>,
     /// How far the move to [`crate::ur_hooks`] got.
     hooks: HookState,
     /// `urQueueCreate` calls the timestamp source was told about.
@@ -118,13 +116,33 @@ fn runtime_ur_ready() -> bool {
     crate::ur_calls::RUNTIME_UR_CALLED.load(Ordering::Relaxed)
 }
 
+/// Why the UR tracing layer we turned on must stay in the runtime's call
+/// chain once the hooks are in, if it must: another XPTI subscriber is
+/// loaded (it may listen to the UR streams), or UR's own call logging is on
+/// (`UR_LOG_TRACING`, `SYCL_UR_TRACE`: the layer prints the calls). Other
+/// layers the user enabled stay in the chain in any case.
+fn why_the_tracing_layer_stays() -> Option<String> {
+    let others = std::env::var("XPTI_SUBSCRIBERS")
+        .map(|v| v.split([',', ';']).filter(|s| !s.trim().is_empty()).count() > 1)
+        .unwrap_or(false);
+    let set = |name: &str| std::env::var(name).is_ok_and(|v| !v.is_empty() && v != "0");
+    if others {
+        Some("another XPTI subscriber is loaded".to_owned())
+    } else {
+        ["UR_LOG_TRACING", "SYCL_UR_TRACE"]
+            .into_iter()
+            .find(|n| set(n))
+            .map(|name| format!("{name} is set"))
+    }
+}
+
 /// How far the collector got in following UR calls through hooks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum HookState {
-    /// Slots not probed yet.
-    Unprobed,
-    /// Slots known; tables are patched as handles show them.
-    Probed,
+    /// Not yet: the runtime made no UR call so far.
+    Waiting,
+    /// The hooks are in.
+    Installed,
     /// Not possible or not wanted here, and why.
     Off(String),
 }
@@ -142,8 +160,7 @@ impl Collector {
             pending: VecDeque::new(),
             poll_interval: POLL_MIN,
             ur_unsubscribed: false,
-            ur: None,
-            hooks: HookState::Unprobed,
+            hooks: HookState::Waiting,
             timing: TimingStart::Waiting,
             queue_creations_seen: 0,
             tracing_layer_kept: None,
@@ -212,78 +229,49 @@ impl Collector {
     }
 
     /// Moves the following of UR calls from `ur.call.debug` to hooks in the
-    /// adapter's dispatch table ([`crate::ur_hooks`]) as soon as the runtime
-    /// has shown us a handle, and then unsubscribes (here, outside any
-    /// callback). Only where `ur.call.debug` exists (DPC++ 2026 and later,
-    /// whose UR handles carry their table).
+    /// runtime's table of UR entry points ([`crate::ur_hooks`]) once the
+    /// runtime made its first UR call, then unsubscribes (here, outside any
+    /// callback) and takes the tracing layer we turned on out of the other
+    /// entries. Only where `ur.call.debug` exists (DPC++ 2026 and later).
     fn follow_ur_calls(&mut self) {
-        if matches!(self.hooks, HookState::Off(_)) {
-            return;
-        }
-        if self.hooks == HookState::Unprobed {
-            if !crate::ur_calls::STREAM_REGISTERED.load(Ordering::Relaxed)
-                || self.timing == TimingStart::Waiting
-            {
-                return;
-            }
-            if !self.config.ur_hooks {
-                self.hooks = HookState::Off("SYCLGRAPH_UR_HOOKS=0".into());
-                return;
-            }
-            let Some(ur) = &self.ur else {
-                self.hooks = HookState::Off("no UR loader of our own".into());
-                return;
-            };
-            if let Err(e) = crate::ur_hooks::prepare(ur) {
-                self.hooks = HookState::Off(e);
-                return;
-            }
-            self.hooks = HookState::Probed;
-        }
-        match crate::ur_hooks::install_noted() {
-            Ok(true) => {
-                self.unsubscribe_ur_calls();
-                self.take_out_tracing_layer();
-            }
-            Ok(false) => {}
-            Err(e) => {
-                // Once: a refused table would be noted again at every signal.
-                if crate::ur_hooks::ACTIVE.load(Ordering::Relaxed) {
-                    warn(format_args!("following UR calls: {e}"));
-                }
-                self.hooks = HookState::Off(e);
-            }
-        }
-    }
-
-    /// Once the hooks are in and nobody listens on `ur.call.debug`, takes
-    /// the UR tracing layer syclgraph turned on out of the runtime's call
-    /// chain ([`ze_bridge::tracing_bypass`]), unless something else may
-    /// still want it: the user asked for the layer, another XPTI subscriber
-    /// is loaded, or UR's own call logging is on (`UR_LOG_TRACING`,
-    /// `SYCL_UR_TRACE`: the layer prints the calls). Other layers the user
-    /// enabled stay in the chain.
-    fn take_out_tracing_layer(&mut self) {
-        if !crate::ur_calls::LAYER_TURNED_ON.load(Ordering::Relaxed) {
-            return;
-        }
-        let others = std::env::var("XPTI_SUBSCRIBERS")
-            .map(|v| v.split([',', ';']).filter(|s| !s.trim().is_empty()).count() > 1)
-            .unwrap_or(false);
-        let set = |name: &str| std::env::var(name).is_ok_and(|v| !v.is_empty() && v != "0");
-        let why = if others {
-            Some("another XPTI subscriber is loaded".to_owned())
-        } else if let Some(name) = ["UR_LOG_TRACING", "SYCL_UR_TRACE"]
-            .into_iter()
-            .find(|n| set(n))
+        if self.hooks != HookState::Waiting
+            || !crate::ur_calls::STREAM_REGISTERED.load(Ordering::Relaxed)
+            || !runtime_ur_ready()
         {
-            Some(format!("{name} is set"))
+            return;
+        }
+        if !self.config.ur_hooks {
+            self.hooks = HookState::Off("SYCLGRAPH_UR_HOOKS=0".into());
+            return;
+        }
+        let table = match ze_bridge::entry_table::find_entry_table() {
+            Ok(table) => table,
+            Err(e) => {
+                self.hooks = HookState::Off(e);
+                return;
+            }
+        };
+        // The user's own layer stays, and is no news to them.
+        let users_layer = !crate::ur_calls::LAYER_TURNED_ON.load(Ordering::Relaxed);
+        let must_stay = if users_layer {
+            None
         } else {
+            why_the_tracing_layer_stays()
+        };
+        let skip_layer = !users_layer && must_stay.is_none();
+        if let Err(e) = crate::ur_hooks::install(&table, skip_layer) {
+            self.hooks = HookState::Off(e);
+            return;
+        }
+        self.hooks = HookState::Installed;
+        self.unsubscribe_ur_calls();
+        if skip_layer {
             // SAFETY: we unsubscribed from the UR call stream, and no other
             // subscriber or UR log wants the layer (checked above).
-            unsafe { ze_bridge::tracing_bypass::bypass_tracing_layer() }.err()
-        };
-        self.tracing_layer_kept = why;
+            self.tracing_layer_kept = unsafe { table.bypass() }.err();
+        } else {
+            self.tracing_layer_kept = must_stay;
+        }
     }
 
     /// Why `ur.call.debug` served all along (see [`Losses`](crate::output::Losses)).
@@ -295,7 +283,7 @@ impl Collector {
         }
         Some(match &self.hooks {
             HookState::Off(why) => why.clone(),
-            HookState::Unprobed | HookState::Probed => "no UR handle seen yet".into(),
+            HookState::Waiting | HookState::Installed => "the runtime made no UR call".into(),
         })
     }
 
@@ -331,10 +319,7 @@ impl Collector {
         self.timing = TimingStart::Done;
         if self.config.device_timing {
             match crate::ur_calls::with_loader_intercept(load_timestamp_source) {
-                Ok((source, ur)) => {
-                    self.timestamps = Some(source);
-                    self.ur = Some(ur);
-                }
+                Ok(source) => self.timestamps = Some(source),
                 Err(e) => warn(format_args!("no device timestamps: {e}")),
             }
         }
@@ -517,13 +502,16 @@ impl Collector {
 
 /// Unified Runtime for every backend, with Level Zero read directly where
 /// its loader is present.
-fn load_timestamp_source() -> Result<(Arc<dyn TimestampSource>, Arc<UnifiedRuntime>), String> {
+fn load_timestamp_source() -> Result<Arc<dyn TimestampSource>, String> {
     let ur = Arc::new(UnifiedRuntime::load().map_err(|e| e.to_string())?);
-    let mut source = ze_bridge::ur_source::UrTimestampSource::new(ur.clone());
+    // Where proven safe, the source calls the adapters through the event's
+    // own table, past our loader's layers; otherwise through our loader.
+    let _ = ur.dispatch_directly();
+    let mut source = ze_bridge::ur_source::UrTimestampSource::new(ur);
     if let Ok(level_zero) = ze_bridge::level_zero::LevelZero::load() {
         source = source.with_level_zero(Arc::new(level_zero));
     }
-    Ok((Arc::new(source), ur))
+    Ok(Arc::new(source))
 }
 
 /// `held` (a `Submitted` or `SubmittedAfter`) and `next` as the one

@@ -586,11 +586,6 @@ impl Recorder {
         }
         self.release_held();
         let binding = self.submission(event);
-        if crate::ur_hooks::prepared() {
-            // SAFETY: a signalled device event is a live UR handle, and
-            // hooks are only prepared on UR 0.12+ (see ur_hooks).
-            unsafe { crate::ur_hooks::note_handle(device_event) };
-        }
         self.device_event(binding.node, binding.instance, device_event);
     }
 

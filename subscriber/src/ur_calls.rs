@@ -122,14 +122,6 @@ pub unsafe extern "C" fn on_ur_call(
         tp::FUNCTION_WITH_ARGS_BEGIN if id == ur_function_t::QUEUE_CREATE => {
             QUEUE_CREATIONS.fetch_add(1, Ordering::Relaxed);
             let params = call.args_data as *mut ur_queue_create_params_t;
-            // SAFETY: args_data is this call's ur_queue_create_params_t;
-            // phContext points at its context argument, a live handle of
-            // the adapter (UR 0.12+: ur.call.debug exists from DPC++ 2026).
-            unsafe {
-                if !(*params).phContext.is_null() {
-                    crate::ur_hooks::note_handle(*(*params).phContext as usize);
-                }
-            }
             if recorder.force_profiling {
                 // SAFETY: args_data is this call's ur_queue_create_params_t.
                 unsafe { force_profiling(params) }

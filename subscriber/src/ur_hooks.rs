@@ -1,5 +1,5 @@
-//! Following the few UR calls syclgraph needs through the adapter's
-//! dispatch table, instead of the UR tracing layer.
+//! Following the few UR calls syclgraph needs through hooks in the
+//! runtime's table of UR entry points, instead of the UR tracing layer.
 //!
 //! The tracing layer announces every UR call as XPTI events (a code
 //! location, an event, two notifications each): most of what tracing cost
@@ -7,23 +7,27 @@
 //! [`Hooked`] names: forcing profiling on new queues (`urQueueCreate`), the
 //! output event of direct-path USM commands (they send no `signal`), and the
 //! wait lists of enqueues (the `depends_on` edges the runtime never sends).
-//! Each of those entries of the adapter's dispatch table is replaced by a
-//! function here that does that one thing and calls the adapter's own.
 //!
-//! How it starts (see [`ze_bridge::ur_dispatch`]):
+//! How it starts:
 //! 1. At start-up the UR tracing layer and `ur.call.debug` do the work
-//!    ([`crate::ur_calls`]); they also report the first handle they see
-//!    ([`note_handle`]).
-//! 2. The collector thread, once it loaded its UR loader, probes the slots
-//!    ([`prepare`]) and patches the table of each handle reported
-//!    ([`install_noted`]).
+//!    ([`crate::ur_calls`]).
+//! 2. Once the runtime made its first UR call, the collector finds the
+//!    runtime's table of UR entry points by the tracing layer's functions
+//!    in it ([`ze_bridge::entry_table::find_entry_table`]: names from
+//!    the runtime's own symbol table, nothing probed) and [`install`]s a
+//!    hook in the entry of each [`Hooked`] function. Each hook does its one
+//!    thing and calls on to what the entry held, or, when the tracing layer
+//!    may go, to what the layer itself would have called. This is the
+//!    table every UR call of the application goes through, whether the
+//!    loader calls through the handles' tables (several adapters) or its one
+//!    adapter directly (`ONEAPI_DEVICE_SELECTOR=opencl:cpu`, no Level Zero).
 //! 3. From then on `ur.call.debug` stands down ([`ACTIVE`]) and the
-//!    collector unsubscribes from it: the tracing layer stays in the
-//!    runtime's call chain but, with nobody listening, makes no events.
+//!    collector unsubscribes from it, then takes the tracing layer out of
+//!    the other entries.
 //!
-//! The hooks stay in the table for the life of the process (an adapter's
-//! table is static), so this library pins itself in memory first; once
-//! tracing finished they only call through.
+//! The hooks stay in the table for the life of the process, so this library
+//! pins itself in memory first; once tracing finished they only call
+//! through.
 
 use std::ffi::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -36,155 +40,71 @@ use ur_sys::{
     PFN_urEnqueueEventsWaitWithBarrierExt, PFN_urEnqueueKernelLaunchWithArgsExp,
     PFN_urEnqueueUSMFill, PFN_urEnqueueUSMMemcpy, PFN_urEnqueueUSMMemcpy2D, PFN_urQueueCreate,
 };
-use ze_bridge::ur::UnifiedRuntime;
-use ze_bridge::ur_dispatch::{table_address, DispatchTable, Hooked, SlotMap};
+use ze_bridge::entry_table::EntryTable;
+use ze_bridge::ur_dispatch::Hooked;
 
 use crate::ur_calls::{
     profiling_change, ProfilingChange, PROFILING_PROPERTIES, QUEUES_FORCED, QUEUE_CREATIONS,
 };
 
-/// Set once a table is patched: `ur.call.debug` then ignores every call.
+/// Set once the hooks are in: `ur.call.debug` then ignores every call.
 pub static ACTIVE: AtomicBool = AtomicBool::new(false);
 
-/// The slots of the hooked functions, once probed.
-static SLOTS: OnceLock<SlotMap> = OnceLock::new();
+/// What each hooked entry held before (or what the tracing layer would have
+/// called): where its hook calls on. Published before the hook is.
+static ORIGINALS: [AtomicUsize; Hooked::ALL.len()] =
+    [const { AtomicUsize::new(0) }; Hooked::ALL.len()];
 
-/// A table seen on a handle and not patched yet (0: none).
-static NOTED: AtomicUsize = AtomicUsize::new(0);
-
-/// Adapters whose tables we patch at most (OpenCL, Level Zero v1/v2, ...).
-const MAX_TABLES: usize = 4;
-
-/// One patched table and the adapter's own functions it held.
-struct Patched {
-    table: AtomicUsize,
-    originals: [AtomicUsize; Hooked::ALL.len()],
-}
-
-#[allow(clippy::declare_interior_mutable_const)]
-const EMPTY: Patched = Patched {
-    table: AtomicUsize::new(0),
-    originals: [const { AtomicUsize::new(0) }; Hooked::ALL.len()],
-};
-
-static PATCHED: [Patched; MAX_TABLES] = [EMPTY; MAX_TABLES];
-
-/// How many entries of [`PATCHED`] are filled (published before any slot
-/// points at a hook, so a hook always finds its table).
-static PATCHED_COUNT: AtomicUsize = AtomicUsize::new(0);
-
-/// Probes where the loader keeps the hooked functions, and has `ur` call
-/// the adapter directly from then on ([`UnifiedRuntime::dispatch_directly`]).
-/// Called once, by the collector, with its loader (the same UR version as
-/// the runtime's).
-pub fn prepare(ur: &UnifiedRuntime) -> Result<(), String> {
-    let slots = ur.probe_slots()?;
-    let _ = SLOTS.set(slots);
-    // The same design lets the timestamp source skip its loader's layers.
-    ur.dispatch_directly()
-}
-
-/// Remembers the table of a handle the runtime passed us, if it is not
-/// patched yet. Cheap enough for the hot path: one load and a few compares.
-///
-/// # Safety
-/// `handle` is null or a live handle of a UR 0.12+ adapter.
-#[inline]
-pub unsafe fn note_handle(handle: usize) {
-    // SAFETY: guaranteed by the caller.
-    let table = unsafe { table_address(handle) };
-    if table != 0 && find(table).is_none() && !ze_bridge::ur_dispatch::is_probe_table(table) {
-        NOTED.store(table, Ordering::Relaxed);
-    }
-}
-
-/// True when hooks can be installed: the slots are known.
-pub fn prepared() -> bool {
-    SLOTS.get().is_some()
-}
-
-/// Patches the table last noted, if any; returns true when one was patched
-/// now. Called by the collector thread only (one writer).
-pub fn install_noted() -> Result<bool, String> {
-    let Some(slots) = SLOTS.get() else {
-        return Ok(false);
-    };
-    let table = NOTED.swap(0, Ordering::Relaxed);
-    if table == 0 || find(table).is_some() {
-        return Ok(false);
-    }
-    runtime_dispatches_through_handles()?;
-    let count = PATCHED_COUNT.load(Ordering::Acquire);
-    if count == MAX_TABLES {
-        return Err(format!(
-            "more than {MAX_TABLES} UR adapters; later ones are not followed"
-        ));
-    }
-    let table = DispatchTable::at(table, slots).ok_or_else(|| {
-        format!("the UR dispatch table at {table:#x} failed its checks (writable, entries in code)")
-    })?;
+/// Puts a hook in `table`'s entry of every [`Hooked`] function it has.
+/// With `skip_layer`, a hook calls on to what the tracing layer would have
+/// called (the layer is being taken out); otherwise to the layer. Returns
+/// how many entries were hooked. Called once, by the collector.
+pub fn install(table: &EntryTable, skip_layer: bool) -> Result<usize, String> {
     pin_this_library()?;
-    let entry = &PATCHED[count];
-    entry.table.store(table.address(), Ordering::Relaxed);
-    let mut hooked = Vec::new();
+    let mut hooked = 0;
     for function in Hooked::ALL {
-        let Some(original) = table.get(slots, function) else {
+        let Some(at) = table.entry(function.name()) else {
             continue;
         };
-        if original == 0 {
+        // SAFETY: `at` is an aligned entry of the runtime's table, in a
+        // writable mapping (find_entry_table checked it).
+        let entry = unsafe { &*(at as *const AtomicUsize) };
+        let current = entry.load(Ordering::Acquire);
+        if !table.is_layer_function(current) {
             continue;
         }
-        entry.originals[function.index()].store(original, Ordering::Relaxed);
-        hooked.push(function);
+        let original = match table.next_function(at) {
+            Ok(next) if skip_layer => next,
+            _ => current,
+        };
+        ORIGINALS[function.index()].store(original, Ordering::Release);
+        if entry
+            .compare_exchange(
+                current,
+                hook_address(function),
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            )
+            .is_ok()
+        {
+            hooked += 1;
+        }
     }
-    // Publish the originals before any slot leads to a hook.
-    PATCHED_COUNT.store(count + 1, Ordering::Release);
-    for function in hooked {
-        // SAFETY: the hook has `function`'s prototype and lives as long as
-        // the process (this library is pinned above).
-        unsafe { table.replace(slots, function, hook_address(function)) };
+    if hooked == 0 {
+        return Err("no UR entry point of the runtime could be hooked".into());
     }
     ACTIVE.store(true, Ordering::Release);
-    Ok(true)
+    Ok(hooked)
 }
 
-/// Succeeds when the runtime's own UR loader (in `libsycl.so`) calls
-/// through the handles' tables, so that a patched table is what the
-/// application's calls go through; asked once, when the first table is
-/// about to be patched (the runtime's loader has made a handle by then).
-fn runtime_dispatches_through_handles() -> Result<(), String> {
-    static VERDICT: OnceLock<Result<(), String>> = OnceLock::new();
-    VERDICT
-        .get_or_init(|| {
-            let library = ze_bridge::tracing_bypass::find_runtime_library()
-                .ok_or("no libsycl.so is loaded")?;
-            ze_bridge::loader_dispatch::dispatches_through_handles(&library)
-        })
-        .clone()
-}
-
-/// The index in [`PATCHED`] of `table`, if patched.
+/// What the entry of `function` held before its hook.
 #[inline]
-fn find(table: usize) -> Option<usize> {
-    let count = PATCHED_COUNT.load(Ordering::Acquire);
-    PATCHED[..count]
-        .iter()
-        .position(|p| p.table.load(Ordering::Relaxed) == table)
-}
-
-/// The adapter's own `function` for a handle whose table is patched.
-#[inline]
-fn original(handle: usize, function: Hooked) -> usize {
-    // SAFETY: the runtime called a hook with this handle: it is live.
-    let table = unsafe { table_address(handle) };
-    // A hook is only reached through a patched table; the first entry is a
-    // fallback that cannot be needed.
-    let entry = &PATCHED[find(table).unwrap_or(0)];
-    entry.originals[function.index()].load(Ordering::Relaxed)
+fn original(function: Hooked) -> usize {
+    ORIGINALS[function.index()].load(Ordering::Acquire)
 }
 
 /// Keeps this library mapped for the life of the process: the hooks stay in
-/// the adapter's table after XPTI unloads its subscribers.
+/// the runtime's table after XPTI unloads its subscribers.
 fn pin_this_library() -> Result<(), String> {
     static PINNED: OnceLock<Result<(), String>> = OnceLock::new();
     PINNED
@@ -274,10 +194,11 @@ unsafe fn after_usm(result: ur_result_t, ph_event: *mut ur_event_handle_t) {
 }
 
 // The hooks. Each has the prototype of the UR function it replaces (from
-// ur_api.h), is only reachable through a patched table, and calls the
-// adapter's own function with the arguments unchanged (urQueueCreate's
-// properties aside). SAFETY of each body: the runtime's arguments are passed
-// on as received; `original` returns the adapter's function of that slot.
+// ur_api.h), is only reachable through a hooked entry, and calls on to what
+// that entry held (or what the tracing layer would have called) with the
+// arguments unchanged (urQueueCreate's properties aside). SAFETY of each
+// body: the runtime's arguments are passed on as received; `original`
+// returns a function of that prototype, published before the hook.
 
 unsafe extern "C" fn queue_create(
     context: ur_context_handle_t,
@@ -286,8 +207,7 @@ unsafe extern "C" fn queue_create(
     queue: *mut ur_queue_handle_t,
 ) -> ur_result_t {
     // SAFETY: see above.
-    let adapter: PFN_urQueueCreate =
-        unsafe { std::mem::transmute(original(context as usize, Hooked::QueueCreate)) };
+    let next: PFN_urQueueCreate = unsafe { std::mem::transmute(original(Hooked::QueueCreate)) };
     QUEUE_CREATIONS.fetch_add(1, Ordering::Relaxed);
     let forcing = crate::recorder().is_some_and(|r| r.force_profiling && r.running());
     let change = if forcing {
@@ -307,7 +227,7 @@ unsafe extern "C" fn queue_create(
         }
     };
     // SAFETY: see above.
-    let result = unsafe { adapter(context, device, properties, queue) };
+    let result = unsafe { next(context, device, properties, queue) };
     if forced && result.is_success() {
         QUEUES_FORCED.fetch_add(1, Ordering::Relaxed);
     }
@@ -330,9 +250,9 @@ macro_rules! enqueue_hook {
         ) -> ur_result_t {
             // SAFETY: see above.
             unsafe {
-                let adapter: $pfn = std::mem::transmute(original(queue as usize, $hooked));
+                let next: $pfn = std::mem::transmute(original($hooked));
                 before_enqueue(wait_count, wait_list);
-                let result = adapter(queue, $($arg,)* wait_count, wait_list, event);
+                let result = next(queue, $($arg,)* wait_count, wait_list, event);
                 enqueue_hook!(@after $after, result, event);
                 result
             }

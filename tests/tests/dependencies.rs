@@ -127,3 +127,69 @@ fn one_user_memcpy_is_one_timed_node_at_its_line() {
         assert_eq!(found[0]["duration_ns"], want.to_string(), "{label}");
     }
 }
+
+/// The settled usm_chain program with `env` set for the untraced and the
+/// traced run alike, each bounded (a hang fails the test).
+fn usm_chain_with(test: &str, env: &'static [(&'static str, &'static str)]) -> Traced {
+    let make = || {
+        let mut cmd = runtime_command(&program("usm_chain"));
+        cmd.args(["--settle-ms", "500"]);
+        cmd.envs(env.iter().copied());
+        cmd
+    };
+    run_both_within(test, make, &[], std::time::Duration::from_secs(90))
+}
+
+/// Regression (issue 13): with one UR adapter the runtime's loader calls it
+/// directly, and probing with a made-up handle crashed every traced program.
+/// The hooks now sit in the runtime's table of UR entry points, which every
+/// call passes through either way: same edges, same times, the cheap path.
+#[test]
+fn one_adapter_keeps_the_hooks_the_edges_and_the_times() {
+    for (test, env) in [
+        (
+            "deps-opencl-only",
+            &[("ONEAPI_DEVICE_SELECTOR", "opencl:cpu")][..],
+        ),
+        (
+            "deps-no-level-zero",
+            &[("ONEAPI_DEVICE_SELECTOR", "!level_zero:*")][..],
+        ),
+    ] {
+        let traced = usm_chain_with(test, env);
+        let stderr = traced.stderr();
+        assert!(!stderr.contains(VIA_LAYER), "{test}: {stderr}");
+        assert!(!stderr.contains(LAYER_KEPT), "{test}: {stderr}");
+        assert_depends_on_edges(&traced);
+        let measured = profiling_lines(&traced.stdout());
+        let rows = traced.csv("kernels.csv");
+        let found = rows_at(&rows, SRC, tag_line(SRC, "ooo_memcpy"));
+        assert_eq!(found.len(), 1, "{test}: {found:?}");
+        assert_eq!(found[0]["timing"], "ok", "{test}");
+        let want = measured[&("ooo_memcpy".to_owned(), 0)];
+        assert_eq!(found[0]["duration_ns"], want.to_string(), "{test}");
+    }
+}
+
+/// Regression (issue 13): `UR_ENABLE_LAYERS=UR_LAYER_FULL_VALIDATION` made
+/// the traced program spin for good: syclgraph appended its layer after a
+/// `;` (the runtime splits at commas only), and started its own UR loader
+/// alongside the runtime's. Now it finishes, with the user's layers kept.
+#[test]
+fn validation_layers_neither_hang_nor_lose_edges() {
+    for (test, env) in [
+        (
+            "deps-full-validation",
+            &[("UR_ENABLE_LAYERS", "UR_LAYER_FULL_VALIDATION")][..],
+        ),
+        (
+            "deps-validation",
+            &[("UR_ENABLE_LAYERS", "UR_LAYER_VALIDATION")][..],
+        ),
+    ] {
+        let traced = usm_chain_with(test, env);
+        let stderr = traced.stderr();
+        assert!(!stderr.contains(VIA_LAYER), "{test}: {stderr}");
+        assert_depends_on_edges(&traced);
+    }
+}

@@ -12,18 +12,18 @@
 //! - [`level_zero`]: Level Zero directly, for events of the Level Zero backend
 //!   (kernel timestamps in device ticks, converted by [`clock`]).
 //!
-//! [`ur_dispatch`] finds and patches entries of a UR adapter's dispatch table,
-//! which is how the subscriber follows the few UR calls it needs;
-//! [`loader_dispatch`] proves first that a loader calls through those
-//! tables at all; [`tracing_bypass`] then takes the runtime's UR tracing layer out of its
-//! call chain.
+//! [`entry_table`] finds the runtime's table of UR entry points, where the
+//! subscriber hooks the few UR calls it needs and from which it takes the
+//! UR tracing layer out; [`ur_dispatch`] finds where functions sit in an
+//! adapter's own table, for the timestamp source, once [`loader_dispatch`]
+//! proved that a loader calls through those tables at all.
 #![warn(missing_docs)]
 
 pub mod clock;
+pub mod entry_table;
 pub mod level_zero;
 pub mod loader_dispatch;
 mod maps;
-pub mod tracing_bypass;
 pub mod ur;
 pub mod ur_dispatch;
 pub mod ur_source;

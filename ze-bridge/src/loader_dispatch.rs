@@ -14,7 +14,7 @@
 //! - a patched handle table is never called (the hooks would see nothing).
 //!
 //! [`dispatches_through_handles`] reads the loader library's symbol table
-//! (the same way as [`crate::tracing_bypass`]) and looks for the intercept
+//! (the same way as [`crate::entry_table`]) and looks for the intercept
 //! functions in the tables of the loader's context and of every layer's
 //! context (the innermost layer keeps the loader's original table). Only
 //! when at least [`MIN_ENTRIES`] of them are found there does it say yes;
@@ -28,16 +28,10 @@ use std::path::{Path, PathBuf};
 
 use object::{Object, ObjectSymbol, SymbolKind};
 
-use crate::tracing_bypass::{
+use crate::entry_table::{
     function_bytes, function_suffix, image_matches, words_holding, LoadedLibrary, LOADER,
-    MIN_ENTRIES,
+    MIN_ENTRIES, SINGLETON_PREFIX, SINGLETON_SUFFIX,
 };
-
-/// Mangled-name prefix and suffix of a UR context singleton
-/// (`AtomicSingleton<ns::context_t>::instance`): the loader's, each
-/// layer's.
-const SINGLETON_PREFIX: &str = "_ZN15AtomicSingletonIN";
-const SINGLETON_SUFFIX: &str = "9context_tEE8instanceE";
 
 /// What a loader library's symbol table says about its dispatch.
 #[derive(Debug, Default)]

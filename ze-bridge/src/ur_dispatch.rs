@@ -1,32 +1,29 @@
-//! A UR adapter's dispatch table: where each function sits in it, and
-//! replacing one entry (how syclgraph follows UR calls without the UR
-//! tracing layer).
+//! A UR adapter's dispatch table, and the UR functions syclgraph hooks.
 //!
 //! Since UR 0.12 (DPC++ 2026.x) every handle an adapter makes (platform,
 //! context, queue, event, ...) begins with a pointer to that adapter's
-//! `ur_dditable_t`, a static table of function pointers in writable memory,
-//! and the loader calls `handle->ddi->Enqueue.pfnUSMMemcpy(...)`. Replacing
-//! an entry of that table puts a function of ours between the runtime and
-//! the adapter for that one UR function, at the cost of one indirect call:
-//! no XPTI event per UR call, nothing for the functions we do not follow.
+//! `ur_dditable_t`, a static table of function pointers, and a loader with
+//! several adapters calls `handle->ddi->Event.pfnRetain(...)`. The
+//! timestamp source calls the few [`Direct`] functions that way itself,
+//! past its own loader's layers ([`UnifiedRuntime::dispatch_directly`]).
 //!
 //! # Finding the slots
 //!
 //! The table's layout changes between UR versions, so the slot of each
-//! function is not taken from a header: [`UnifiedRuntime::probe_slots`]
-//! asks the loader itself. It calls the loader's `urEnqueueUSMMemcpy`
-//! (and the other [`Hooked`] functions) with a fake handle whose table is
-//! [`PROBE_TABLE`], 512 small functions that each record their index and
-//! return: the index that comes back is where that loader (the same
-//! version as the runtime's, from the same installation) looks for it.
+//! function is not taken from a header:
+//! [`UnifiedRuntime::probe_direct_slots`] asks the loader itself. It calls
+//! the loader's `urEventRetain` (and the other [`Direct`] functions) with a
+//! fake handle whose table is [`PROBE_TABLE`], 512 small functions that
+//! each record their index and return: the index that comes back is where
+//! that loader (the same version as the runtime's, from the same
+//! installation) looks for it. A fake handle is passed only to a loader
+//! proven to call through the handles' tables
+//! ([`crate::loader_dispatch`]): one that calls its single adapter
+//! directly would hand it to real adapter code.
 //!
-//! # Patching
-//!
-//! [`DispatchTable::at`] takes a handle's table and checks, in
-//! `/proc/self/maps`, that every probed slot lies in one writable private
-//! mapping; [`DispatchTable::replace`] swaps one entry atomically (an
-//! aligned 8-byte store: a thread calling through the table at that moment
-//! sees the old function or the new one).
+//! [`Hooked`] names the functions whose entries in the runtime's table of
+//! UR entry points syclgraph replaces (see
+//! [`crate::entry_table::EntryTable`]).
 
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -34,7 +31,6 @@ use std::sync::Mutex;
 
 use ur_sys as sys;
 
-use crate::maps::{executable_file, writable_private};
 use crate::ur::UnifiedRuntime;
 
 /// The UR functions syclgraph follows by replacing their table entry.
@@ -167,25 +163,6 @@ pub unsafe fn direct_function(handle: usize, slots: &DirectSlots, function: Dire
     }
 }
 
-/// Where the loader looks for each [`Hooked`] function in a handle's table
-/// (an index in pointers); `None` when the loader does not have it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SlotMap {
-    slots: [Option<u16>; Hooked::ALL.len()],
-}
-
-impl SlotMap {
-    /// The slot of `function`.
-    pub fn slot(&self, function: Hooked) -> Option<usize> {
-        self.slots[function.index()].map(usize::from)
-    }
-
-    /// The highest slot probed (to bound the table's checked size).
-    pub fn highest(&self) -> Option<usize> {
-        self.slots.iter().flatten().map(|&s| usize::from(s)).max()
-    }
-}
-
 /// How many entries [`PROBE_TABLE`] has (`ur_dditable_t` of UR 0.12 has 241).
 pub const PROBE_SLOTS: usize = 512;
 
@@ -276,44 +253,13 @@ static FAKE_HANDLE: FakeHandle = FakeHandle {
     table: &PROBE_TABLE as *const _ as *const c_void,
 };
 
-/// True when `table` is [`PROBE_TABLE`] (a probe call seen by a UR tracing
-/// layer must not be taken for a real adapter).
-pub fn is_probe_table(table: usize) -> bool {
-    table == &PROBE_TABLE as *const _ as usize
-}
-
 /// Serialises probing (one [`PROBED`] for the process).
 static PROBING: Mutex<()> = Mutex::new(());
 
 impl UnifiedRuntime {
-    /// Finds the slot of every [`Hooked`] function in an adapter's dispatch
-    /// table by asking this loader (see the module documentation). Fails
-    /// when a function the loader exports was not dispatched through the
-    /// handle's table (a loader of another design: then nothing may be
-    /// patched), or when two functions gave the same slot.
-    pub fn probe_slots(&self) -> Result<SlotMap, String> {
-        let _guard = PROBING.lock().unwrap_or_else(|e| e.into_inner());
-        self.dispatches_through_handles()?;
-        let mut slots = [None; Hooked::ALL.len()];
-        for function in Hooked::ALL {
-            slots[function.index()] = self.probe_one(function.name(), |address, handle| {
-                // SAFETY: `address` is the loader's exported entry point of
-                // `function`; see `call_with_fake_handle`.
-                unsafe { call_with_fake_handle(function, address, handle) }
-            })?;
-        }
-        let found: Vec<u16> = slots.iter().flatten().copied().collect();
-        let mut unique = found.clone();
-        unique.sort_unstable();
-        unique.dedup();
-        if unique.len() != found.len() {
-            return Err("two UR functions probed to the same table slot".into());
-        }
-        Ok(SlotMap { slots })
-    }
-
-    /// Finds the slot of every [`Direct`] function, like
-    /// [`UnifiedRuntime::probe_slots`]; all must be found.
+    /// Finds the slot of every [`Direct`] function by asking this loader
+    /// (see the module documentation); all must be found, and the loader
+    /// must be proven to call through the handles' tables first.
     pub fn probe_direct_slots(&self) -> Result<DirectSlots, String> {
         let _guard = PROBING.lock().unwrap_or_else(|e| e.into_inner());
         self.dispatches_through_handles()?;
@@ -413,70 +359,6 @@ unsafe fn call_direct_with_fake_handle(
     }
 }
 
-/// Calls the loader's entry point of `function` with every handle `handle`.
-///
-/// # Safety
-/// `address` is the loader's exported `function`; `handle` is a fake handle
-/// whose first word points at [`PROBE_TABLE`].
-unsafe fn call_with_fake_handle(function: Hooked, address: *const c_void, handle: *mut c_void) {
-    let mut event: sys::ur_event_handle_t = std::ptr::null_mut();
-    let out = &mut event as *mut sys::ur_event_handle_t;
-    let mut byte = [0u8; 8];
-    let data = byte.as_mut_ptr().cast::<c_void>();
-    let (h, none): (sys::ur_queue_handle_t, _) = (handle.cast(), std::ptr::null());
-    // SAFETY: (all arms) `address` is `function`'s entry point, given its
-    // prototype from ur_api.h; see the caller for the arguments.
-    unsafe {
-        match function {
-            Hooked::QueueCreate => {
-                let f: sys::PFN_urQueueCreate = std::mem::transmute(address);
-                let mut queue: sys::ur_queue_handle_t = std::ptr::null_mut();
-                f(handle.cast(), handle.cast(), std::ptr::null(), &mut queue);
-            }
-            Hooked::UsmMemcpy => {
-                let f: sys::PFN_urEnqueueUSMMemcpy = std::mem::transmute(address);
-                f(h, false, data, data, 1, 0, none, out);
-            }
-            Hooked::UsmFill => {
-                let f: sys::PFN_urEnqueueUSMFill = std::mem::transmute(address);
-                f(h, data, 1, data, 1, 0, none, out);
-            }
-            Hooked::UsmMemcpy2D => {
-                let f: sys::PFN_urEnqueueUSMMemcpy2D = std::mem::transmute(address);
-                f(h, false, data, 1, data, 1, 1, 1, 0, none, out);
-            }
-            Hooked::EventsWait | Hooked::EventsWaitWithBarrier => {
-                let f: sys::PFN_urEnqueueEventsWait = std::mem::transmute(address);
-                f(h, 0, none, out);
-            }
-            Hooked::EventsWaitWithBarrierExt => {
-                let f: sys::PFN_urEnqueueEventsWaitWithBarrierExt = std::mem::transmute(address);
-                f(h, std::ptr::null(), 0, none, out);
-            }
-            Hooked::KernelLaunchWithArgsExp => {
-                let f: sys::PFN_urEnqueueKernelLaunchWithArgsExp = std::mem::transmute(address);
-                let sizes = [1usize; 3];
-                let size = sizes.as_ptr();
-                let (no_args, kernel) = (std::ptr::null(), handle.cast());
-                f(
-                    h,
-                    kernel,
-                    1,
-                    std::ptr::null(),
-                    size,
-                    std::ptr::null(),
-                    0,
-                    no_args,
-                    no_args,
-                    0,
-                    none,
-                    out,
-                );
-            }
-        }
-    }
-}
-
 /// The address of `handle`'s dispatch table (its first word); 0 for a null
 /// handle. Cheap: one load, for the hot path.
 ///
@@ -491,68 +373,6 @@ pub unsafe fn table_address(handle: usize) -> usize {
     unsafe { (handle as *const usize).read() }
 }
 
-/// The dispatch table of one adapter, checked writable for every probed slot.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct DispatchTable {
-    base: usize,
-}
-
-impl DispatchTable {
-    /// The table at `base` (a handle's first word, see [`table_address`]),
-    /// if that address and the probed slots after it lie in one writable
-    /// private mapping of this process and every probed entry is empty or
-    /// points into a library's code.
-    pub fn at(base: usize, slots: &SlotMap) -> Option<DispatchTable> {
-        let highest = slots.highest()?;
-        if base == 0 || !base.is_multiple_of(std::mem::align_of::<usize>()) || is_probe_table(base)
-        {
-            return None;
-        }
-        let end = base.checked_add((highest + 1) * std::mem::size_of::<usize>())?;
-        let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
-        if !writable_private(&maps, base, end) {
-            return None;
-        }
-        let table = DispatchTable { base };
-        // Every probed entry must be empty or point into a library's code:
-        // anything else means `base` is not a dispatch table (say, an object
-        // of a loader that wraps handles), and nothing may be written there.
-        let all_code = Hooked::ALL.iter().all(|&f| match table.get(slots, f) {
-            None | Some(0) => true,
-            Some(address) => executable_file(&maps, address),
-        });
-        all_code.then_some(table)
-    }
-
-    /// The table's address (what every handle of its adapter starts with).
-    pub fn address(&self) -> usize {
-        self.base
-    }
-
-    fn entry(&self, slot: usize) -> &AtomicUsize {
-        // SAFETY: `slot` is at most the highest probed slot, which
-        // `at` checked lies within a writable mapping; the table is static
-        // in its adapter (never freed while the runtime runs) and aligned.
-        unsafe { &*((self.base + slot * std::mem::size_of::<usize>()) as *const AtomicUsize) }
-    }
-
-    /// The function in `slot` (0 when empty).
-    pub fn get(&self, slots: &SlotMap, function: Hooked) -> Option<usize> {
-        let slot = slots.slot(function)?;
-        Some(self.entry(slot).load(Ordering::Acquire))
-    }
-
-    /// Puts `new` in `function`'s slot and returns what was there.
-    ///
-    /// # Safety
-    /// `new` is a function with `function`'s prototype that stays callable
-    /// for as long as the runtime may call through this table.
-    pub unsafe fn replace(&self, slots: &SlotMap, function: Hooked, new: usize) -> Option<usize> {
-        let slot = slots.slot(function)?;
-        Some(self.entry(slot).swap(new, Ordering::AcqRel))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -564,39 +384,5 @@ mod tests {
             unsafe { probe() };
             assert_eq!(PROBED.load(Ordering::SeqCst), i);
         }
-    }
-
-    #[test]
-    fn the_probe_table_is_never_a_real_table() {
-        let slots = SlotMap {
-            slots: [Some(1); Hooked::ALL.len()],
-        };
-        assert!(DispatchTable::at(&PROBE_TABLE as *const _ as usize, &slots).is_none());
-    }
-
-    #[test]
-    fn a_static_of_ours_can_be_patched_and_restored() {
-        static TABLE: [AtomicUsize; 4] = [
-            AtomicUsize::new(10),
-            AtomicUsize::new(11),
-            AtomicUsize::new(0),
-            AtomicUsize::new(13),
-        ];
-        let code = probe::<7> as ProbeFn as usize;
-        TABLE[2].store(code, Ordering::SeqCst);
-        let mut slots = SlotMap {
-            slots: [None; Hooked::ALL.len()],
-        };
-        slots.slots[Hooked::UsmMemcpy.index()] = Some(2);
-        let table = DispatchTable::at(TABLE.as_ptr() as usize, &slots).expect("in .data");
-        assert_eq!(table.get(&slots, Hooked::UsmMemcpy), Some(code));
-        // SAFETY: nothing calls through this table.
-        let old = unsafe { table.replace(&slots, Hooked::UsmMemcpy, 99) };
-        assert_eq!(old, Some(code));
-        assert_eq!(TABLE[2].load(Ordering::SeqCst), 99);
-        assert_eq!(table.get(&slots, Hooked::QueueCreate), None);
-        // Now a slot holds no code address: the table is refused.
-        assert!(DispatchTable::at(TABLE.as_ptr() as usize, &slots).is_none());
-        TABLE[2].store(code, Ordering::SeqCst);
     }
 }

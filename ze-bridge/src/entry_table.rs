@@ -1,42 +1,42 @@
-//! Taking the runtime's UR tracing layer out of its call chain once nobody
-//! listens to it.
-//!
-//! syclgraph turns the UR tracing layer on (`UR_ENABLE_LAYERS`) so that it
-//! sees the first queue creation and the first UR handle before its hooks
-//! are in ([`crate::ur_dispatch`]). Once they are, nobody listens on the UR
-//! call streams, but the layer stays in the runtime's call chain: every UR
-//! call the application makes still passes through it and asks XPTI, before
-//! and after, whether anyone listens (about 330 instructions per call, ~1k
-//! per tiny memcpy).
+//! The runtime's table of UR entry points: where syclgraph puts its hooks,
+//! and how it takes the UR tracing layer back out of the call chain.
 //!
 //! The loader built into `libsycl.so` (DPC++ 2026) calls every UR function
-//! through one top-level table in its context (`ur_lib::context_t`). With
-//! the layer on, its entries are the layer's functions
-//! (`ur_tracing_layer::urX`), and the layer calls on through a table of its
-//! own, in its context: the next layer's functions, or the loader's
-//! (`ur_loader::urX`). [`bypass_tracing_layer`] copies the layer's next
-//! function into each top-level entry that holds the layer's own, which is
-//! the chain the runtime builds without the layer (any other layer stays).
-//! Nothing is assumed about layouts:
+//! through one table in its context (`ur_lib::context_t`). syclgraph turns
+//! the UR tracing layer on (`UR_ENABLE_LAYERS`) so that it sees the
+//! runtime's first UR calls on `ur.call.debug`; with the layer on, the
+//! table's entries are the layer's functions (`ur_tracing_layer::urX`),
+//! and the layer calls on through a table of its own, in its context: the
+//! next layer's functions, the loader's (`ur_loader::urX`, several
+//! adapters) or the built-in OpenCL adapter's (`ur::opencl::urX`, when it
+//! is the only adapter). [`find_entry_table`] finds both tables;
+//! [`EntryTable::entry`] names the entry the subscriber's hooks replace,
+//! [`EntryTable::next_function`] what the layer would call on from it, and
+//! [`EntryTable::bypass`] copies that into every entry still leading into
+//! the layer: the chain the runtime builds without the layer (any other
+//! layer stays). With nobody listening, the layer would still ask XPTI,
+//! before and after every UR call, whether anyone listens (about 330
+//! instructions per call, ~1k per tiny memcpy). Nothing is assumed about
+//! layouts:
 //!
 //! 1. the runtime library is found among the loaded objects, and its symbol
 //!    table (`.symtab`, read from the file with the `object` crate) names
-//!    both contexts' singletons and the functions of the layer and the
-//!    loader; the file is checked to be the mapped image (a function's
-//!    bytes compared);
-//! 2. the top-level entries are the loader context's words that hold a
-//!    layer function; the layer's own table is found in the layer's context
-//!    as the words that hold the loader function of the same name: both
-//!    tables have one layout, so the two sets of words must agree on one
-//!    distance between the tables for at least [`MIN_ENTRIES`] functions,
-//!    or nothing is written;
-//! 3. each top-level entry is swapped, with a compare-and-swap, for the word
-//!    at that distance (checked to be code).
+//!    the contexts' singletons and the functions of the layer, the loader
+//!    and the built-in adapter; the file is checked to be the mapped image
+//!    (a function's bytes compared);
+//! 2. the entries are the words of one context (the loader's, or that of a
+//!    layer in front of the tracing layer) that hold a layer function; the
+//!    layer's own table is found in the layer's context as the words that
+//!    hold a next function of the same name: both tables have one layout,
+//!    so the two sets of words must agree on one distance between the
+//!    tables for at least [`MIN_ENTRIES`] functions;
+//! 3. each entry is swapped, with a compare-and-swap, for a hook or for the
+//!    word at that distance (checked to be code).
 //!
-//! A thread calling through an entry at that moment gets the layer's
-//! function or the next one, both valid. Where any step fails (a stripped
-//! library, another layout, a runtime without the built-in loader) nothing
-//! is written and the layer stays.
+//! A thread calling through an entry at that moment gets the old function
+//! or the new one, both valid. Where any step fails (a stripped library,
+//! another layout, a runtime without the built-in loader) nothing is
+//! written.
 
 use std::collections::HashMap;
 use std::ffi::{c_int, c_void, CStr};
@@ -56,6 +56,12 @@ const LAYER_CONTEXT: &str = "_ZN15AtomicSingletonIN16ur_tracing_layer9context_tE
 const TRACING: &str = "_ZN16ur_tracing_layer";
 /// Mangled-name prefix of the loader's functions.
 pub(crate) const LOADER: &str = "_ZN9ur_loader";
+/// Mangled-name prefix of the built-in OpenCL adapter's functions.
+const OPENCL_ADAPTER: &str = "_ZN2ur6opencl";
+/// Mangled-name prefix and suffix of a UR context singleton
+/// (`AtomicSingleton<ns::context_t>::instance`).
+pub(crate) const SINGLETON_PREFIX: &str = "_ZN15AtomicSingletonIN";
+pub(crate) const SINGLETON_SUFFIX: &str = "9context_tEE8instanceE";
 /// Fewest functions whose entries must be found, and agree, before any is
 /// touched (the tables hold about 240).
 pub const MIN_ENTRIES: usize = 64;
@@ -92,6 +98,13 @@ pub struct LoaderSymbols {
     pub layer_functions: HashMap<u64, String>,
     /// `ur_loader::urX` by the name after the namespace: its value.
     pub loader_functions: HashMap<String, u64>,
+    /// The OpenCL adapter built into the runtime (`ur::opencl::urX`) by the
+    /// name after the namespace: what the layer calls on when that adapter
+    /// is the only one (the loader then calls it directly).
+    pub adapter_functions: HashMap<String, u64>,
+    /// Every other UR context singleton (a validation layer's, ...): value
+    /// and size; the tracing layer may sit behind one of them.
+    pub other_contexts: Vec<(u64, u64)>,
     /// A tracing-layer function's value and its first bytes in the file
     /// (to check the file is the mapped image).
     pub sample: Option<(u64, Vec<u8>)>,
@@ -107,6 +120,9 @@ pub fn loader_symbols(path: &std::path::Path) -> Result<LoaderSymbols, String> {
         match name {
             LIB_CONTEXT => symbols.lib_context = Some((symbol.address(), symbol.size())),
             LAYER_CONTEXT => symbols.layer_context = Some((symbol.address(), symbol.size())),
+            _ if name.starts_with(SINGLETON_PREFIX) && name.ends_with(SINGLETON_SUFFIX) => symbols
+                .other_contexts
+                .push((symbol.address(), symbol.size())),
             _ => {}
         }
         if symbol.kind() != SymbolKind::Text || symbol.address() == 0 {
@@ -122,6 +138,10 @@ pub fn loader_symbols(path: &std::path::Path) -> Result<LoaderSymbols, String> {
         } else if let Some(rest) = function_suffix(name, LOADER) {
             symbols
                 .loader_functions
+                .insert(rest.to_owned(), symbol.address());
+        } else if let Some(rest) = function_suffix(name, OPENCL_ADAPTER) {
+            symbols
+                .adapter_functions
                 .insert(rest.to_owned(), symbol.address());
         }
     }
@@ -183,14 +203,27 @@ pub fn find_runtime_library() -> Option<LoadedLibrary> {
     found
 }
 
-/// Takes the tracing layer out of the runtime's top-level UR table (see
-/// the module docs).
-///
-/// # Safety
-/// Nothing may need the tracing layer any more: nobody subscribed to the
-/// UR call streams, and nobody will (the layer's calls are skipped for the
-/// rest of the process).
-pub unsafe fn bypass_tracing_layer() -> Result<Bypassed, String> {
+/// The runtime's table of UR entry points that leads into the tracing
+/// layer, found by the layer's functions in it (see the module docs): the
+/// loader's top-level table, or the table of a layer in front of the
+/// tracing layer (a validation layer the user enabled).
+pub struct EntryTable {
+    /// The runtime library holding the table.
+    pub library: PathBuf,
+    /// Each entry holding a tracing-layer function: its address and the
+    /// function's name after the namespace (mangled: `18urEnqueueUSMMemcpyE…`).
+    entries: Vec<(usize, String)>,
+    /// The tracing-layer functions, by runtime address.
+    layer: HashMap<usize, String>,
+    /// From an entry to the layer's own entry for the same function (what
+    /// the layer calls on), when at least [`MIN_ENTRIES`] functions agree.
+    next_distance: Result<isize, String>,
+    /// The process's mappings when the table was found.
+    maps: String,
+}
+
+/// Finds the runtime's [`EntryTable`]. Reads only: nothing is written.
+pub fn find_entry_table() -> Result<EntryTable, String> {
     let library = find_runtime_library().ok_or("no libsycl.so is loaded")?;
     let symbols = loader_symbols(&library.path)?;
     let (Some(lib_context), Some(layer_context)) = (symbols.lib_context, symbols.layer_context)
@@ -208,63 +241,150 @@ pub unsafe fn bypass_tracing_layer() -> Result<Bypassed, String> {
         return Err("the runtime library's file is not the mapped image".into());
     }
     let rebase = |value: u64| library.base + value as usize;
-    // Runtime address of each layer function → its name; name → loader's.
+    // Runtime address of each layer function → its name; the functions the
+    // layer may call on (the loader's, or the built-in adapter's) likewise.
     let layer: HashMap<usize, &str> = symbols
         .layer_functions
         .iter()
         .map(|(&v, name)| (rebase(v), name.as_str()))
         .collect();
-    let loader: HashMap<usize, &str> = symbols
+    let next_functions: HashMap<usize, &str> = symbols
         .loader_functions
         .iter()
+        .chain(&symbols.adapter_functions)
         .map(|(name, &v)| (rebase(v), name.as_str()))
         .collect();
-    // SAFETY: the scans read only within writable mappings (checked).
-    let top = unsafe { words_holding(&maps, rebase(lib_context.0), lib_context.1, &layer) };
-    // SAFETY: as above.
-    let next = unsafe { words_holding(&maps, rebase(layer_context.0), layer_context.1, &loader) };
-    let Some((distance, agreeing)) = table_distance(&top, &next) else {
-        return Err("the tracing layer's own table was not found".into());
-    };
-    if top.len() < MIN_ENTRIES || agreeing < MIN_ENTRIES {
+    // The loader's context first; a layer in front of the tracing layer
+    // holds the entries otherwise.
+    let mut top = Vec::new();
+    for (value, size) in std::iter::once(lib_context).chain(symbols.other_contexts.clone()) {
+        // SAFETY: the scans read only within writable mappings (checked).
+        let found = unsafe { words_holding(&maps, rebase(value), size, &layer) };
+        if found.len() > top.len() {
+            top = found;
+        }
+    }
+    if top.len() < MIN_ENTRIES {
         return Err(format!(
-            "the UR tables were not recognised ({} top-level entries lead into the tracing \
-             layer, {agreeing} agree with the layer's own table)",
+            "the UR tables were not recognised ({} entries lead into the tracing layer)",
             top.len()
         ));
     }
-    let mut entries = 0;
-    for (at, _) in top {
+    // SAFETY: as above.
+    let next = unsafe {
+        words_holding(
+            &maps,
+            rebase(layer_context.0),
+            layer_context.1,
+            &next_functions,
+        )
+    };
+    let next_distance = match table_distance(&top, &next) {
+        Some((distance, agreeing)) if agreeing >= MIN_ENTRIES => Ok(distance),
+        Some((_, agreeing)) => Err(format!(
+            "the tracing layer's own table was not recognised ({agreeing} entries agree)"
+        )),
+        None => Err("the tracing layer's own table was not found".into()),
+    };
+    Ok(EntryTable {
+        library: library.path,
+        entries: top.into_iter().map(|(at, n)| (at, n.to_owned())).collect(),
+        layer: layer
+            .into_iter()
+            .map(|(at, n)| (at, n.to_owned()))
+            .collect(),
+        next_distance,
+        maps,
+    })
+}
+
+/// The plain UR name (`urEnqueueUSMMemcpy`) in a name after the namespace
+/// (`18urEnqueueUSMMemcpyE…`).
+pub fn plain_name(mangled_rest: &str) -> Option<&str> {
+    let digits = mangled_rest.bytes().take_while(u8::is_ascii_digit).count();
+    let length: usize = mangled_rest[..digits].parse().ok()?;
+    mangled_rest.get(digits..digits + length)
+}
+
+impl EntryTable {
+    /// The address of the entry for the UR function `name`
+    /// (`urEnqueueUSMMemcpy`), if the table has one leading into the layer.
+    pub fn entry(&self, name: &str) -> Option<usize> {
+        self.entries
+            .iter()
+            .find(|(_, rest)| plain_name(rest) == Some(name))
+            .map(|&(at, _)| at)
+    }
+
+    /// What the tracing layer calls on for the entry at `at`: the layer's
+    /// own entry for that function, when its table was found and the word
+    /// there is code.
+    pub fn next_function(&self, at: usize) -> Result<usize, String> {
+        let distance = self.next_distance.clone()?;
         let next_at = at.wrapping_add_signed(distance);
-        if !writable_private(&maps, next_at, next_at + 8) {
-            continue;
+        if !writable_private(&self.maps, next_at, next_at + 8) {
+            return Err("the layer's entry is not in its table".into());
         }
         // SAFETY: an aligned word in a writable mapping (checked).
-        let next_function = unsafe { (next_at as *const usize).read_volatile() };
-        if next_function == 0 || !executable_file(&maps, next_function) {
-            continue;
+        let next = unsafe { (next_at as *const usize).read_volatile() };
+        if next == 0 || !executable_file(&self.maps, next) {
+            return Err("the layer's entry does not hold code".into());
         }
-        // SAFETY: an aligned word of a writable mapping that held a tracing
-        // function's address: an entry of the loader's table.
-        let entry = unsafe { &*(at as *const AtomicUsize) };
-        let layer_function = entry.load(Ordering::Acquire);
-        if layer.contains_key(&layer_function)
-            && entry
-                .compare_exchange(
-                    layer_function,
-                    next_function,
-                    Ordering::AcqRel,
-                    Ordering::Acquire,
-                )
-                .is_ok()
-        {
-            entries += 1;
-        }
+        Ok(next)
     }
-    Ok(Bypassed {
-        library: library.path,
-        entries,
-    })
+
+    /// True when `function` is one of the tracing layer's.
+    pub fn is_layer_function(&self, function: usize) -> bool {
+        self.layer.contains_key(&function)
+    }
+
+    /// Takes the tracing layer out of every entry that still leads into it
+    /// (entries replaced since, by hooks, are left alone: a compare-and-swap
+    /// from the layer's function).
+    ///
+    /// # Safety
+    /// Nothing may need the tracing layer any more: nobody subscribed to the
+    /// UR call streams, and nobody will (the layer's calls are skipped for
+    /// the rest of the process).
+    pub unsafe fn bypass(&self) -> Result<Bypassed, String> {
+        self.next_distance.clone()?;
+        let mut entries = 0;
+        for &(at, _) in &self.entries {
+            let Ok(next_function) = self.next_function(at) else {
+                continue;
+            };
+            // SAFETY: an aligned word of a writable mapping that held a
+            // tracing function's address: an entry of the loader's table.
+            let entry = unsafe { &*(at as *const AtomicUsize) };
+            let layer_function = entry.load(Ordering::Acquire);
+            if self.layer.contains_key(&layer_function)
+                && entry
+                    .compare_exchange(
+                        layer_function,
+                        next_function,
+                        Ordering::AcqRel,
+                        Ordering::Acquire,
+                    )
+                    .is_ok()
+            {
+                entries += 1;
+            }
+        }
+        Ok(Bypassed {
+            library: self.library.clone(),
+            entries,
+        })
+    }
+}
+
+/// Takes the tracing layer out of the runtime's UR table (see the module
+/// docs): [`find_entry_table`] then [`EntryTable::bypass`].
+///
+/// # Safety
+/// As for [`EntryTable::bypass`].
+pub unsafe fn bypass_tracing_layer() -> Result<Bypassed, String> {
+    // SAFETY: guaranteed by the caller.
+    unsafe { find_entry_table()?.bypass() }
 }
 
 /// True when the function `sample` (its file value and first bytes) has
@@ -334,6 +454,17 @@ pub(crate) unsafe fn words_holding<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_names_come_out_of_mangled_ones() {
+        assert_eq!(
+            plain_name("18urEnqueueUSMMemcpyEP18ur_queue_handle_t_"),
+            Some("urEnqueueUSMMemcpy")
+        );
+        assert_eq!(plain_name("13urQueueCreateEP"), Some("urQueueCreate"));
+        assert_eq!(plain_name("99urX"), None);
+        assert_eq!(plain_name("urX"), None);
+    }
 
     #[test]
     fn suffixes_pair_the_layer_with_the_loader() {

@@ -1,4 +1,4 @@
-//! The symbols [`ze_bridge::tracing_bypass`] relies on are in the real
+//! The symbols [`ze_bridge::entry_table`] relies on are in the real
 //! runtime library: the DPC++ 2026 `libsycl.so` of the project's venv names
 //! its UR loader and tracing-layer contexts, and (nearly) every tracing-layer
 //! function has a loader function of the same name and signature. (That the
@@ -10,7 +10,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::skip;
-use ze_bridge::tracing_bypass::{loader_symbols, MIN_ENTRIES};
+use ze_bridge::entry_table::{loader_symbols, MIN_ENTRIES};
 
 fn venv() -> PathBuf {
     match std::env::var_os("SYCLGRAPH_VENV") {
