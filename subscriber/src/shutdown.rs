@@ -81,6 +81,8 @@ pub fn start() -> Option<Recorder> {
             warn(format_args!(
                 "cannot start the collector thread ({e}); tracing is off"
             ));
+            // Nobody writes there: a later process need not check our pid.
+            release_output_dir(&config.output_dir);
             return None;
         }
     }

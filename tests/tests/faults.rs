@@ -93,6 +93,10 @@ fn collector_thread_cannot_be_created() {
         "{}",
         lines[0]
     );
+    assert!(
+        !traced.dir.join(".syclgraph-owner").exists(),
+        "the owner file of a process that writes nothing is left behind"
+    );
 }
 
 /// Starts `cmd` (long_running, which gives up by itself after `seconds`
