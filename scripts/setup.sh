@@ -19,6 +19,8 @@ PIP_REQUIREMENTS=(
   dpnp==0.20.0
   pydot==4.0.1
   networkx==3.6.1
+  pytest==9.2.0
+  pytest-timeout==2.4.0
 )
 
 log() { echo "setup: $*" >&2; }

@@ -15,5 +15,7 @@ bash scripts/setup-runtime.sh 2025.0.0 >/dev/null
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 cargo build --release -p syclgraph
+# The second XPTI subscriber of tests/tests/config_matrix.rs.
+cargo build --release -p empty-subscriber
 cargo build -p ze-test-driver
 SYCLGRAPH_REQUIRE_RUNTIME=1 cargo test --workspace -- --test-threads=2

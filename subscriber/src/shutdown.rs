@@ -81,6 +81,8 @@ pub fn start() -> Option<Recorder> {
             warn(format_args!(
                 "cannot start the collector thread ({e}); tracing is off"
             ));
+            // Nobody writes there: a later process need not check our pid.
+            release_output_dir(&config.output_dir);
             return None;
         }
     }
@@ -116,6 +118,20 @@ fn prepare_output_dir(config: &mut Config) -> std::io::Result<()> {
         ));
         config.output_dir = own;
         std::fs::create_dir_all(&config.output_dir)?;
+    } else if written_before_exec(&config.output_dir, pid) {
+        // This image has not written the owner file yet: the image this
+        // process ran before `execve` did. Its files stay as they are.
+        let own = (1u32..)
+            .map(|n| config.output_dir.join(format!("exec-{n}")))
+            .find(|d| !d.exists())
+            .expect("a free exec-<n> name");
+        warn(format_args!(
+            "{} holds this process's outputs from before it called exec; writing to {}",
+            config.output_dir.display(),
+            own.display()
+        ));
+        config.output_dir = own;
+        std::fs::create_dir_all(&config.output_dir)?;
     }
     std::fs::write(config.output_dir.join(OWNER_FILE), pid.to_string())
 }
@@ -140,6 +156,16 @@ fn live_owner(dir: &std::path::Path, pid: u32) -> Option<u32> {
         .ok()?;
     let alive = std::path::Path::new(&format!("/proc/{owner}")).exists();
     (owner != pid && alive).then_some(owner)
+}
+
+/// True when `dir`'s owner file names this very process: called before this
+/// image wrote it, that is an earlier image of the process (`execve`
+/// without exit leaves the file behind, as no exit handler ran).
+fn written_before_exec(dir: &std::path::Path, pid: u32) -> bool {
+    std::fs::read_to_string(dir.join(OWNER_FILE))
+        .ok()
+        .and_then(|s| s.trim().parse::<u32>().ok())
+        == Some(pid)
 }
 
 /// In a child made by fork (without exec) nothing is traced: it has no

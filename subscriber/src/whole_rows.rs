@@ -4,23 +4,29 @@
 //! which can be in the middle of a row; a program killed right then would
 //! leave a torn last line in `kernels.csv`. [`WholeRows`] keeps everything in
 //! memory until `flush`, which the CSV writer only calls after it has handed
-//! over every complete record — so the file grows by whole rows only.
+//! over every complete record — so the file grows by whole rows only. A
+//! write that fails part-way (the disk fills) is cut back to the last whole
+//! row.
 
 use std::fs::File;
-use std::io::{self, Write};
+use std::io::{self, Seek, SeekFrom, Write};
 
 /// Buffers writes in memory; `flush` appends them to the file in one write.
 pub struct WholeRows {
     file: File,
     pending: Vec<u8>,
+    /// Length of the file's whole rows.
+    on_disk: u64,
 }
 
 impl WholeRows {
     /// Rows go to `file`.
     pub fn new(file: File) -> WholeRows {
+        let on_disk = file.metadata().map(|m| m.len()).unwrap_or(0);
         WholeRows {
             file,
             pending: Vec::with_capacity(64 * 1024),
+            on_disk,
         }
     }
 
@@ -38,7 +44,14 @@ impl Write for WholeRows {
 
     fn flush(&mut self) -> io::Result<()> {
         if !self.pending.is_empty() {
-            self.file.write_all(&self.pending)?;
+            if let Err(e) = self.file.write_all(&self.pending) {
+                // Part of the rows may have reached the file (a full disk
+                // takes what fits): cut it back to the last whole row.
+                let _ = self.file.set_len(self.on_disk);
+                let _ = self.file.seek(SeekFrom::Start(self.on_disk));
+                return Err(e);
+            }
+            self.on_disk += self.pending.len() as u64;
             self.pending.clear();
         }
         Ok(())

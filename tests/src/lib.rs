@@ -420,7 +420,14 @@ impl DotGraph {
 /// Runs `cmd` (in its own process group) to completion, capturing stdout and
 /// stderr; after `limit`, kills the whole group and panics with what the
 /// program had printed so far. For programs that may hang.
-pub fn output_within(mut cmd: Command, limit: std::time::Duration) -> Output {
+pub fn output_within(cmd: Command, limit: std::time::Duration) -> Output {
+    try_output_within(cmd, limit).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// [`output_within`] that returns the failure instead of panicking: after
+/// `limit`, the threads' backtraces (gdb, when installed), then the whole
+/// group is killed and the error holds what the program had printed.
+pub fn try_output_within(mut cmd: Command, limit: std::time::Duration) -> Result<Output, String> {
     use std::io::Read;
     use std::os::unix::process::CommandExt;
     use std::process::Stdio;
@@ -429,7 +436,9 @@ pub fn output_within(mut cmd: Command, limit: std::time::Duration) -> Output {
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("spawn the program");
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| format!("cannot spawn {cmd:?}: {e}"))?;
     let pid = child.id();
     let reader = |mut pipe: Box<dyn Read + Send>| {
         std::thread::spawn(move || {
@@ -451,11 +460,14 @@ pub fn output_within(mut cmd: Command, limit: std::time::Duration) -> Output {
         std::thread::sleep(std::time::Duration::from_millis(20));
     };
     let Some(status) = status else {
+        let backtrace = backtraces(pid);
         signal_group(pid, "KILL");
         let _ = child.wait();
         let stdout = String::from_utf8_lossy(&out.join().unwrap_or_default()).into_owned();
         let stderr = String::from_utf8_lossy(&err.join().unwrap_or_default()).into_owned();
-        panic!("still running after {limit:?}; killed.\nstdout:\n{stdout}\nstderr:\n{stderr}");
+        return Err(format!(
+            "still running after {limit:?}; killed.\nstdout:\n{stdout}\nstderr:\n{stderr}\nbacktraces:\n{backtrace}"
+        ));
     };
     // Pipes may stay open in a descendant the program left behind: then end
     // that group (ours, made for this run) so the readers finish.
@@ -467,10 +479,27 @@ pub fn output_within(mut cmd: Command, limit: std::time::Duration) -> Output {
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    Output {
+    Ok(Output {
         status,
         stdout: out.join().unwrap_or_default(),
         stderr: err.join().unwrap_or_default(),
+    })
+}
+
+/// Every thread's backtrace of process `pid` by `gdb -batch` (bounded to
+/// 60 s), the frames only, or why there is none.
+fn backtraces(pid: u32) -> String {
+    let mut cmd = Command::new("timeout");
+    cmd.args(["60", "gdb", "-p", &pid.to_string(), "-batch"])
+        .args(["-ex", "thread apply all bt 30"])
+        .stdin(std::process::Stdio::null());
+    match cmd.output() {
+        Ok(out) => String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| l.starts_with("Thread ") || l.starts_with('#'))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Err(e) => format!("(no gdb: {e})"),
     }
 }
 
@@ -483,6 +512,14 @@ pub fn signal_group(pgid: u32, signal: &str) {
         .arg(format!("-{pgid}"))
         .stderr(std::process::Stdio::null())
         .status();
+}
+
+/// The stderr lines syclgraph printed (they start with `syclgraph:`).
+pub fn syclgraph_lines(stderr: &str) -> Vec<&str> {
+    stderr
+        .lines()
+        .filter(|l| l.starts_with("syclgraph:"))
+        .collect()
 }
 
 /// [`run_traced`] bounded by `limit` (see [`output_within`]).
