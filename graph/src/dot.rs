@@ -175,8 +175,13 @@ fn node_label(n: &Node, memory: Option<&str>) -> String {
             None => base_name(file).to_string(),
         });
     }
-    if let Some(object) = memory {
-        lines.push(format!("buffer {object}"));
+    match memory {
+        Some(object) => lines.push(format!("buffer {object}")),
+        // A release with no edge: the runtime named no memory object.
+        None if matches!(n.kind, NodeKind::Alloc | NodeKind::Dealloc) => {
+            lines.push("buffer not reported".to_string());
+        }
+        None => {}
     }
     if let Some(bytes) = n.bytes() {
         lines.push(format!("{bytes} bytes"));
