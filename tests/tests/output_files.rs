@@ -2,8 +2,6 @@
 //! pydot and networkx, every node/edge carries the documented attributes,
 //! and nothing half-written is left behind.
 
-use std::process::Command;
-
 use syclgraph_tests::*;
 
 fn pipeline() -> Traced {
