@@ -14,13 +14,15 @@
 //! loop-carried edge ([`loop_carried_edges`]) has `loop_carried="true"`,
 //! `constraint="false"` and is drawn grey and dashed. Self-loops on
 //! allocation/release nodes are left out. The graph's label is a legend.
+//! Last, a subgraph `last` with `rank="sink"` names the unconnected nodes
+//! seen after every connected one ([`ranked_last`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, Write};
 
 use graphviz_rust::dot_structures::{
     Attribute, Edge as DotEdge, EdgeTy, Graph, GraphAttributes, Id, Node as DotNode,
-    NodeId as DotNodeId, Stmt, Vertex,
+    NodeId as DotNodeId, Stmt, Subgraph, Vertex,
 };
 use graphviz_rust::printer::{DotPrinter, PrinterContext};
 
@@ -332,6 +334,21 @@ fn hidden(graph: &TaskGraph, e: &Edge) -> bool {
             .is_some_and(|n| matches!(n.kind, NodeKind::Alloc | NodeKind::Dealloc))
 }
 
+/// The nodes without any drawn edge that were first seen after every node
+/// with one (the demo's final download): Graphviz would put an unconnected
+/// node on the top rank; these are ranked last, where the program ran them.
+pub fn ranked_last(graph: &TaskGraph, drawn: &[&Edge]) -> Vec<NodeId> {
+    let connected: BTreeSet<NodeId> = drawn.iter().flat_map(|e| [e.source, e.target]).collect();
+    let Some(&latest) = connected.last() else {
+        return Vec::new();
+    };
+    graph
+        .nodes()
+        .map(|n| n.id)
+        .filter(|id| *id > latest && !connected.contains(id))
+        .collect()
+}
+
 /// The DOT statement of an edge.
 fn edge_stmt(e: &Edge, loop_carried: bool) -> Stmt {
     let mut a = vec![
@@ -452,12 +469,22 @@ pub fn to_dot(graph: &TaskGraph) -> Graph {
     ];
     stmts.extend(graph.nodes().map(|n| node_stmt(graph, n)));
     let carried = loop_carried_edges(graph);
-    stmts.extend(
-        graph
-            .edges()
-            .filter(|e| !hidden(graph, e))
-            .map(|e| edge_stmt(e, carried.contains(&e.id))),
-    );
+    let drawn: Vec<&Edge> = graph.edges().filter(|e| !hidden(graph, e)).collect();
+    let last = ranked_last(graph, &drawn);
+    stmts.extend(drawn.iter().map(|e| edge_stmt(e, carried.contains(&e.id))));
+    if !last.is_empty() {
+        let mut sub = vec![Stmt::Attribute(attr("rank", "sink"))];
+        sub.extend(last.into_iter().map(|id| {
+            Stmt::Node(DotNode::new(
+                DotNodeId(Id::Plain(node_dot_id(id)), None),
+                vec![],
+            ))
+        }));
+        stmts.push(Stmt::Subgraph(Subgraph {
+            id: Id::Plain("last".to_string()),
+            stmts: sub,
+        }));
+    }
     Graph::DiGraph {
         id: Id::Plain("syclgraph".to_string()),
         strict: false,

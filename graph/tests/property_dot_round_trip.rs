@@ -62,6 +62,22 @@ fn check(graph: &TaskGraph) -> Result<(), TestCaseError> {
         })
         .collect();
     prop_assert_eq!(edges.len(), dot.edges.len());
+    // Ranked last: nodes without a drawn edge, seen after every other.
+    let drawn_ends: HashSet<String> = dot
+        .edges
+        .iter()
+        .flat_map(|(a, b, _)| [a.clone(), b.clone()])
+        .collect();
+    for id in &dot.ranked_last {
+        prop_assert!(!drawn_ends.contains(id), "{} has edges", id);
+        prop_assert!(
+            drawn_ends
+                .iter()
+                .all(|e| e[1..].parse::<u32>().unwrap() < id[1..].parse::<u32>().unwrap()),
+            "{} ranked last before a connected node",
+            id
+        );
+    }
     // Without the loop-carried edges, the graph has no cycle.
     let carried = loop_carried_edges(graph);
     let mut forward = petgraph::graphmap::DiGraphMap::<u32, ()>::new();

@@ -120,6 +120,13 @@ fn the_demo_reads_top_to_bottom_with_loop_carried_edges_marked() {
     assert_eq!(carried(saxpy, saxpy), [Some("true".to_string())]);
     // Within one iteration, saxpy → scale is program order.
     assert_eq!(carried(saxpy, scale), [None]);
+    // The final download has no dependency drawn, and comes last.
+    let download = node_at(&graph, SRC, tag_line(SRC, "download")).0;
+    let last = &text[text.find("subgraph last {").expect("a subgraph last")..];
+    assert!(
+        last.lines().any(|l| l.trim() == download.as_str()),
+        "{download} not ranked last: {last}"
+    );
     // The demo's three buffers are allocated and released.
     let allocs = graph.nodes_where("kind", "alloc");
     let objects: BTreeSet<&String> = allocs.iter().map(|(_, a)| &a["memory_object"]).collect();
