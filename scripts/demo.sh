@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The main job on the bundled example: installs what is missing, builds
 # libsyclgraph.so and examples/pipeline.cpp, runs the example with only the
-# three XPTI variables set, and prints where graph.dot, kernels.csv and
-# summary.csv are.
+# three XPTI variables set, and prints where graph.dot, instances.dot,
+# kernels.csv and summary.csv are (and renders both graphs to SVG).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -29,5 +29,7 @@ echo "kernels.csv:   $OUT/kernels.csv"
 echo "summary.csv:   $OUT/summary.csv"
 if command -v dot >/dev/null; then
   dot -Tsvg "$OUT/graph.dot" -o "$OUT/graph.svg"
+  dot -Tsvg "$OUT/instances.dot" -o "$OUT/instances.svg"
   echo "graph.svg:     $OUT/graph.svg"
+  echo "instances.svg: $OUT/instances.svg"
 fi

@@ -4,25 +4,34 @@
 //! attribute is called `name` (pydot cannot load one).
 //!
 //! Node attributes: `label`, `kind`, `operation`, `count` (submissions), and
-//! when known `file`, `line`, `function`, `device`, `queue`, `uid`,
+//! when known `file`, `line`, `function`, `device`, `queue`,
+//! `memory_object` (the buffer of an allocation, release, map/unmap or
+//! copy), `bytes`, `uid` (the runtime's unique_id: not unique, not a key),
 //! `device_total_ns` and `timed` (device time of the timed instances), plus
 //! `defined="false"` for a node no NodeDefined described; `shape`, `style`,
 //! `fillcolor` by kind. Edge attributes: `label`, `kind`, `count`, and when
-//! known `access_mode`, `memory_object`, `event`; `style` by kind.
+//! known `access_mode`, `memory_object`, `event`; `style` by kind; a
+//! loop-carried edge ([`loop_carried_edges`]) has `loop_carried="true"`,
+//! `constraint="false"` and is drawn grey and dashed. Self-loops on
+//! allocation/release nodes are left out. The graph's label is a legend.
+//! Last, a subgraph `last` with `rank="sink"` names the unconnected nodes
+//! seen after every connected one ([`ranked_last`]).
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, Write};
 
 use graphviz_rust::dot_structures::{
     Attribute, Edge as DotEdge, EdgeTy, Graph, GraphAttributes, Id, Node as DotNode,
-    NodeId as DotNodeId, Stmt, Vertex,
+    NodeId as DotNodeId, Stmt, Subgraph, Vertex,
 };
 use graphviz_rust::printer::{DotPrinter, PrinterContext};
 
-use crate::edge::{Edge, EdgeKind};
+use crate::edge::{Edge, EdgeKind, MEMORY_OBJECT_KEY};
 use crate::kind::NodeKind;
 use crate::model::TaskGraph;
+use crate::names::address_text;
 use crate::node::Node;
-use crate::record::NodeId;
+use crate::record::{EdgeId, NodeId};
 use crate::timing::format_ns;
 
 /// Longest operation name shown in a label before it is cut (the full name
@@ -140,14 +149,44 @@ pub(crate) fn base_name(path: &str) -> &str {
     path.rsplit(['/', '\\']).next().unwrap_or(path)
 }
 
-/// The readable label of a node: operation, file:line, ×count, device time.
-fn node_label(n: &Node) -> String {
+/// The memory object (buffer) a memory node is about, as hex text: its
+/// own `memory_object` metadata (allocations, map/unmap/copy commands),
+/// else the `memory_object` of its first memory edge (a release has none
+/// of its own, the edge from its allocation names it).
+pub(crate) fn memory_object_of(graph: &TaskGraph, n: &Node) -> Option<String> {
+    if let Some(raw) = n.metadata_value(MEMORY_OBJECT_KEY) {
+        return Some(address_text(raw));
+    }
+    if !matches!(n.kind, NodeKind::Alloc | NodeKind::Dealloc) {
+        return None;
+    }
+    graph
+        .edges_into(n.id)
+        .into_iter()
+        .chain(graph.edges_from(n.id))
+        .find_map(|e| e.memory_object.clone())
+}
+
+/// The readable label of a node: operation, file:line, which memory (buffer
+/// or bytes), ×count, device time.
+fn node_label(n: &Node, memory: Option<&str>) -> String {
     let mut lines = vec![shorten(&n.operation, LABEL_MAX_CHARS)];
     if let Some(file) = &n.source_file {
         lines.push(match n.source_line {
             Some(line) => format!("{}:{line}", base_name(file)),
             None => base_name(file).to_string(),
         });
+    }
+    match memory {
+        Some(object) => lines.push(format!("buffer {object}")),
+        // A release with no edge: the runtime named no memory object.
+        None if matches!(n.kind, NodeKind::Alloc | NodeKind::Dealloc) => {
+            lines.push("buffer not reported".to_string());
+        }
+        None => {}
+    }
+    if let Some(bytes) = n.bytes() {
+        lines.push(format!("{bytes} bytes"));
     }
     lines.push(format!("×{}", n.submissions));
     let d = &n.times.device;
@@ -158,9 +197,10 @@ fn node_label(n: &Node) -> String {
 }
 
 /// The DOT statement of a node.
-fn node_stmt(n: &Node) -> Stmt {
+fn node_stmt(graph: &TaskGraph, n: &Node) -> Stmt {
+    let memory = memory_object_of(graph, n);
     let mut a = vec![
-        attr("label", node_label(n)),
+        attr("label", node_label(n, memory.as_deref())),
         attr("kind", n.kind.as_str()),
         attr("operation", &n.operation),
         attr("count", n.submissions.to_string()),
@@ -179,6 +219,12 @@ fn node_stmt(n: &Node) -> Stmt {
     }
     if let Some(queue) = n.queue_text() {
         a.push(attr("queue", queue));
+    }
+    if let Some(object) = &memory {
+        a.push(attr("memory_object", object));
+    }
+    if let Some(bytes) = n.bytes() {
+        a.push(attr("bytes", bytes));
     }
     if let Some(uid) = n.uid {
         a.push(attr("uid", uid.to_string()));
@@ -203,8 +249,8 @@ fn node_stmt(n: &Node) -> Stmt {
     ))
 }
 
-/// The readable label of an edge.
-fn edge_label(e: &Edge) -> String {
+/// The readable label of an edge (` (loop)` after a loop-carried one's).
+fn edge_label(e: &Edge, loop_carried: bool) -> String {
     let mut label = match (e.kind, &e.access_mode) {
         (EdgeKind::Memory, Some(mode)) => mode.clone(),
         (kind, _) => kind.as_str().to_string(),
@@ -212,13 +258,101 @@ fn edge_label(e: &Edge) -> String {
     if e.count > 1 {
         label.push_str(&format!(" ×{}", e.count));
     }
+    if loop_carried {
+        label.push_str(" (loop)");
+    }
     label
 }
 
+/// The ids of the loop-carried edges: the self-loops, and the edges that
+/// close a cycle when the graph is walked depth first from the nodes
+/// nothing else leads to, in the order the nodes were first seen (ids),
+/// each node's successors by id. Without them the graph is acyclic, so it
+/// is drawn top to bottom in program order; they are where a later
+/// iteration of a loop waits for an earlier one (`scale` → next `saxpy`).
+pub fn loop_carried_edges(graph: &TaskGraph) -> BTreeSet<EdgeId> {
+    let nodes: Vec<NodeId> = graph.nodes().map(|n| n.id).collect();
+    let mut out_edges: BTreeMap<NodeId, Vec<(NodeId, EdgeId)>> = BTreeMap::new();
+    let mut has_input: BTreeSet<NodeId> = BTreeSet::new();
+    let mut carried = BTreeSet::new();
+    for e in graph.edges() {
+        if e.source == e.target {
+            carried.insert(e.id);
+            continue;
+        }
+        out_edges
+            .entry(e.source)
+            .or_default()
+            .push((e.target, e.id));
+        has_input.insert(e.target);
+    }
+    for list in out_edges.values_mut() {
+        list.sort_unstable();
+    }
+    // 0 unseen, 1 on the walk's path, 2 done.
+    let mut state: BTreeMap<NodeId, u8> = BTreeMap::new();
+    let roots = nodes.iter().filter(|n| !has_input.contains(n));
+    for &root in roots.chain(nodes.iter()) {
+        if state.get(&root).copied().unwrap_or(0) != 0 {
+            continue;
+        }
+        // Iterative depth-first walk: (node, next successor to look at).
+        let mut path: Vec<(NodeId, usize)> = vec![(root, 0)];
+        state.insert(root, 1);
+        while let Some((node, next)) = path.last_mut() {
+            let succ = out_edges.get(node).and_then(|l| l.get(*next)).copied();
+            *next += 1;
+            match succ {
+                None => {
+                    state.insert(*node, 2);
+                    path.pop();
+                }
+                Some((target, edge)) => match state.get(&target).copied().unwrap_or(0) {
+                    0 => {
+                        state.insert(target, 1);
+                        path.push((target, 0));
+                    }
+                    1 => {
+                        carried.insert(edge);
+                    }
+                    _ => {}
+                },
+            }
+        }
+    }
+    carried
+}
+
+/// True for an edge graph.dot leaves out: a self-loop on an allocation or
+/// release node (one memory object's allocation on a second context, or
+/// its second release, waiting for the first), which says nothing about
+/// the program's flow; instances.dot keeps it.
+fn hidden(graph: &TaskGraph, e: &Edge) -> bool {
+    e.source == e.target
+        && graph
+            .node(e.source)
+            .is_some_and(|n| matches!(n.kind, NodeKind::Alloc | NodeKind::Dealloc))
+}
+
+/// The nodes without any drawn edge that were first seen after every node
+/// with one (the demo's final download): Graphviz would put an unconnected
+/// node on the top rank; these are ranked last, where the program ran them.
+pub fn ranked_last(graph: &TaskGraph, drawn: &[&Edge]) -> Vec<NodeId> {
+    let connected: BTreeSet<NodeId> = drawn.iter().flat_map(|e| [e.source, e.target]).collect();
+    let Some(&latest) = connected.last() else {
+        return Vec::new();
+    };
+    graph
+        .nodes()
+        .map(|n| n.id)
+        .filter(|id| *id > latest && !connected.contains(id))
+        .collect()
+}
+
 /// The DOT statement of an edge.
-fn edge_stmt(e: &Edge) -> Stmt {
+fn edge_stmt(e: &Edge, loop_carried: bool) -> Stmt {
     let mut a = vec![
-        attr("label", edge_label(e)),
+        attr("label", edge_label(e, loop_carried)),
         attr("kind", e.kind.as_str()),
         attr("count", e.count.to_string()),
     ];
@@ -231,14 +365,22 @@ fn edge_stmt(e: &Edge) -> Stmt {
     if let Some(event) = &e.event {
         a.push(attr("event", event));
     }
-    a.push(attr(
-        "style",
-        match e.kind {
-            EdgeKind::Memory => "solid",
-            EdgeKind::Event => "dashed",
-            EdgeKind::QueueOrder => "dotted",
-        },
-    ));
+    if loop_carried {
+        a.push(attr("loop_carried", "true"));
+        a.push(attr("constraint", "false"));
+        a.push(attr("color", LOOP_COLOR));
+        a.push(attr("fontcolor", LOOP_COLOR));
+        a.push(attr("style", "dashed"));
+    } else {
+        a.push(attr(
+            "style",
+            match e.kind {
+                EdgeKind::Memory => "solid",
+                EdgeKind::Event => "dashed",
+                EdgeKind::QueueOrder => "dotted",
+            },
+        ));
+    }
     let end = |id| Vertex::N(DotNodeId(Id::Plain(node_dot_id(id)), None));
     Stmt::Edge(DotEdge {
         ty: EdgeTy::Pair(end(e.source), end(e.target)),
@@ -246,10 +388,76 @@ fn edge_stmt(e: &Edge) -> Stmt {
     })
 }
 
-/// The task graph as a graphviz-rust AST: nodes by id, then edges by id.
+/// The colour of loop-carried edges.
+const LOOP_COLOR: &str = "#888888";
+
+/// What each kind looks like and is, for the legend.
+fn kind_meaning(kind: NodeKind) -> &'static str {
+    match kind {
+        NodeKind::Kernel => "kernel",
+        NodeKind::Memcpy | NodeKind::Memset | NodeKind::Fill | NodeKind::Copy => {
+            "copy, memcpy, memset, fill (rounded box)"
+        }
+        NodeKind::HostTask => "host task (hexagon)",
+        NodeKind::Alloc | NodeKind::Dealloc => "buffer allocation / release (cylinder)",
+        NodeKind::Barrier => "barrier (octagon)",
+        NodeKind::Virtual => "event of an untraced command (dashed ellipse)",
+        NodeKind::Other => "other (ellipse)",
+    }
+}
+
+/// The legend, an HTML-like graph label: one line per look of the nodes
+/// present, then the edge styles and what a label says.
+fn legend(graph: &TaskGraph) -> Id {
+    let mut looks: Vec<(&str, &str)> = Vec::new();
+    for n in graph.nodes() {
+        let fill = look(n.kind).2;
+        let meaning = kind_meaning(n.kind);
+        if !looks.iter().any(|(_, m)| *m == meaning) {
+            looks.push((fill, meaning));
+        }
+    }
+    let mut html = String::from(
+        "<<table border=\"0\" cellborder=\"1\" cellspacing=\"0\" cellpadding=\"3\">\
+         <tr><td colspan=\"2\"><b>legend</b></td></tr>",
+    );
+    for (fill, meaning) in looks {
+        html.push_str(&format!(
+            "<tr><td bgcolor=\"{fill}\">   </td><td align=\"left\">{meaning}</td></tr>"
+        ));
+    }
+    for (line, meaning) in [
+        ("solid", "through a buffer (accessor mode)"),
+        ("dashed", "through an event (depends_on, host task)"),
+        (
+            "grey dashed (loop)",
+            "loop-carried: a later iteration waits for an earlier one",
+        ),
+    ] {
+        html.push_str(&format!(
+            "<tr><td>{line}</td><td align=\"left\">{meaning}</td></tr>"
+        ));
+    }
+    html.push_str(
+        "<tr><td colspan=\"2\" align=\"left\">a node is a code location: \
+         ×N submissions, device = total device time</td></tr></table>>",
+    );
+    Id::Html(html)
+}
+
+/// The task graph as a graphviz-rust AST: nodes by id, then edges by id
+/// (loop-carried ones marked, allocation self-loops left out), with a
+/// legend as the graph's label.
 pub fn to_dot(graph: &TaskGraph) -> Graph {
     let mut stmts = vec![
-        Stmt::GAttribute(GraphAttributes::Graph(vec![attr("rankdir", "TB")])),
+        Stmt::GAttribute(GraphAttributes::Graph(vec![
+            attr("rankdir", "TB"),
+            Attribute(Id::Plain("label".to_string()), legend(graph)),
+            attr("labelloc", "b"),
+            attr("labeljust", "l"),
+            attr("fontname", "Helvetica"),
+            attr("fontsize", "9"),
+        ])),
         Stmt::GAttribute(GraphAttributes::Node(vec![
             attr("fontname", "Helvetica"),
             attr("fontsize", "10"),
@@ -259,8 +467,24 @@ pub fn to_dot(graph: &TaskGraph) -> Graph {
             attr("fontsize", "9"),
         ])),
     ];
-    stmts.extend(graph.nodes().map(node_stmt));
-    stmts.extend(graph.edges().map(edge_stmt));
+    stmts.extend(graph.nodes().map(|n| node_stmt(graph, n)));
+    let carried = loop_carried_edges(graph);
+    let drawn: Vec<&Edge> = graph.edges().filter(|e| !hidden(graph, e)).collect();
+    let last = ranked_last(graph, &drawn);
+    stmts.extend(drawn.iter().map(|e| edge_stmt(e, carried.contains(&e.id))));
+    if !last.is_empty() {
+        let mut sub = vec![Stmt::Attribute(attr("rank", "sink"))];
+        sub.extend(last.into_iter().map(|id| {
+            Stmt::Node(DotNode::new(
+                DotNodeId(Id::Plain(node_dot_id(id)), None),
+                vec![],
+            ))
+        }));
+        stmts.push(Stmt::Subgraph(Subgraph {
+            id: Id::Plain("last".to_string()),
+            stmts: sub,
+        }));
+    }
     Graph::DiGraph {
         id: Id::Plain("syclgraph".to_string()),
         strict: false,

@@ -2,8 +2,10 @@
 //! submission (`i<node>_<instance>`), edges between the submissions that
 //! depend on each other.
 //!
-//! Node attributes: `label`, `kind`, `operation`, `node` (the `n<id>` of
-//! graph.dot), `instance`, and `file`/`line` when known. Edge attributes:
+//! Node attributes: `label` (with the buffer of a memory node), `kind`,
+//! `operation`, `memory_object` when known, `node_id` (the `n<id>` of
+//! graph.dot; not `node`, a DOT keyword that Graphviz rejects as an
+//! attribute name), `instance`, and `file`/`line` when known. Edge attributes:
 //! `kind` (`memory`, `event`: the static edge's kind; `queue_order`: the
 //! order an in-order queue imposes, not a data dependency), `label`.
 //! Graph attributes `submissions` and `shown`, and `cut="true"` plus a
@@ -15,7 +17,9 @@ use std::io::{self, Write};
 
 use rustc_hash::FxHashMap;
 
-use crate::dot::{base_name, look, node_dot_id, push_quoted, shorten, LABEL_MAX_CHARS};
+use crate::dot::{
+    base_name, look, memory_object_of, node_dot_id, push_quoted, shorten, LABEL_MAX_CHARS,
+};
 use crate::edge::EdgeKind;
 
 use crate::instance_graph::InstanceKey;
@@ -64,7 +68,7 @@ impl NodeText {
 
 /// What all instances of a node share: the start of their label (quoted
 /// text without its closing quote, up to ` #<instance>`), and the rest of
-/// the label plus the node's attributes, ending with `node=...`.
+/// the label plus the node's attributes, ending with `node_id=...`.
 fn node_parts(graph: &TaskGraph, node: NodeId) -> (String, String) {
     let prefix;
     let mut label_rest = String::new();
@@ -75,6 +79,10 @@ fn node_parts(graph: &TaskGraph, node: NodeId) -> (String, String) {
             if let (Some(file), Some(line)) = (&n.source_file, n.source_line) {
                 let _ = write!(label_rest, "\n{}:{line}", base_name(file));
             }
+            let memory = memory_object_of(graph, n);
+            if let Some(object) = &memory {
+                let _ = write!(label_rest, "\nbuffer {object}");
+            }
             push_attr(&mut attrs, "kind", n.kind.as_str());
             push_attr(&mut attrs, "operation", &n.operation);
             if let Some(file) = &n.source_file {
@@ -83,6 +91,9 @@ fn node_parts(graph: &TaskGraph, node: NodeId) -> (String, String) {
             if let Some(line) = n.source_line {
                 push_attr(&mut attrs, "line", &line.to_string());
             }
+            if let Some(object) = &memory {
+                push_attr(&mut attrs, "memory_object", object);
+            }
             let (shape, style, fill) = look(n.kind);
             push_attr(&mut attrs, "shape", shape);
             push_attr(&mut attrs, "style", style);
@@ -90,7 +101,7 @@ fn node_parts(graph: &TaskGraph, node: NodeId) -> (String, String) {
         }
         None => prefix = node_dot_id(node),
     }
-    push_attr(&mut attrs, "node", &node_dot_id(node));
+    push_attr(&mut attrs, "node_id", &node_dot_id(node));
     // The label is quoted as a whole; its two halves are quoted pieces.
     let quoted = |text: &str| {
         let mut q = String::new();
@@ -169,6 +180,9 @@ pub fn write_instances_dot(w: &mut impl Write, graph: &TaskGraph) -> io::Result<
     head.push_str("]\n  node[");
     push_attr(&mut head, "fontname", "Helvetica");
     push_attr(&mut head, "fontsize", "10");
+    head.push_str("]\n  edge[");
+    push_attr(&mut head, "fontname", "Helvetica");
+    push_attr(&mut head, "fontsize", "9");
     head.push_str("]\n");
     w.write_all(head.as_bytes())?;
     let mut texts = NodeTexts::new(graph);

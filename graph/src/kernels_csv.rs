@@ -2,7 +2,9 @@
 //! memset, fill, copy), written as instances are finalised
 //! ([`KernelRowWriter`]) or all at once from a graph ([`write_kernel_rows`]).
 //!
-//! Columns, in order: see [`KERNEL_COLUMNS`]. `start_ns`, `end_ns` and
+//! Columns, in order: see [`KERNEL_COLUMNS`]. `node_id` is the graph.dot
+//! node id (`n<id>`): unique per node within a run, so (`node_id`,
+//! `instance`) names one instance of instances.dot. `start_ns`, `end_ns` and
 //! `duration_ns` are empty unless `timing` is `ok`; `bytes` comes from the
 //! metadata `memory_size` (or `size`); `global_size`/`local_size` from the
 //! metadata of the same names when present. Empty means unknown.
@@ -11,6 +13,7 @@ use std::io::{self, Write};
 
 use rustc_hash::FxHashMap;
 
+use crate::dot::node_dot_id;
 use crate::instance::{Completed, Instance};
 use crate::model::TaskGraph;
 use crate::node::{Node, GLOBAL_SIZE_KEY, LOCAL_SIZE_KEY, QUEUE_ID_KEY};
@@ -20,7 +23,7 @@ use crate::record::NodeId;
 pub const KERNEL_COLUMNS: [&str; 17] = [
     "name",
     "kind",
-    "node_uid",
+    "node_id",
     "instance",
     "queue_id",
     "device",
@@ -73,7 +76,7 @@ fn push_number(out: &mut Vec<u8>, num: &mut itoa::Buffer, value: Option<u64>) {
 }
 
 /// The columns of a node's rows that are the same for all its instances,
-/// escaped once: `text` holds, back to back, `name,kind,node_uid,` (up to
+/// escaped once: `text` holds, back to back, `name,kind,node_id,` (up to
 /// `head`), the metadata queue id (up to `queue`), `,device,` (up to
 /// `device`) and `,global_size,local_size,bytes,source_file,source_line\n`.
 struct NodeText {
@@ -93,7 +96,7 @@ impl NodeText {
         text.push(b',');
         push_field(&mut text, node.kind.as_str());
         text.push(b',');
-        push_number(&mut text, &mut num, node.uid);
+        push_field(&mut text, &node_dot_id(node.id));
         text.push(b',');
         let head = text.len();
         // The queue of the submission that defined the node (its metadata),

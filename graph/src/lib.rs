@@ -67,4 +67,6 @@ pub use output::{write_all, write_atomically, write_kernels_csv};
 pub use queues::Queue;
 pub use record::Record;
 pub use spans::HostSpan;
-pub use summary::{summary_rows, summary_table, write_summary_csv, SummaryRow};
+pub use summary::{
+    node_summary_rows, summary_rows, summary_table, write_summary_csv, NodeSummaryRow, SummaryRow,
+};

@@ -61,6 +61,10 @@ pub struct NodeTimes {
     pub untimed: UntimedCounts,
     /// Host task_begin..task_end durations (every kind).
     pub host: DurationStats,
+    /// The device duration of instance 1 (the first submission: for a
+    /// kernel, usually the one that pays for JIT compilation and first
+    /// touches), when it was timed `ok`. Also counted in `device`.
+    pub first_device_ns: Option<u64>,
     /// The `ok` device durations for percentiles: every one, in arrival
     /// order, up to [`EXACT_LIMIT`](crate::duration_samples::EXACT_LIMIT),
     /// then a histogram (at most 32 KiB or so either way).
@@ -84,6 +88,9 @@ impl NodeTimes {
                 Some(ns) => {
                     self.device.add(ns);
                     self.durations.add(ns);
+                    if instance.instance == 1 {
+                        self.first_device_ns = Some(ns);
+                    }
                 }
                 None => self.untimed.add(instance.timing()),
             }

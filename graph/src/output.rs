@@ -13,7 +13,7 @@ use crate::summary::write_summary_csv;
 
 /// The task graph file.
 pub const GRAPH_DOT: &str = "graph.dot";
-/// The per-(kind, name) summary file.
+/// The summary file: one row per device command node.
 pub const SUMMARY_CSV: &str = "summary.csv";
 /// The per-instance file.
 pub const KERNELS_CSV: &str = "kernels.csv";

@@ -1,25 +1,37 @@
-//! `summary.csv` and its text table for stderr: device commands aggregated
-//! per (kind, name), largest total device time first.
+//! `summary.csv` and its text table for stderr.
 //!
-//! `count` is every finalised instance of the group; the time columns are
-//! over the instances timed `ok` only (empty when none was): `mean_ns` is
-//! rounded to the nearest ns, `p50_ns`/`p95_ns` are nearest-rank percentiles
-//! of the durations, exact while the group has at most
+//! `summary.csv` has one row per device command *node* of graph.dot (its
+//! `node_id`), largest total device time first; the stderr table groups
+//! the same nodes per (kind, name) ([`summary_rows`]).
+//!
+//! `count` is every finalised instance; the time columns are over the
+//! instances timed `ok` only (empty when none was): `mean_ns` is rounded to
+//! the nearest ns, `p50_ns`/`p95_ns` are nearest-rank percentiles of the
+//! durations, exact while the row has at most
 //! [`EXACT_LIMIT`](crate::duration_samples::EXACT_LIMIT) (4,096) timed
 //! instances and within 0.39% beyond (an HdrHistogram, see
-//! [`DurationSamples`]), and `device_share` is the group's share of all
-//! timed device time (0..1, 4 decimals). Untimed instances are counted by
-//! reason on the table's `untimed:` line.
+//! [`DurationSamples`]), and `device_share` is the row's share of all timed
+//! device time (0..1, 4 decimals). Untimed instances are counted by reason
+//! on the table's `untimed:` line.
+//!
+//! Warm-up: `first_ns` is the device time of the node's instance 1 (for a
+//! kernel, the submission that usually pays for JIT compilation), and the
+//! `steady_*` columns are the same statistics over the other timed
+//! instances, so that one slow first run distorts neither their p95 nor
+//! their share.
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
+use crate::dot::node_dot_id;
 use crate::duration_samples::DurationSamples;
 use crate::kind::NodeKind;
 use crate::model::TaskGraph;
-use crate::timing::{format_ns, DurationStats, UntimedCounts};
+use crate::timing::{format_ns, percentile, DurationStats, UntimedCounts};
 
-/// The header of `summary.csv`.
+/// The columns of a (kind, name) group ([`SummaryRow::fields`]), as the
+/// stderr table shows them; `summary.csv` itself has one row per node
+/// ([`NODE_SUMMARY_COLUMNS`]).
 pub const SUMMARY_COLUMNS: [&str; 10] = [
     "kind",
     "name",
@@ -31,6 +43,29 @@ pub const SUMMARY_COLUMNS: [&str; 10] = [
     "p50_ns",
     "p95_ns",
     "device_share",
+];
+
+/// The header of `summary.csv`: one row per device command node.
+pub const NODE_SUMMARY_COLUMNS: [&str; 19] = [
+    "node_id",
+    "kind",
+    "name",
+    "source_file",
+    "source_line",
+    "count",
+    "total_ns",
+    "mean_ns",
+    "min_ns",
+    "max_ns",
+    "p50_ns",
+    "p95_ns",
+    "device_share",
+    "first_ns",
+    "steady_count",
+    "steady_total_ns",
+    "steady_mean_ns",
+    "steady_p95_ns",
+    "steady_share",
 ];
 
 /// Longest name shown in the text table.
@@ -143,19 +178,191 @@ impl SummaryRow {
     }
 }
 
-/// Write `summary.csv` to `w`.
+/// One device command node of graph.dot, as a row of `summary.csv`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeSummaryRow {
+    /// The node's graph.dot id, `n<id>`.
+    pub node_id: String,
+    /// The kind.
+    pub kind: NodeKind,
+    /// The operation (demangled kernel name, `memcpy`, ...).
+    pub name: String,
+    /// Source file, when known.
+    pub source_file: Option<String>,
+    /// Source line, when known.
+    pub source_line: Option<u32>,
+    /// Finalised instances.
+    pub count: u64,
+    /// Device times of the instances timed `ok`.
+    pub device: DurationStats,
+    /// Median device time.
+    pub p50_ns: Option<u64>,
+    /// 95th percentile device time.
+    pub p95_ns: Option<u64>,
+    /// Share of all timed device time, 0..1.
+    pub device_share: f64,
+    /// Device time of instance 1, when it was timed.
+    pub first_ns: Option<u64>,
+    /// Timed instances other than instance 1.
+    pub steady_count: u64,
+    /// Their total device time.
+    pub steady_total_ns: u64,
+    /// Their 95th percentile.
+    pub steady_p95_ns: Option<u64>,
+    /// Their share of all timed device time outside first instances, 0..1.
+    pub steady_share: f64,
+}
+
+/// `summary.csv`'s rows: one per device command node with finalised
+/// instances, largest total device time first (then most instances, then
+/// node id).
+pub fn node_summary_rows(graph: &TaskGraph) -> Vec<NodeSummaryRow> {
+    let mut rows: Vec<(u32, NodeSummaryRow)> = Vec::new();
+    for node in graph.nodes() {
+        if !node.kind.is_device_command() || node.times.finalised == 0 {
+            continue;
+        }
+        let t = &node.times;
+        let (p50_ns, p95_ns) = t.durations().two_percentiles(50.0, 95.0);
+        let first = t.first_device_ns;
+        let steady_count = t.device.count - u64::from(first.is_some());
+        let steady_total_ns = t.device.total_ns - first.unwrap_or(0);
+        // Past the exact limit one value moves the percentile by less than
+        // the histogram's precision: the row's own p95 stands for it.
+        let steady_p95_ns = match (first, t.durations().exact_values()) {
+            (Some(first), Some(values)) => {
+                let mut rest = values.to_vec();
+                if let Some(at) = rest.iter().position(|&v| v == first) {
+                    rest.swap_remove(at);
+                }
+                rest.sort_unstable();
+                percentile(&rest, 95.0)
+            }
+            _ => p95_ns,
+        };
+        rows.push((
+            node.id,
+            NodeSummaryRow {
+                node_id: node_dot_id(node.id),
+                kind: node.kind,
+                name: node.operation.clone(),
+                source_file: node.source_file.clone(),
+                source_line: node.source_line,
+                count: t.finalised,
+                device: t.device,
+                p50_ns,
+                p95_ns,
+                device_share: 0.0,
+                first_ns: first,
+                steady_count,
+                steady_total_ns,
+                steady_p95_ns,
+                steady_share: 0.0,
+            },
+        ));
+    }
+    let all: u128 = rows
+        .iter()
+        .map(|(_, r)| u128::from(r.device.total_ns))
+        .sum();
+    let steady: u128 = rows
+        .iter()
+        .map(|(_, r)| u128::from(r.steady_total_ns))
+        .sum();
+    let share = |part: u64, of: u128| {
+        if of == 0 {
+            0.0
+        } else {
+            part as f64 / of as f64
+        }
+    };
+    for (_, r) in &mut rows {
+        r.device_share = share(r.device.total_ns, all);
+        r.steady_share = share(r.steady_total_ns, steady);
+    }
+    rows.sort_by(|(a_id, a), (b_id, b)| {
+        b.device
+            .total_ns
+            .cmp(&a.device.total_ns)
+            .then_with(|| b.count.cmp(&a.count))
+            .then_with(|| a_id.cmp(b_id))
+    });
+    rows.into_iter().map(|(_, r)| r).collect()
+}
+
+impl NodeSummaryRow {
+    /// The CSV fields, in [`NODE_SUMMARY_COLUMNS`] order.
+    pub fn fields(&self) -> [String; 19] {
+        let opt = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_default();
+        let d = &self.device;
+        let timed = d.mean_ns().map(|mean| (mean, d.min_ns, d.max_ns));
+        let steady_mean = (self.steady_count > 0)
+            .then(|| (self.steady_total_ns + self.steady_count / 2) / self.steady_count);
+        [
+            self.node_id.clone(),
+            self.kind.as_str().to_string(),
+            self.name.clone(),
+            self.source_file.clone().unwrap_or_default(),
+            opt(self.source_line.map(u64::from)),
+            self.count.to_string(),
+            d.total_ns.to_string(),
+            opt(timed.map(|t| t.0)),
+            opt(timed.map(|t| t.1)),
+            opt(timed.map(|t| t.2)),
+            opt(self.p50_ns),
+            opt(self.p95_ns),
+            format!("{:.4}", self.device_share),
+            opt(self.first_ns),
+            self.steady_count.to_string(),
+            self.steady_total_ns.to_string(),
+            opt(steady_mean),
+            opt(self.steady_p95_ns),
+            format!("{:.4}", self.steady_share),
+        ]
+    }
+}
+
+/// Write `summary.csv` to `w`: [`NODE_SUMMARY_COLUMNS`], then
+/// [`node_summary_rows`].
 pub fn write_summary_csv<W: Write>(w: W, graph: &TaskGraph) -> io::Result<()> {
     let mut csv = csv::WriterBuilder::new().has_headers(false).from_writer(w);
-    csv.write_record(SUMMARY_COLUMNS)?;
-    for row in summary_rows(graph) {
+    csv.write_record(NODE_SUMMARY_COLUMNS)?;
+    for row in node_summary_rows(graph) {
         csv.write_record(row.fields())?;
     }
     csv.flush()
 }
 
+/// `warm-up: ...`: how much of the timed device time went to the first
+/// instances of commands submitted more than once; `None` when none was.
+fn warm_up_line(graph: &TaskGraph) -> Option<String> {
+    let mut first = 0u128;
+    let mut all = 0u128;
+    for node in graph.nodes() {
+        if !node.kind.is_device_command() {
+            continue;
+        }
+        all += u128::from(node.times.device.total_ns);
+        if node.times.finalised > 1 {
+            first += u128::from(node.times.first_device_ns.unwrap_or(0));
+        }
+    }
+    if first == 0 {
+        return None;
+    }
+    let clamp = |v: u128| u64::try_from(v).unwrap_or(u64::MAX);
+    Some(format!(
+        "warm-up: the first instances of repeated commands took {} of {} device time \
+         (summary.csv: first_ns; steady_* columns leave them out)\n",
+        format_ns(clamp(first)),
+        format_ns(clamp(all)),
+    ))
+}
+
 /// The summary as an aligned text table for stderr, with human durations
 /// (names on one line, cut to 48 characters),
-/// then an `untimed:` line counting untimed device commands by reason and a
+/// then an `untimed:` line counting untimed device commands by reason, a
+/// `warm-up:` line (the first instances' device time) and a
 /// `dropped:` line when instances were dropped from memory or flushed early.
 pub fn summary_table(graph: &TaskGraph) -> String {
     let rows = summary_rows(graph);
@@ -227,6 +434,9 @@ pub fn summary_table(graph: &TaskGraph) -> String {
             .map(|(status, n)| format!("{n} {}", status.as_str()))
             .collect();
         out.push_str(&format!("untimed: {}\n", parts.join(", ")));
+    }
+    if let Some(line) = warm_up_line(graph) {
+        out.push_str(&line);
     }
     let mut dropped = Vec::new();
     if stats.instances_dropped > 0 {

@@ -40,7 +40,7 @@ impl Reference {
         let fields = [
             node.operation.clone(),
             node.kind.as_str().to_string(),
-            num(node.uid),
+            format!("n{}", node.id),
             num(Some(instance.instance)),
             queue,
             node.device.clone().unwrap_or_default(),

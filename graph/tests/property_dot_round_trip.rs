@@ -3,7 +3,8 @@
 //! control characters, unicode) and whatever the record order: one
 //! statement per node and edge, every attribute value reading back as the
 //! model's text (line breaks kept, other control characters as spaces), and
-//! no attribute called `name` anywhere.
+//! no attribute called `name` anywhere. Loop-carried edges are marked, and
+//! without them graph.dot has no cycle.
 
 #[path = "property_strategies.rs"]
 mod strategies;
@@ -12,8 +13,9 @@ use std::collections::HashSet;
 
 use proptest::prelude::*;
 use strategies::*;
+use syclgraph_graph::dot::loop_carried_edges;
 use syclgraph_graph::instances_dot::{instance_dot_id, write_instances_dot};
-use syclgraph_graph::{render_dot, TaskGraph};
+use syclgraph_graph::{render_dot, NodeKind, TaskGraph};
 
 fn check(graph: &TaskGraph) -> Result<(), TestCaseError> {
     let text = render_dot(graph);
@@ -49,8 +51,46 @@ fn check(graph: &TaskGraph) -> Result<(), TestCaseError> {
         prop_assert!(a.contains_key("label"));
     }
 
-    let edges: Vec<_> = graph.edges().collect();
+    // Self-loops on allocation/release nodes are left out of graph.dot.
+    let edges: Vec<_> = graph
+        .edges()
+        .filter(|e| {
+            let memory = graph
+                .node(e.source)
+                .is_some_and(|n| matches!(n.kind, NodeKind::Alloc | NodeKind::Dealloc));
+            !(e.source == e.target && memory)
+        })
+        .collect();
     prop_assert_eq!(edges.len(), dot.edges.len());
+    // Ranked last: nodes without a drawn edge, seen after every other.
+    let drawn_ends: HashSet<String> = dot
+        .edges
+        .iter()
+        .flat_map(|(a, b, _)| [a.clone(), b.clone()])
+        .collect();
+    for id in &dot.ranked_last {
+        prop_assert!(!drawn_ends.contains(id), "{} has edges", id);
+        prop_assert!(
+            drawn_ends
+                .iter()
+                .all(|e| e[1..].parse::<u32>().unwrap() < id[1..].parse::<u32>().unwrap()),
+            "{} ranked last before a connected node",
+            id
+        );
+    }
+    // Without the loop-carried edges, the graph has no cycle.
+    let carried = loop_carried_edges(graph);
+    let mut forward = petgraph::graphmap::DiGraphMap::<u32, ()>::new();
+    for n in graph.nodes() {
+        forward.add_node(n.id);
+    }
+    for e in graph.edges().filter(|e| !carried.contains(&e.id)) {
+        forward.add_edge(e.source, e.target, ());
+    }
+    prop_assert!(
+        !petgraph::algo::is_cyclic_directed(&forward),
+        "a cycle left without the loop-carried edges"
+    );
     for (e, (source, target, a)) in edges.iter().zip(&dot.edges) {
         prop_assert_eq!(source, &format!("n{}", e.source));
         prop_assert_eq!(target, &format!("n{}", e.target));
@@ -63,6 +103,14 @@ fn check(graph: &TaskGraph) -> Result<(), TestCaseError> {
             e.memory_object.as_deref().map(dot_text)
         );
         prop_assert_eq!(get("event"), e.event.as_deref().map(dot_text));
+        prop_assert_eq!(
+            get("loop_carried").is_some(),
+            carried.contains(&e.id) || e.source == e.target
+        );
+        prop_assert_eq!(
+            get("constraint").as_deref() == Some("false"),
+            carried.contains(&e.id)
+        );
     }
     check_instances(graph)
 }
@@ -83,7 +131,7 @@ fn check_instances(graph: &TaskGraph) -> Result<(), TestCaseError> {
     prop_assert_eq!(ids, parsed);
     for &(node, instance) in ig.instances() {
         let a = &dot.nodes[&instance_dot_id((node, instance))];
-        prop_assert_eq!(a.get("node").cloned(), Some(format!("n{node}")));
+        prop_assert_eq!(a.get("node_id").cloned(), Some(format!("n{node}")));
         prop_assert_eq!(a.get("instance").cloned(), Some(instance.to_string()));
         if let Some(n) = graph.node(node) {
             prop_assert_eq!(a.get("operation").cloned(), Some(dot_text(&n.operation)));

@@ -690,6 +690,8 @@ pub struct ParsedDot {
     /// Every attribute key, of the graph, node and edge defaults, nodes and
     /// edges.
     pub keys: Vec<String>,
+    /// The nodes a `rank="sink"` subgraph puts last.
+    pub ranked_last: Vec<String>,
 }
 
 fn attrs(list: &[Attribute], keys: &mut Vec<String>) -> Attrs {
@@ -732,7 +734,25 @@ pub fn parse_dot(text: &str) -> Result<ParsedDot, String> {
             Stmt::Attribute(a) => {
                 attrs(&[a], &mut out.keys);
             }
-            Stmt::Subgraph(_) => return Err("unexpected subgraph".into()),
+            // graph.dot's one subgraph: `rank="sink"` and the ids of nodes
+            // declared above (the commands seen after every connected one).
+            Stmt::Subgraph(sub) => {
+                for stmt in sub.stmts {
+                    match stmt {
+                        Stmt::Attribute(a) => {
+                            attrs(&[a], &mut out.keys);
+                        }
+                        Stmt::Node(n) if n.attributes.is_empty() => {
+                            let id = unquote(&n.id.0);
+                            if !out.nodes.contains_key(&id) {
+                                return Err(format!("subgraph names undeclared node {id}"));
+                            }
+                            out.ranked_last.push(id);
+                        }
+                        other => return Err(format!("unexpected in subgraph: {other:?}")),
+                    }
+                }
+            }
         }
     }
     Ok(out)

@@ -12,9 +12,9 @@ use std::collections::HashSet;
 
 use proptest::prelude::*;
 use strategies::*;
-use syclgraph_graph::summary::SUMMARY_COLUMNS;
+use syclgraph_graph::summary::NODE_SUMMARY_COLUMNS;
 use syclgraph_graph::timing::UntimedCounts;
-use syclgraph_graph::{summary_rows, write_summary_csv};
+use syclgraph_graph::{node_summary_rows, summary_rows, write_summary_csv};
 
 fn nearest_rank(sorted: &[u64], p: f64) -> Option<u64> {
     if sorted.is_empty() {
@@ -89,6 +89,25 @@ proptest! {
         }
         prop_assert!(rows.windows(2).all(|w| w[0].device.total_ns >= w[1].device.total_ns));
 
+        // summary.csv: one row per device command node, keyed by node_id.
+        let node_rows = node_summary_rows(&out.graph);
+        prop_assert_eq!(node_rows.len(), device_nodes);
+        let node_ids: HashSet<_> = node_rows.iter().map(|r| r.node_id.clone()).collect();
+        prop_assert_eq!(node_ids.len(), node_rows.len(), "a node_id twice");
+        for r in &node_rows {
+            let node = out
+                .graph
+                .nodes()
+                .find(|n| format!("n{}", n.id) == r.node_id)
+                .expect("node_id names a node");
+            prop_assert_eq!(r.count, node.times.finalised);
+            prop_assert_eq!(r.device, node.times.device);
+            prop_assert_eq!(r.steady_total_ns + r.first_ns.unwrap_or(0), r.device.total_ns);
+            prop_assert_eq!(r.steady_count + u64::from(r.first_ns.is_some()), r.device.count);
+        }
+        let node_shares: f64 = node_rows.iter().map(|r| r.device_share).sum();
+        prop_assert!((node_shares - shares).abs() < 1e-9);
+
         let mut csv_bytes = Vec::new();
         write_summary_csv(&mut csv_bytes, &out.graph).unwrap();
         let mut reader = csv::ReaderBuilder::new()
@@ -98,13 +117,13 @@ proptest! {
             .records()
             .collect::<Result<_, _>>()
             .map_err(|e| TestCaseError::fail(format!("summary.csv does not parse: {e}")))?;
-        prop_assert_eq!(parsed.len(), rows.len() + 1);
-        prop_assert_eq!(parsed[0].iter().collect::<Vec<_>>(), SUMMARY_COLUMNS.to_vec());
-        for (line, row) in parsed[1..].iter().zip(&rows) {
+        prop_assert_eq!(parsed.len(), node_rows.len() + 1);
+        prop_assert_eq!(parsed[0].iter().collect::<Vec<_>>(), NODE_SUMMARY_COLUMNS.to_vec());
+        for (line, row) in parsed[1..].iter().zip(&node_rows) {
             let read: Vec<String> = line.iter().map(String::from).collect();
             prop_assert_eq!(read, row.fields().to_vec());
-            prop_assert_eq!(&line[1], row.name.as_str());
-            prop_assert_eq!(line[3].parse::<u64>().unwrap(), row.device.total_ns);
+            prop_assert_eq!(&line[0], row.node_id.as_str());
+            prop_assert_eq!(line[6].parse::<u64>().unwrap(), row.device.total_ns);
         }
     }
 }

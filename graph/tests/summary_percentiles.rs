@@ -70,18 +70,23 @@ fn program() -> TaskGraph {
 
 #[test]
 fn csv_by_hand() {
-    // A: 5,10,15,20,30,...,100 → total 570, mean 570/12 = 47.5 → 48,
-    // p50 = 6th of 12 = 40, p95 = 12th = 100; share 570/870 = 0.6552.
-    // memcpy: one timed 300 of three; share 300/870 = 0.3448.
+    // One row per node. n0 (A at line 10): 10,20,...,100 → total 550, mean
+    // 55, p50 = 5th of 10 = 50, p95 = 10th = 100; share 550/870 = 0.6322.
+    // Its instance 1 took 10 (first_ns); the other 9: 20..100, total 540,
+    // mean 60, p95 = 9th of 9 = 100.
+    // memcpy: one timed 300 of three (instance 1); share 300/870 = 0.3448.
+    // n1 (A at line 20): 15, 5 → total 20, p50 5, p95 15; first 15, steady 5.
+    // Steady total 540 + 0 + 5 = 545: shares 0.9908, 0, 0.0092.
     // fill: nothing timed.
     let mut out = Vec::new();
     write_summary_csv(&mut out, &program()).unwrap();
     assert_eq!(
         String::from_utf8(out).unwrap(),
-        "kind,name,count,total_ns,mean_ns,min_ns,max_ns,p50_ns,p95_ns,device_share\n\
-         kernel,A,12,570,48,5,100,40,100,0.6552\n\
-         memcpy,memcpy,3,300,300,300,300,300,300,0.3448\n\
-         fill,fill,2,0,,,,,,0.0000\n"
+        "node_id,kind,name,source_file,source_line,count,total_ns,mean_ns,min_ns,max_ns,p50_ns,p95_ns,device_share,first_ns,steady_count,steady_total_ns,steady_mean_ns,steady_p95_ns,steady_share\n\
+         n0,kernel,A,/s.cpp,10,10,550,55,10,100,50,100,0.6322,10,9,540,60,100,0.9908\n\
+         n2,memcpy,memcpy,,,3,300,300,300,300,300,300,0.3448,300,0,0,,,0.0000\n\
+         n1,kernel,A,/s.cpp,20,2,20,10,5,15,5,15,0.0230,15,1,5,5,5,0.0092\n\
+         n3,fill,fill,,,2,0,,,,,,0.0000,,0,0,,,0.0000\n"
     );
 }
 
@@ -89,7 +94,7 @@ fn csv_by_hand() {
 fn text_table_by_hand() {
     let table = summary_table(&program());
     let lines: Vec<&str> = table.lines().collect();
-    assert_eq!(lines.len(), 5, "{table}");
+    assert_eq!(lines.len(), 6, "{table}");
     let cells: Vec<Vec<&str>> = lines[..4]
         .iter()
         .map(|l| l.split_whitespace().collect())
@@ -116,6 +121,12 @@ fn text_table_by_hand() {
         assert!(before.ends_with(char::is_numeric), "{l:?}");
     }
     assert_eq!(lines[4], "untimed: 3 no_profiling, 1 lost");
+    // First instances of repeated commands: 10 + 15 + 300 of 870 ns.
+    assert_eq!(
+        lines[5],
+        "warm-up: the first instances of repeated commands took 325 ns of 870 ns device time \
+         (summary.csv: first_ns; steady_* columns leave them out)"
+    );
     assert!(!table.contains("dropped"));
 }
 
@@ -126,7 +137,7 @@ fn empty_graph() {
     write_summary_csv(&mut out, &g).unwrap();
     assert_eq!(
         String::from_utf8(out).unwrap(),
-        "kind,name,count,total_ns,mean_ns,min_ns,max_ns,p50_ns,p95_ns,device_share\n"
+        "node_id,kind,name,source_file,source_line,count,total_ns,mean_ns,min_ns,max_ns,p50_ns,p95_ns,device_share,first_ns,steady_count,steady_total_ns,steady_mean_ns,steady_p95_ns,steady_share\n"
     );
     assert!(summary_table(&g).ends_with("no device commands recorded\n"));
 }

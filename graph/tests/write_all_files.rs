@@ -29,7 +29,7 @@ fn files_in_a_new_directory() {
     let summary = fs::read_to_string(dir.join("summary.csv")).unwrap();
     assert_eq!(
         summary.lines().nth(1),
-        Some("kernel,K,1,42,42,42,42,42,42,1.0000")
+        Some("n0,kernel,K,/k.cpp,1,1,42,42,42,42,42,42,1.0000,42,0,0,,,0.0000")
     );
     let kernels = fs::read_to_string(dir.join("kernels.csv")).unwrap();
     assert_eq!(kernels.lines().count(), 2);

@@ -40,6 +40,9 @@ struct Control {
     drain_timeout: Duration,
 }
 
+/// The name of syclgraph's collector thread.
+pub(crate) const COLLECTOR_THREAD: &str = "syclgraph-collector";
+
 static CONTROL: OnceLock<Control> = OnceLock::new();
 
 /// Sets tracing up. `None` (after one stderr line) when it cannot work:
@@ -73,7 +76,7 @@ pub fn start() -> Option<Recorder> {
     let collector = Collector::new(config.clone(), timestamps.clone(), losses.clone());
     let collector_inbox = inbox.clone();
     let spawned = std::thread::Builder::new()
-        .name("syclgraph-collector".into())
+        .name(COLLECTOR_THREAD.into())
         .spawn(move || collector.run(collector_inbox));
     match spawned {
         Ok(handle) => inbox.collector_started(handle.thread().clone()),

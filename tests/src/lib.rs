@@ -150,6 +150,7 @@ pub fn run_both(test: &str, make: impl Fn() -> Command, env: &[(&str, &str)]) ->
     assert_untraced_succeeded(&untraced);
     let traced = run_traced(test, make(), env);
     assert_same_behaviour(&untraced, &traced);
+    check_outputs(&traced.dir);
     traced
 }
 
@@ -550,5 +551,167 @@ pub fn run_both_within(
     assert_untraced_succeeded(&untraced);
     let traced = run_traced_within(test, make(), env, limit);
     assert_same_behaviour(&untraced, &traced);
+    check_outputs(&traced.dir);
     traced
+}
+
+/// Every check a finished run's outputs must pass, whatever the program:
+/// [`check_dot_files`] and [`check_joins`]. [`run_both`] and
+/// [`run_both_within`] call it on every run.
+pub fn check_outputs(dir: &Path) {
+    check_dot_files(dir);
+    check_joins(dir);
+}
+
+/// Every `*.dot` file in `dir` renders with Graphviz's own `dot` (exit 0,
+/// nothing on stderr: no syntax error, no warning) and loads in pydot (one
+/// graph) and networkx, which see as many nodes and edges as graphviz-rust's
+/// parser. Returns how many DOT files there were.
+pub fn check_dot_files(dir: &Path) -> usize {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("read {}: {e}", dir.display()))
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "dot"))
+        .collect();
+    files.sort();
+    for file in &files {
+        let out = Command::new("dot")
+            .arg("-Tsvg")
+            .arg(file)
+            .arg("-o")
+            .arg("/dev/null")
+            .output()
+            .expect("graphviz `dot` is installed by scripts/setup.sh");
+        assert!(
+            out.status.success() && out.stderr.is_empty(),
+            "dot -Tsvg {}: {}{}",
+            file.display(),
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    if files.is_empty() {
+        return 0;
+    }
+    let check = r#"
+import sys, pydot, networkx
+for path in sys.argv[1:]:
+    graphs = pydot.graph_from_dot_file(path)
+    assert graphs is not None and len(graphs) == 1, path
+    g = networkx.drawing.nx_pydot.read_dot(path)
+    print(path, g.number_of_nodes(), g.number_of_edges())
+"#;
+    let out = python_command_c(check).args(&files).output().unwrap();
+    assert!(
+        out.status.success(),
+        "pydot/networkx could not load {files:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let counts = String::from_utf8_lossy(&out.stdout).into_owned();
+    for (file, line) in files.iter().zip(counts.lines()) {
+        let parsed = DotGraph::read(file);
+        let mut parts = line.rsplitn(3, ' ');
+        let edges: usize = parts.next().unwrap().parse().unwrap();
+        let nodes: usize = parts.next().unwrap().parse().unwrap();
+        assert_eq!(
+            (nodes, edges),
+            (parsed.nodes.len(), parsed.edges.len()),
+            "networkx and graphviz-rust disagree on {}",
+            file.display()
+        );
+    }
+    files.len()
+}
+
+/// The venv's Python running `code` (`python -c`), with the runtime's
+/// environment.
+pub fn python_command_c(code: &str) -> Command {
+    let mut cmd = runtime_command(&venv().join("bin/python"));
+    cmd.arg("-c").arg(code);
+    cmd
+}
+
+/// The node id of graph.dot (`n<id>`) that an instance id of instances.dot
+/// (`i<id>_<instance>`) belongs to, and the instance.
+pub fn split_instance_id(id: &str) -> Option<(String, u64)> {
+    let (node, instance) = id.strip_prefix('i')?.split_once('_')?;
+    Some((format!("n{node}"), instance.parse().ok()?))
+}
+
+/// The one key joins every file: each `kernels.csv` row's `node_id` names
+/// one graph.dot node of the same kind and operation, and (`node_id`,
+/// `instance`) is one row only and, unless instances.dot was cut, one
+/// instances.dot node whose `node_id` and `instance` say the same; each
+/// `summary.csv` row's `node_id` names one device command node, once, and
+/// its `count` is that node's number of kernels.csv rows.
+pub fn check_joins(dir: &Path) {
+    let graph = DotGraph::read(&dir.join("graph.dot"));
+    let rows = read_csv(&dir.join("kernels.csv"));
+    let instances_path = dir.join("instances.dot");
+    let instances = instances_path
+        .exists()
+        .then(|| DotGraph::read(&instances_path));
+    let cut = instances_path.exists()
+        && std::fs::read_to_string(&instances_path)
+            .unwrap()
+            .contains("cut=\"true\"");
+    let mut seen = std::collections::BTreeSet::new();
+    let mut per_node: BTreeMap<String, u64> = BTreeMap::new();
+    for row in &rows {
+        let id = &row["node_id"];
+        let node = graph
+            .nodes
+            .get(id)
+            .unwrap_or_else(|| panic!("kernels.csv row {row:?}: no node {id} in graph.dot"));
+        assert_eq!(node["kind"], row["kind"], "{row:?} vs {node:?}");
+        assert_eq!(node["operation"], row["name"], "{row:?} vs {node:?}");
+        let instance: u64 = row["instance"].parse().expect("instance number");
+        assert!(
+            seen.insert((id.clone(), instance)),
+            "two kernels.csv rows for {id} #{instance}"
+        );
+        *per_node.entry(id.clone()).or_default() += 1;
+        if let (Some(instances), false) = (&instances, cut) {
+            let key = format!("i{}_{instance}", &id[1..]);
+            let node = instances
+                .nodes
+                .get(&key)
+                .unwrap_or_else(|| panic!("kernels.csv row {row:?}: no {key} in instances.dot"));
+            assert_eq!(node["node_id"], *id, "{key}");
+            assert_eq!(node["instance"], instance.to_string(), "{key}");
+        }
+    }
+    if let Some(instances) = &instances {
+        for (key, attrs) in &instances.nodes {
+            let (node, instance) = split_instance_id(key).expect("i<node>_<instance>");
+            assert_eq!(attrs["node_id"], node, "{key}");
+            assert_eq!(attrs["instance"], instance.to_string(), "{key}");
+            assert!(
+                graph.nodes.contains_key(&node),
+                "{key}: no {node} in graph.dot"
+            );
+        }
+    }
+    let summary = read_csv(&dir.join("summary.csv"));
+    let mut summarised = std::collections::BTreeSet::new();
+    for row in &summary {
+        let id = &row["node_id"];
+        let node = graph
+            .nodes
+            .get(id)
+            .unwrap_or_else(|| panic!("summary.csv row {row:?}: no node {id} in graph.dot"));
+        assert!(summarised.insert(id.clone()), "summary.csv: {id} twice");
+        assert_eq!(node["kind"], row["kind"], "{row:?} vs {node:?}");
+        assert_eq!(node["operation"], row["name"], "{row:?} vs {node:?}");
+        assert_eq!(
+            row["count"],
+            per_node.get(id).copied().unwrap_or(0).to_string(),
+            "summary.csv count of {id} against its kernels.csv rows"
+        );
+    }
+    assert_eq!(
+        summarised,
+        per_node.keys().cloned().collect(),
+        "nodes with kernels.csv rows and summary.csv rows"
+    );
 }

@@ -2,8 +2,6 @@
 //! pydot and networkx, every node/edge carries the documented attributes,
 //! and nothing half-written is left behind.
 
-use std::process::Command;
-
 use syclgraph_tests::*;
 
 fn pipeline() -> Traced {
@@ -50,42 +48,54 @@ fn graph_dot_has_the_documented_attributes() {
 }
 
 #[test]
-fn graph_dot_renders_with_graphviz_and_loads_with_pydot_and_networkx() {
+fn both_dot_files_render_with_graphviz_and_load_with_pydot_and_networkx() {
+    // run_both checked them (check_outputs); here: both files were there,
+    // and instances.dot names its graph.dot node without the DOT keyword
+    // `node` as an attribute (Graphviz's dot rejected that file).
     let traced = pipeline();
-    let dot = traced.dir.join("graph.dot");
-    let svg = Command::new("dot")
-        .arg("-Tsvg")
-        .arg(&dot)
-        .output()
-        .expect("graphviz `dot` is installed by scripts/setup.sh");
-    assert!(
-        svg.status.success(),
-        "{}",
-        String::from_utf8_lossy(&svg.stderr)
-    );
-    let check = r#"
-import sys, pydot, networkx
-graphs = pydot.graph_from_dot_file(sys.argv[1])
-assert len(graphs) == 1
-g = networkx.drawing.nx_pydot.read_dot(sys.argv[1])
-kinds = {d.get("kind", "").strip('"') for _, d in g.nodes(data=True)}
-assert "kernel" in kinds, kinds
-print(g.number_of_nodes(), g.number_of_edges())
-"#;
-    let out = runtime_command(&venv().join("bin/python"))
-        .arg("-c")
-        .arg(check)
-        .arg(&dot)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_eq!(check_dot_files(&traced.dir), 2);
+    let text = std::fs::read_to_string(traced.dir.join("instances.dot")).unwrap();
+    assert!(!text.contains(" node=\""), "{text}");
+    assert!(text.contains(" node_id=\"n0\""), "{text}");
+}
+
+#[test]
+fn node_id_is_unique_where_the_runtime_unique_id_is_not() {
+    // Four direct-path USM commands: the runtime may give them one
+    // unique_id (an address it reuses); node_id tells them apart.
+    let traced = run_both("usm-ids", || runtime_command(&program("usm_chain")), &[]);
     let graph = traced.graph();
-    let counts = String::from_utf8_lossy(&out.stdout);
-    let mut parts = counts.split_whitespace();
-    assert_eq!(parts.next().unwrap(), graph.nodes.len().to_string());
-    assert_eq!(parts.next().unwrap(), graph.edges.len().to_string());
+    let rows = traced.csv("kernels.csv");
+    use std::collections::{BTreeMap, BTreeSet};
+    let mut place_of: BTreeMap<&String, BTreeSet<(&String, &String, &String)>> = BTreeMap::new();
+    let mut node_at: BTreeMap<(&String, &String), BTreeSet<&String>> = BTreeMap::new();
+    for r in &rows {
+        let place = (&r["name"], &r["source_file"], &r["source_line"]);
+        place_of.entry(&r["node_id"]).or_default().insert(place);
+        if !r["source_file"].is_empty() {
+            node_at
+                .entry((&r["source_file"], &r["source_line"]))
+                .or_default()
+                .insert(&r["node_id"]);
+        }
+    }
+    assert!(node_at.len() >= 4, "{node_at:?}");
+    for (id, places) in &place_of {
+        assert_eq!(places.len(), 1, "{id} stands for one command: {places:?}");
+        assert!(graph.nodes.contains_key(*id), "{id}");
+    }
+    for (place, ids) in &node_at {
+        assert_eq!(ids.len(), 1, "{place:?} is one node: {ids:?}");
+    }
+}
+
+#[test]
+fn a_profiling_queue_is_not_counted_as_forced() {
+    // The demo makes one queue, with enable_profiling: nothing is forced.
+    let traced = pipeline();
+    assert!(
+        !traced.stderr().contains("device profiling: turned on"),
+        "{}",
+        traced.stderr()
+    );
 }

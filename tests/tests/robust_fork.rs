@@ -100,6 +100,7 @@ fn an_execd_child_writes_its_own_outputs_beside_the_parents() {
             "{tag}"
         );
     }
+    check_outputs(&child_dir);
     let child_graph = DotGraph::read(&child_dir.join("graph.dot"));
     node_at(&child_graph, SRC, tag_line(SRC, "fork_child_kernel"));
     read_csv(&child_dir.join("summary.csv"));

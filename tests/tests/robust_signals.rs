@@ -122,6 +122,8 @@ fn killed_by(signal: &str, number: i32) {
             .map(|e| e.unwrap().file_name())
             .collect::<Vec<_>>()
     );
+    // The snapshot renders and loads like a finished run's graph.dot.
+    assert!(check_dot_files(&dir) >= 1);
     let graph = DotGraph::read(&graph_dot);
     let (_, node) = node_at(&graph, SRC, tag_line(SRC, "long_kernel"));
     assert_eq!(node["kind"], "kernel", "{node:?}");

@@ -135,6 +135,9 @@ impl Runtime {
             strip_profiling(&String::from_utf8_lossy(&untraced.stdout)),
             "stdout changed under tracing on DPC++ {OLDEST}"
         );
+        if traced.dir.join("graph.dot").exists() {
+            check_outputs(&traced.dir);
+        }
         traced
     }
 }

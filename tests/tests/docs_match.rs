@@ -1,0 +1,263 @@
+//! The documentation names what the program writes and reads: the CSV
+//! headers and column tables of the user guide are a real run's headers,
+//! the graph.dot attribute tables list every attribute the demo's graph.dot
+//! has (and nothing it could not have), the files the guide lists are the
+//! files a run writes, and every `SYCLGRAPH_*` variable the docs name is
+//! read by `subscriber/src/config.rs` (or the scripts and tests), and every
+//! one config.rs reads is in the guide's table.
+
+use std::collections::BTreeSet;
+
+use syclgraph_tests::*;
+
+fn read(path: &str) -> String {
+    std::fs::read_to_string(repo_root().join(path)).unwrap_or_else(|e| panic!("read {path}: {e}"))
+}
+
+fn guide() -> String {
+    read("docs/user-guide.md")
+}
+
+/// The names in backticks in the first cell of each row of the table that
+/// follows `marker` (the second cell when the first is a row number).
+fn table_names(text: &str, marker: &str) -> BTreeSet<String> {
+    let start = text
+        .find(marker)
+        .unwrap_or_else(|| panic!("{marker:?} is not in the guide"));
+    let mut names = BTreeSet::new();
+    let mut in_table = false;
+    for line in text[start..].lines().skip(1) {
+        if !line.starts_with('|') {
+            if in_table {
+                break;
+            }
+            continue;
+        }
+        in_table = true;
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        // cells[0] is empty (before the first |).
+        let first = if cells[1] == "#" || cells[1].parse::<u32>().is_ok() {
+            cells[2]
+        } else {
+            cells[1]
+        };
+        for (i, part) in first.split('`').enumerate() {
+            if i % 2 == 1 {
+                names.insert(part.to_string());
+            }
+        }
+    }
+    assert!(!names.is_empty(), "no table after {marker:?}");
+    names
+}
+
+/// The fenced-code lines of the guide that start with `prefix`.
+fn code_lines<'t>(text: &'t str, prefix: &str) -> Vec<&'t str> {
+    let mut fenced = false;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        if line.starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced && line.trim_start().starts_with(prefix) {
+            out.push(line.trim());
+        }
+    }
+    out
+}
+
+#[test]
+fn documented_csv_headers_and_columns_are_a_real_runs() {
+    let traced = run_both("docs-demo", || runtime_command(&program("pipeline")), &[]);
+    let text = guide();
+    for (file, first, table) in [
+        ("kernels.csv", "name,kind,node_id,", "| # | Column |"),
+        (
+            "summary.csv",
+            "node_id,kind,name,",
+            "| Column | Unit | Meaning |\n|---|---|---|\n| `node_id`",
+        ),
+    ] {
+        let real = std::fs::read_to_string(traced.dir.join(file)).unwrap();
+        let header = real.lines().next().unwrap();
+        let documented = code_lines(&text, first);
+        assert!(!documented.is_empty(), "no {file} excerpt in the guide");
+        assert_eq!(documented[0], header, "{file}'s header in the guide");
+        // Each documented row has as many fields as the header.
+        let columns = header.split(',').count();
+        for row in &documented[1..] {
+            assert_eq!(row.split(',').count(), columns, "{file} excerpt row {row}");
+        }
+        let in_table = table_names(&text, table);
+        let real_columns: BTreeSet<String> = header.split(',').map(String::from).collect();
+        assert_eq!(in_table, real_columns, "{file}'s column table");
+    }
+}
+
+#[test]
+fn documented_graph_attributes_are_the_ones_written() {
+    let traced = run_both("docs-attrs", || runtime_command(&program("pipeline")), &[]);
+    let graph = traced.graph();
+    let text = guide();
+    let node_doc = table_names(&text, "**Node attributes.**");
+    let edge_doc = table_names(&text, "**Edge attributes.**");
+    let written = |attrs: &mut dyn Iterator<Item = &Attrs>| -> BTreeSet<String> {
+        attrs.flat_map(|a| a.keys().cloned()).collect()
+    };
+    let node_real = written(&mut graph.nodes.values());
+    let edge_real = written(&mut graph.edges.iter().map(|(_, _, a)| a));
+    // Everything written is documented.
+    for key in &node_real {
+        assert!(
+            node_doc.contains(key),
+            "node attribute {key} is not documented"
+        );
+    }
+    for key in &edge_real {
+        assert!(
+            edge_doc.contains(key),
+            "edge attribute {key} is not documented"
+        );
+    }
+    // Everything documented is written by the demo, but `defined` (only on
+    // a node whose definition never arrived).
+    for key in &node_doc {
+        if key != "defined" {
+            assert!(
+                node_real.contains(key),
+                "documented node attribute {key} not written"
+            );
+        }
+    }
+    for key in &edge_doc {
+        assert!(
+            edge_real.contains(key),
+            "documented edge attribute {key} not written"
+        );
+    }
+    // instances.dot: every node attribute written is in its table.
+    let instances = DotGraph::read(&traced.dir.join("instances.dot"));
+    let inst_real = written(&mut instances.nodes.values());
+    let inst_doc_attrs: BTreeSet<String> = text
+        [text.find("| Where | Attribute | Meaning |").unwrap()..]
+        .lines()
+        .take_while(|l| l.starts_with('|'))
+        .flat_map(|l| {
+            let cell = l.split('|').nth(2).unwrap_or("");
+            cell.split('`')
+                .enumerate()
+                .filter(|(i, _)| i % 2 == 1)
+                .map(|(_, s)| s.to_string())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(inst_doc_attrs.contains("node_id"), "{inst_doc_attrs:?}");
+    for key in &inst_real {
+        assert!(
+            inst_doc_attrs.contains(key),
+            "instances.dot attribute {key} is not documented"
+        );
+    }
+}
+
+#[test]
+fn documented_files_are_the_files_written() {
+    let traced = run_both("docs-files", || runtime_command(&program("pipeline")), &[]);
+    let written: BTreeSet<String> = std::fs::read_dir(&traced.dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    let text = guide();
+    // The list at the start of the Outputs section, up to its first file's
+    // own section.
+    let outputs = &text[text.find("## Outputs").unwrap()..];
+    let outputs = &outputs[..outputs.find("### ").unwrap()];
+    let listed: BTreeSet<String> = outputs
+        .lines()
+        .filter(|l| l.starts_with("- "))
+        .flat_map(|l| {
+            l.split('`')
+                .enumerate()
+                .filter(|(i, _)| i % 2 == 1)
+                .map(|(_, s)| s.to_string())
+                .collect::<Vec<_>>()
+        })
+        .filter(|name| name.ends_with(".csv") || name.ends_with(".dot"))
+        .collect();
+    let files: BTreeSet<String> = written
+        .iter()
+        .filter(|n| n.ends_with(".csv") || n.ends_with(".dot"))
+        .cloned()
+        .collect();
+    assert_eq!(listed, files, "the files the guide lists under Outputs");
+    for name in &files {
+        assert!(
+            text.contains(&format!("### {name}")),
+            "no section for {name}"
+        );
+    }
+    assert!(
+        text.contains("the four files"),
+        "the guide counts the files"
+    );
+}
+
+/// `SYCLGRAPH_*` names in `text`.
+fn variables(text: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("SYCLGRAPH_") {
+        let tail = &rest[at..];
+        let end = tail
+            .find(|c: char| !(c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'))
+            .unwrap_or(tail.len());
+        let name = tail[..end].trim_end_matches('_');
+        if name.len() > "SYCLGRAPH_".len() {
+            out.insert(name.to_string());
+        }
+        rest = &tail[end..];
+    }
+    out
+}
+
+#[test]
+fn documented_variables_exist_and_every_setting_is_documented() {
+    let config = read("subscriber/src/config.rs");
+    // The settings: string literals before the unit tests.
+    let code = &config[..config.find("#[cfg(test)]").unwrap_or(config.len())];
+    let read_by_config: BTreeSet<String> = code
+        .split('"')
+        .enumerate()
+        .filter(|(i, _)| i % 2 == 1)
+        .map(|(_, s)| s)
+        .filter(|s| s.starts_with("SYCLGRAPH_") && variables(s).len() == 1)
+        .map(|s| variables(s).into_iter().next().unwrap())
+        .collect();
+    assert!(read_by_config.len() >= 9, "{read_by_config:?}");
+    let text = guide();
+    let table = table_names(&text, "| Variable | Default |");
+    assert_eq!(
+        table, read_by_config,
+        "the guide's variable table and config.rs"
+    );
+    // Any other SYCLGRAPH_ name in the docs belongs to the scripts or tests.
+    let mut elsewhere = String::new();
+    for dir in ["scripts", "tests/src", "tests/tests"] {
+        for entry in std::fs::read_dir(repo_root().join(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_file() && path.file_name().unwrap() != "docs_match.rs" {
+                elsewhere.push_str(&std::fs::read_to_string(&path).unwrap_or_default());
+            }
+        }
+    }
+    let known = variables(&elsewhere);
+    for doc in ["README.md", "docs/user-guide.md", "docs/architecture.md"] {
+        for name in variables(&read(doc)) {
+            assert!(
+                read_by_config.contains(&name) || known.contains(&name),
+                "{doc} names {name}, which nothing reads"
+            );
+        }
+    }
+}
