@@ -120,13 +120,6 @@ pub unsafe extern "C" fn on_ur_call(
     let id = ur_function_t(call.function_id);
     let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match trace_type {
         tp::FUNCTION_WITH_ARGS_BEGIN if id == ur_function_t::QUEUE_CREATE => {
-            // The collector's own probe of the dispatch slots calls
-            // urQueueCreate on its loader with a made-up handle, and that
-            // loader's tracing layer reports it here: not a queue of the
-            // application (it was counted as a forced queue).
-            if on_collector_thread() {
-                return;
-            }
             QUEUE_CREATIONS.fetch_add(1, Ordering::Relaxed);
             let params = call.args_data as *mut ur_queue_create_params_t;
             if recorder.force_profiling {
@@ -153,12 +146,6 @@ pub unsafe extern "C" fn on_ur_call(
         }
         _ => {}
     }));
-}
-
-/// True on syclgraph's own collector thread (queue creations are rare, so
-/// the name is compared only for them).
-fn on_collector_thread() -> bool {
-    std::thread::current().name() == Some(crate::shutdown::COLLECTOR_THREAD)
 }
 
 /// What a queue's creation properties must become for it to give device
