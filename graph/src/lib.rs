@@ -67,4 +67,7 @@ pub use output::{write_all, write_atomically, write_kernels_csv};
 pub use queues::Queue;
 pub use record::Record;
 pub use spans::HostSpan;
-pub use summary::{summary_rows, summary_table, write_summary_csv, SummaryRow};
+pub use summary::{
+    format_table, read_summary_csv, summary_rows, summary_table, untimed_line, write_summary_csv,
+    SummaryLine, SummaryRow,
+};

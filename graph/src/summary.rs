@@ -158,14 +158,149 @@ pub fn write_summary_csv<W: Write>(w: W, graph: &TaskGraph) -> io::Result<()> {
 /// then an `untimed:` line counting untimed device commands by reason and a
 /// `dropped:` line when instances were dropped from memory or flushed early.
 pub fn summary_table(graph: &TaskGraph) -> String {
-    let rows = summary_rows(graph);
+    let lines: Vec<SummaryLine> = summary_rows(graph).iter().map(SummaryRow::line).collect();
+    let mut out = format_table(&lines);
+    let stats = graph.stats();
+    out.push_str(&untimed_line(&stats.untimed));
+    let mut dropped = Vec::new();
+    if stats.instances_dropped > 0 {
+        dropped.push(format!(
+            "{} instances not kept in memory (limit {})",
+            stats.instances_dropped,
+            graph.limits().max_instances
+        ));
+    }
+    if stats.pending_evicted > 0 {
+        dropped.push(format!(
+            "{} instances flushed early from a full pending table (limit {})",
+            stats.pending_evicted,
+            graph.limits().max_pending
+        ));
+    }
+    if !dropped.is_empty() {
+        out.push_str(&format!("dropped: {}\n", dropped.join(", ")));
+    }
+    out
+}
+
+/// One line of the summary as `summary.csv` holds it: what the text table
+/// shows, whether it comes from the graph ([`SummaryRow::line`]) or from the
+/// file of an earlier run ([`read_summary_csv`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SummaryLine {
+    /// The kind, as written (`kernel`, `memcpy`, ...).
+    pub kind: String,
+    /// The operation.
+    pub name: String,
+    /// Finalised instances, timed or not.
+    pub count: u64,
+    /// Sum of the timed durations; `None` when none was timed.
+    pub total_ns: Option<u64>,
+    /// Mean timed duration.
+    pub mean_ns: Option<u64>,
+    /// Shortest timed duration.
+    pub min_ns: Option<u64>,
+    /// Longest timed duration.
+    pub max_ns: Option<u64>,
+    /// Median timed duration.
+    pub p50_ns: Option<u64>,
+    /// 95th percentile timed duration.
+    pub p95_ns: Option<u64>,
+    /// Share of all timed device time, 0..1.
+    pub device_share: f64,
+}
+
+impl SummaryRow {
+    /// The row as the table shows it.
+    pub fn line(&self) -> SummaryLine {
+        let t = self.timed();
+        SummaryLine {
+            kind: self.kind.as_str().to_string(),
+            name: self.name.clone(),
+            count: self.count,
+            total_ns: (self.device.count > 0).then_some(self.device.total_ns),
+            mean_ns: t.map(|t| t.0),
+            min_ns: t.map(|t| t.1),
+            max_ns: t.map(|t| t.2),
+            p50_ns: self.p50_ns,
+            p95_ns: self.p95_ns,
+            device_share: self.device_share,
+        }
+    }
+}
+
+/// Reads `summary.csv` back (as [`write_summary_csv`] wrote it). The error
+/// names the line and what is wrong with it.
+pub fn read_summary_csv<R: io::Read>(r: R) -> Result<Vec<SummaryLine>, String> {
+    let mut csv = csv::ReaderBuilder::new().has_headers(false).from_reader(r);
+    let mut records = csv.records();
+    let header = match records.next() {
+        Some(Ok(h)) => h,
+        Some(Err(e)) => return Err(e.to_string()),
+        None => return Err("the file is empty".to_string()),
+    };
+    if header.iter().ne(SUMMARY_COLUMNS) {
+        return Err(format!(
+            "line 1 is not the summary.csv header ({})",
+            SUMMARY_COLUMNS.join(",")
+        ));
+    }
+    let mut lines = Vec::new();
+    for (i, record) in records.enumerate() {
+        let at = i + 2;
+        let record = record.map_err(|e| format!("line {at}: {e}"))?;
+        let field = |n: usize| record.get(n).unwrap_or("");
+        if record.len() != SUMMARY_COLUMNS.len() {
+            return Err(format!(
+                "line {at}: {} fields, not {}",
+                record.len(),
+                SUMMARY_COLUMNS.len()
+            ));
+        }
+        let number = |n: usize| -> Result<Option<u64>, String> {
+            match field(n) {
+                "" => Ok(None),
+                v => v.parse().map(Some).map_err(|_| {
+                    format!(
+                        "line {at}: {} {v:?} is not a whole number",
+                        SUMMARY_COLUMNS[n]
+                    )
+                }),
+            }
+        };
+        let count = number(2)?.ok_or_else(|| format!("line {at}: count is empty"))?;
+        let total = number(3)?.unwrap_or(0);
+        let mean_ns = number(4)?;
+        let device_share = field(9)
+            .parse::<f64>()
+            .map_err(|_| format!("line {at}: device_share {:?} is not a number", field(9)))?;
+        lines.push(SummaryLine {
+            kind: field(0).to_string(),
+            name: field(1).to_string(),
+            count,
+            // total_ns is 0 when nothing was timed; the table shows `-` then.
+            total_ns: mean_ns.map(|_| total),
+            mean_ns,
+            min_ns: number(5)?,
+            max_ns: number(6)?,
+            p50_ns: number(7)?,
+            p95_ns: number(8)?,
+            device_share,
+        });
+    }
+    Ok(lines)
+}
+
+/// The aligned text table of the summary (header, one row per line, or
+/// `no device commands recorded`), with human durations, names on one line
+/// cut to 48 characters, and `-` where nothing was timed.
+pub fn format_table(lines: &[SummaryLine]) -> String {
     let header = [
         "kind", "name", "count", "total", "mean", "min", "max", "p50", "p95", "share",
     ];
     let human = |v: Option<u64>| v.map(format_ns).unwrap_or_else(|| "-".to_string());
     let mut table: Vec<[String; 10]> = vec![header.map(str::to_string)];
-    for r in &rows {
-        let t = r.timed();
+    for r in lines {
         let one_line: String = r
             .name
             .chars()
@@ -179,13 +314,13 @@ pub fn summary_table(graph: &TaskGraph) -> String {
             one_line
         };
         table.push([
-            r.kind.as_str().to_string(),
+            r.kind.clone(),
             name,
             r.count.to_string(),
-            human((r.device.count > 0).then_some(r.device.total_ns)),
-            human(t.map(|t| t.0)),
-            human(t.map(|t| t.1)),
-            human(t.map(|t| t.2)),
+            human(r.total_ns),
+            human(r.mean_ns),
+            human(r.min_ns),
+            human(r.max_ns),
             human(r.p50_ns),
             human(r.p95_ns),
             format!("{:.1}%", r.device_share * 100.0),
@@ -216,35 +351,22 @@ pub fn summary_table(graph: &TaskGraph) -> String {
         out.push_str(line.trim_end());
         out.push('\n');
     }
-    if rows.is_empty() {
+    if lines.is_empty() {
         out.push_str("no device commands recorded\n");
     }
-    let stats = graph.stats();
-    let untimed = stats.untimed.nonzero();
-    if !untimed.is_empty() {
-        let parts: Vec<String> = untimed
-            .iter()
-            .map(|(status, n)| format!("{n} {}", status.as_str()))
-            .collect();
-        out.push_str(&format!("untimed: {}\n", parts.join(", ")));
-    }
-    let mut dropped = Vec::new();
-    if stats.instances_dropped > 0 {
-        dropped.push(format!(
-            "{} instances not kept in memory (limit {})",
-            stats.instances_dropped,
-            graph.limits().max_instances
-        ));
-    }
-    if stats.pending_evicted > 0 {
-        dropped.push(format!(
-            "{} instances flushed early from a full pending table (limit {})",
-            stats.pending_evicted,
-            graph.limits().max_pending
-        ));
-    }
-    if !dropped.is_empty() {
-        out.push_str(&format!("dropped: {}\n", dropped.join(", ")));
-    }
     out
+}
+
+/// The `untimed: 10 no_profiling, 14 unavailable` line (with its newline),
+/// or nothing when every device command was timed.
+pub fn untimed_line(untimed: &UntimedCounts) -> String {
+    let untimed = untimed.nonzero();
+    if untimed.is_empty() {
+        return String::new();
+    }
+    let parts: Vec<String> = untimed
+        .iter()
+        .map(|(status, n)| format!("{n} {}", status.as_str()))
+        .collect();
+    format!("untimed: {}\n", parts.join(", "))
 }
