@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Everything CI checks, in the order CI checks it: installs what is missing
-# (scripts/setup.sh), then format, lints, builds the subscriber and the
+# (scripts/setup.sh), then format, lints, builds the subscriber, the
+# syclgraph command and the
 # Level Zero test driver, and runs every test on the real DPC++ runtime.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -14,6 +15,6 @@ bash scripts/setup-runtime.sh 2025.0.0 >/dev/null
 
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
-cargo build --release -p syclgraph
+cargo build --release -p syclgraph -p syclgraph-cli
 cargo build -p ze-test-driver
 SYCLGRAPH_REQUIRE_RUNTIME=1 cargo test --workspace -- --test-threads=2
