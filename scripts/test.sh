@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Everything CI checks, in the order CI checks it: installs what is missing
 # (scripts/setup.sh), then format, lints, builds the subscriber, the
-# syclgraph command and the
-# Level Zero test driver, and runs every test on the real DPC++ runtime.
+# syclgraph command and the Level Zero test driver, and runs every test on
+# the real DPC++ runtime.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
