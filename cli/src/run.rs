@@ -22,7 +22,7 @@ pub fn run(args: RunArgs) -> u8 {
     let program = match program::find(name, env.get("PATH").map(|p| p.as_os_str())) {
         Ok(p) => p,
         Err(e) => {
-            eprintln!("syclgraph: {e}");
+            say(&format!("syclgraph: {e}\n"));
             return e.exit_code();
         }
     };
@@ -32,7 +32,7 @@ pub fn run(args: RunArgs) -> u8 {
     {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("syclgraph: {e}");
+            say(&format!("syclgraph: {e}\n"));
             return SETUP_FAILED;
         }
     };
@@ -40,7 +40,7 @@ pub fn run(args: RunArgs) -> u8 {
     let runtime = match locate::runtime(&program, &linkage, &env, args.xpti.as_deref()) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("syclgraph: {e}");
+            say(&format!("syclgraph: {e}\n"));
             return SETUP_FAILED;
         }
     };
@@ -64,14 +64,14 @@ pub fn run(args: RunArgs) -> u8 {
         env::ICD_VENDORS_DIR.as_ref(),
     );
     if args.verbose {
-        eprintln!("syclgraph: subscriber {}", subscriber.display());
+        say(&format!("syclgraph: subscriber {}\n", subscriber.display()));
         for a in &additions {
-            eprintln!(
-                "syclgraph: {}={} ({})",
+            say(&format!(
+                "syclgraph: {}={} ({})\n",
                 a.name,
                 a.value.to_string_lossy(),
                 a.why
-            );
+            ));
         }
     }
     let pairs: Vec<(&str, &OsStr)> = additions
@@ -89,7 +89,10 @@ pub fn run(args: RunArgs) -> u8 {
     let ended = match launch::run(name, program_args, &pairs, |pid| child = pid) {
         Ok(ended) => ended,
         Err(e) => {
-            eprintln!("syclgraph: cannot run {}: {e}", Path::new(name).display());
+            say(&format!(
+                "syclgraph: cannot run {}: {e}\n",
+                Path::new(name).display()
+            ));
             return if e.kind() == std::io::ErrorKind::NotFound {
                 127
             } else {
@@ -99,12 +102,20 @@ pub fn run(args: RunArgs) -> u8 {
     };
     if !quiet {
         let written = outputs::find(base.as_deref(), &cwd, child, since);
-        eprint!(
-            "{}",
-            outputs::end_block(&written, ended, env.get("PATH").map(|p| p.as_os_str()))
-        );
+        say(&outputs::end_block(
+            &written,
+            ended,
+            env.get("PATH").map(|p| p.as_os_str()),
+        ));
     }
     ended.exit_code()
+}
+
+/// Writes to stderr; a closed stderr (a pipe whose reader is gone) is no
+/// reason to fail: the exit code must stay the program's.
+fn say(text: &str) {
+    use std::io::Write;
+    let _ = std::io::stderr().write_all(text.as_bytes());
 }
 
 /// The subscriber's words for "on".
