@@ -109,12 +109,12 @@ pub fn additions(
     add(
         "XPTI_FRAMEWORK_DISPATCHER",
         runtime.xpti.clone().into_os_string(),
-        format!("the runtime's XPTI dispatcher; from {}", runtime.how),
+        format!("the runtime's XPTI dispatcher: {}", runtime.how),
     );
     add(
         "XPTI_SUBSCRIBERS",
         subscribers(env.get("XPTI_SUBSCRIBERS"), subscriber),
-        "loads syclgraph (after any other subscriber already listed)".into(),
+        "loads syclgraph, after any other subscriber already listed".into(),
     );
     if let Some(dir) = &settings.output_dir {
         add(

@@ -72,20 +72,20 @@ pub enum How {
 impl std::fmt::Display for How {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            How::Option => write!(f, "--xpti"),
-            How::Variable => write!(f, "XPTI_FRAMEWORK_DISPATCHER"),
+            How::Option => write!(f, "given with --xpti"),
+            How::Variable => write!(f, "named by XPTI_FRAMEWORK_DISPATCHER"),
             How::Linked { by, libsycl } => {
                 write!(f, "{} loads {}", by.display(), libsycl.display())
             }
             How::Environment { of, prefix } => {
                 write!(
                     f,
-                    "the environment of {} ({})",
-                    of.display(),
-                    prefix.display()
+                    "in {}, the environment of {}",
+                    prefix.display(),
+                    of.display()
                 )
             }
-            How::OneApi(from) => write!(f, "{from}"),
+            How::OneApi(from) => write!(f, "in the oneAPI of {from}"),
         }
     }
 }
