@@ -1,8 +1,9 @@
 //! `syclgraph run` and `syclgraph report` on the real runtime: programs are
 //! traced with none of the XPTI, library-path or OpenCL variables set (the
 //! launcher finds and sets what is needed), keep their stdin, stdout and
-//! exit code, pass on SIGTERM/SIGINT/SIGHUP, and the report reprints the
-//! run's table from its files.
+//! exit code, pass on SIGTERM/SIGINT/SIGHUP sent to syclgraph, get a Ctrl-C
+//! typed at a terminal once, and the report reprints the run's table from
+//! its files.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -370,6 +371,98 @@ fn sigint_to_syclgraph_ends_the_program_with_130() {
 #[test]
 fn sighup_to_syclgraph_ends_the_program_with_129() {
     killed_by("HUP", 1);
+}
+
+/// Runs `command` (a shell command line) with a terminal of its own, made by
+/// util-linux `script`; returns it and a channel of its output lines, once
+/// the first line is `ready`. Writing `\x03` to its stdin is typing Ctrl-C.
+fn under_a_terminal(cwd: &Path, command: &str) -> (std::process::Child, mpsc::Receiver<String>) {
+    let mut cmd = Command::new("script");
+    cmd.args(["-qec", command, "/dev/null"]).current_dir(cwd);
+    for var in CLEARED {
+        cmd.env_remove(var);
+    }
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("util-linux `script` (Debian's bsdutils) runs");
+    let stdout = child.stdout.take().unwrap();
+    let (lines, got) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = lines.send(line.trim_end_matches('\r').to_string());
+        }
+    });
+    match got.recv_timeout(Duration::from_secs(60)) {
+        Ok(line) if line.ends_with("ready") => (child, got),
+        other => {
+            let _ = child.kill();
+            panic!("no `ready` line from {command}: {other:?}");
+        }
+    }
+}
+
+/// Every line until the program and `script` end (bounded), and the status.
+fn finish(
+    mut child: std::process::Child,
+    got: mpsc::Receiver<String>,
+) -> (Option<i32>, Vec<String>) {
+    let mut lines = Vec::new();
+    while let Ok(line) = got.recv_timeout(Duration::from_secs(30)) {
+        lines.push(line);
+    }
+    let status = match child.try_wait().unwrap() {
+        Some(status) => status,
+        None => {
+            let _ = child.kill();
+            panic!("still running 30 s after Ctrl-C: {lines:?}");
+        }
+    };
+    (status.code(), lines)
+}
+
+#[test]
+fn ctrl_c_at_a_terminal_reaches_the_program_once() {
+    let cwd = fresh_dir("cli-ctrl-c");
+    // A program with a SIGINT handler: it counts what it gets. It uses no
+    // SYCL (the linker dropped libsycl), so the runtime is named.
+    let command = format!(
+        "'{}' run -q --xpti '{}' '{}'",
+        syclgraph_exe().display(),
+        venv().join("lib/libxptifw.so").display(),
+        program("sigint_count").display()
+    );
+    let (mut child, got) = under_a_terminal(&cwd, &command);
+    std::thread::sleep(Duration::from_millis(300));
+    child.stdin.as_mut().unwrap().write_all(b"\x03").unwrap();
+    let (code, lines) = finish(child, got);
+    assert_eq!(code, Some(0), "{lines:?}");
+    assert!(
+        lines.last().is_some_and(|l| l.ends_with("total 1")),
+        "the terminal's SIGINT, and no second one from syclgraph: {lines:?}"
+    );
+
+    // A SYCL program without a handler dies of it: 130, files written.
+    let command = format!(
+        "'{}' run -o out '{}' 120",
+        syclgraph_exe().display(),
+        program("long_running").display()
+    );
+    let (mut child, got) = under_a_terminal(&cwd, &command);
+    std::thread::sleep(Duration::from_millis(1500));
+    child.stdin.as_mut().unwrap().write_all(b"\x03").unwrap();
+    let (code, lines) = finish(child, got);
+    assert_eq!(code, Some(130), "{lines:?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("the program was killed by signal 2 (SIGINT)")),
+        "{lines:?}"
+    );
+    let rows = read_csv(&cwd.join("out/kernels.csv"));
+    assert!(rows.iter().any(|r| r["kind"] == "kernel"), "{rows:?}");
 }
 
 #[test]
