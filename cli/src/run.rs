@@ -80,10 +80,7 @@ pub fn run(args: RunArgs) -> u8 {
         .collect();
     // The base the subscriber will write under: ours, the user's variable
     // (taken from the program's working directory, which is ours), or none.
-    let base = output_dir.or_else(|| {
-        env.get("SYCLGRAPH_OUTPUT_DIR")
-            .map(|d| cwd.join(d.trim_ascii_path()))
-    });
+    let base = output_dir.or_else(|| env.get("SYCLGRAPH_OUTPUT_DIR").map(|d| cwd.join(d)));
     let since = SystemTime::now();
     let mut child = 0;
     let ended = match launch::run(name, program_args, &pairs, |pid| child = pid) {
@@ -124,16 +121,4 @@ fn is_yes(value: &OsStr) -> bool {
         value.to_str().map(str::trim),
         Some("1" | "true" | "yes" | "on")
     )
-}
-
-/// The subscriber trims `SYCLGRAPH_OUTPUT_DIR`; so does this.
-trait TrimPath {
-    fn trim_ascii_path(&self) -> PathBuf;
-}
-
-impl TrimPath for std::ffi::OsString {
-    fn trim_ascii_path(&self) -> PathBuf {
-        use std::os::unix::ffi::OsStrExt;
-        PathBuf::from(OsStr::from_bytes(self.as_bytes().trim_ascii()))
-    }
 }
