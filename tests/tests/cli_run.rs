@@ -466,6 +466,35 @@ fn ctrl_c_at_a_terminal_reaches_the_program_once() {
 }
 
 #[test]
+fn a_signal_ignored_at_start_stays_ignored_for_the_program() {
+    // As under nohup: SIGHUP ignored when syclgraph starts. The program
+    // inherits that, as it would untraced, and survives its own SIGHUP.
+    let cwd = fresh_dir("cli-ignored");
+    let xpti = venv().join("lib/libxptifw.so");
+    let line = format!(
+        "trap '' HUP; exec '{}' run -q --xpti '{}' sh -c 'kill -HUP $$; echo alive'",
+        syclgraph_exe().display(),
+        xpti.display()
+    );
+    let run = |script: &str| {
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", script]).current_dir(&cwd);
+        cmd.output().unwrap()
+    };
+    let ignored = run(&line);
+    assert_eq!(ignored.status.code(), Some(0), "{}", text(&ignored.stderr));
+    assert_eq!(text(&ignored.stdout), "alive\n");
+    let default = run(line.trim_start_matches("trap '' HUP; "));
+    assert_eq!(
+        default.status.code(),
+        Some(129),
+        "{}",
+        text(&default.stderr)
+    );
+    assert_eq!(text(&default.stdout), "");
+}
+
+#[test]
 fn no_runtime_found_is_one_line_and_runs_nothing() {
     let cwd = fresh_dir("cli-noruntime");
     let out = syclgraph(&cwd, &[os("run"), os("sh"), os("-c"), os("echo ran")])
