@@ -230,7 +230,9 @@ impl SummaryRow {
 }
 
 /// Reads `summary.csv` back (as [`write_summary_csv`] wrote it). The error
-/// names the line and what is wrong with it.
+/// names the line and what is wrong with it. `device_share` is recomputed
+/// from the `total_ns` column, as [`summary_rows`] computes it, so that
+/// [`format_table`] prints the share the run printed.
 pub fn read_summary_csv<R: io::Read>(r: R) -> Result<Vec<SummaryLine>, String> {
     let mut csv = csv::ReaderBuilder::new().has_headers(false).from_reader(r);
     let mut records = csv.records();
@@ -246,6 +248,7 @@ pub fn read_summary_csv<R: io::Read>(r: R) -> Result<Vec<SummaryLine>, String> {
         ));
     }
     let mut lines = Vec::new();
+    let mut totals = Vec::new();
     for (i, record) in records.enumerate() {
         let at = i + 2;
         let record = record.map_err(|e| format!("line {at}: {e}"))?;
@@ -271,9 +274,10 @@ pub fn read_summary_csv<R: io::Read>(r: R) -> Result<Vec<SummaryLine>, String> {
         let count = number(2)?.ok_or_else(|| format!("line {at}: count is empty"))?;
         let total = number(3)?.unwrap_or(0);
         let mean_ns = number(4)?;
-        let device_share = field(9)
+        field(9)
             .parse::<f64>()
             .map_err(|_| format!("line {at}: device_share {:?} is not a number", field(9)))?;
+        totals.push(total);
         lines.push(SummaryLine {
             kind: field(0).to_string(),
             name: field(1).to_string(),
@@ -285,8 +289,17 @@ pub fn read_summary_csv<R: io::Read>(r: R) -> Result<Vec<SummaryLine>, String> {
             max_ns: number(6)?,
             p50_ns: number(7)?,
             p95_ns: number(8)?,
-            device_share,
+            // Recomputed below from the exact totals: the column's 4
+            // decimals, rounded again to the table's 1, could differ from
+            // the table the run printed.
+            device_share: 0.0,
         });
+    }
+    let all_ns: u128 = totals.iter().map(|&t| u128::from(t)).sum();
+    if all_ns > 0 {
+        for (line, total) in lines.iter_mut().zip(totals) {
+            line.device_share = total as f64 / all_ns as f64;
+        }
     }
     Ok(lines)
 }

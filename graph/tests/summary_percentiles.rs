@@ -157,6 +157,22 @@ fn summary_csv_read_back_gives_the_same_table() {
 }
 
 #[test]
+fn summary_csv_read_back_shares_come_from_the_totals() {
+    // 49 of 100000 ns is 0.049%: the run's table says 0.0%; the CSV's
+    // 0.0005 rounded again would say 0.1%.
+    let text = "kind,name,count,total_ns,mean_ns,min_ns,max_ns,p50_ns,p95_ns,device_share\n\
+        kernel,big,1,99951,99951,99951,99951,99951,99951,0.9995\n\
+        kernel,small,1,49,49,49,49,49,49,0.0005\n\
+        fill,none,1,0,,,,,,0.0000\n";
+    let lines = read_summary_csv(text.as_bytes()).unwrap();
+    assert_eq!(lines[1].device_share, 49.0 / 100_000.0);
+    assert_eq!(lines[2].device_share, 0.0);
+    let table = format_table(&lines);
+    let small = table.lines().find(|l| l.contains("small")).unwrap();
+    assert!(small.ends_with(" 0.0%"), "{table}");
+}
+
+#[test]
 fn summary_csv_read_back_names_what_is_wrong() {
     let err = |text: &str| read_summary_csv(text.as_bytes()).unwrap_err();
     assert_eq!(err(""), "the file is empty");

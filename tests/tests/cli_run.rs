@@ -265,8 +265,25 @@ fn stdin_reaches_the_program() {
     assert_eq!(text(&out.stderr), "", "--quiet prints nothing");
 }
 
-/// Starts `syclgraph run -o out -- long_running 120`, waits for `ready`,
-/// sends `SIG<signal>` to syclgraph (not to the program), and returns how
+/// Waits (at most 60 s) until `kernels.csv` holds a kernel row, so that
+/// what a signal leaves behind has one however slow the machine is.
+fn wait_for_a_kernel_row(kernels: &Path) {
+    for _ in 0..3000 {
+        let text = std::fs::read_to_string(kernels).unwrap_or_default();
+        if text
+            .lines()
+            .skip(1)
+            .any(|l| l.split(',').nth(1) == Some("kernel"))
+        {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("{} has no kernel row after 60 s", kernels.display());
+}
+
+/// Starts `syclgraph run -o out -- long_running 120`, waits for `ready` and
+/// a first kernel row in kernels.csv, sends `SIG<signal>` to syclgraph (not to the program), and returns how
 /// syclgraph ended, its stderr and the output directory.
 fn signal_the_launcher(test: &str, signal: &str) -> (Output, PathBuf) {
     let cwd = fresh_dir(test);
@@ -313,7 +330,7 @@ fn signal_the_launcher(test: &str, signal: &str) -> (Output, PathBuf) {
         let _ = child.wait();
         panic!("no `ready` line; stderr:\n{}", text(&err.join().unwrap()));
     }
-    std::thread::sleep(Duration::from_millis(1500));
+    wait_for_a_kernel_row(&cwd.join("out/kernels.csv"));
     kill(signal);
     for _ in 0..1500 {
         if let Some(status) = child.try_wait().unwrap() {
@@ -413,14 +430,15 @@ fn finish(
     while let Ok(line) = got.recv_timeout(Duration::from_secs(30)) {
         lines.push(line);
     }
-    let status = match child.try_wait().unwrap() {
-        Some(status) => status,
-        None => {
-            let _ = child.kill();
-            panic!("still running 30 s after Ctrl-C: {lines:?}");
+    // The output ends a moment before `script` exits.
+    for _ in 0..500 {
+        if let Some(status) = child.try_wait().unwrap() {
+            return (status.code(), lines);
         }
-    };
-    (status.code(), lines)
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    panic!("still running 10 s after its output ended: {lines:?}");
 }
 
 #[test]
@@ -451,7 +469,7 @@ fn ctrl_c_at_a_terminal_reaches_the_program_once() {
         program("long_running").display()
     );
     let (mut child, got) = under_a_terminal(&cwd, &command);
-    std::thread::sleep(Duration::from_millis(1500));
+    wait_for_a_kernel_row(&cwd.join("out/kernels.csv"));
     child.stdin.as_mut().unwrap().write_all(b"\x03").unwrap();
     let (code, lines) = finish(child, got);
     assert_eq!(code, Some(130), "{lines:?}");
