@@ -1,35 +1,22 @@
 #!/usr/bin/env bash
 # The main job on the bundled example: installs what is missing, builds
-# libsyclgraph.so and examples/pipeline.cpp, runs the example with only the
-# three XPTI variables set, and prints where graph.dot, instances.dot,
-# kernels.csv and summary.csv are (and renders both graphs to SVG).
+# libsyclgraph.so, the syclgraph command and examples/pipeline.cpp, and runs
+# the example under `syclgraph run`, which finds the runtime and sets every
+# variable itself; it prints where graph.dot (and graph.svg), instances.dot,
+# kernels.csv and summary.csv are (and renders instances.svg too).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
 bash scripts/setup.sh
-# shellcheck source=env.sh
-. scripts/env.sh
 
-cargo build --release -p syclgraph
+cargo build --release -p syclgraph -p syclgraph-cli
 bash scripts/build-programs.sh
 
 OUT="${SYCLGRAPH_OUTPUT_DIR:-$ROOT/syclgraph-demo}"
 rm -rf "$OUT"
-XPTI_TRACE_ENABLE=1 \
-XPTI_FRAMEWORK_DISPATCHER="$SYCLGRAPH_VENV/lib/libxptifw.so" \
-XPTI_SUBSCRIBERS="$ROOT/target/release/libsyclgraph.so" \
-SYCLGRAPH_OUTPUT_DIR="$OUT" \
-  build/programs/pipeline
-
-echo
-echo "graph.dot:     $OUT/graph.dot"
-echo "instances.dot: $OUT/instances.dot"
-echo "kernels.csv:   $OUT/kernels.csv"
-echo "summary.csv:   $OUT/summary.csv"
+target/release/syclgraph run -o "$OUT" -- build/programs/pipeline
 if command -v dot >/dev/null; then
-  dot -Tsvg "$OUT/graph.dot" -o "$OUT/graph.svg"
   dot -Tsvg "$OUT/instances.dot" -o "$OUT/instances.svg"
-  echo "graph.svg:     $OUT/graph.svg"
   echo "instances.svg: $OUT/instances.svg"
 fi

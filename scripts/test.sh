@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Everything CI checks, in the order CI checks it: installs what is missing
-# (scripts/setup.sh), then format, lints, builds the subscriber and the
-# Level Zero test driver, and runs every test on the real DPC++ runtime.
+# (scripts/setup.sh), then format, lints, builds the subscriber, the
+# syclgraph command and the Level Zero test driver, and runs every test on
+# the real DPC++ runtime.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -14,7 +15,7 @@ bash scripts/setup-runtime.sh 2025.0.0 >/dev/null
 
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
-cargo build --release -p syclgraph
+cargo build --release -p syclgraph -p syclgraph-cli
 # The second XPTI subscriber of tests/tests/config_matrix.rs.
 cargo build --release -p empty-subscriber
 cargo build -p ze-test-driver

@@ -68,5 +68,6 @@ pub use queues::Queue;
 pub use record::Record;
 pub use spans::HostSpan;
 pub use summary::{
-    node_summary_rows, summary_rows, summary_table, write_summary_csv, NodeSummaryRow, SummaryRow,
+    format_table, node_summary_rows, read_summary_csv, summary_rows, summary_table, untimed_line,
+    write_summary_csv, NodeSummaryRow, SummaryLine, SummaryRow,
 };

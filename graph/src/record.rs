@@ -91,6 +91,20 @@ impl TimingStatus {
             TimingStatus::Unavailable => "unavailable",
         }
     }
+
+    /// The status a `kernels.csv` `timing` word stands for ([`Self::as_str`]
+    /// backwards); `None` for any other text.
+    pub fn from_name(word: &str) -> Option<TimingStatus> {
+        [
+            TimingStatus::Ok,
+            TimingStatus::NoProfiling,
+            TimingStatus::Invalid,
+            TimingStatus::Lost,
+            TimingStatus::Unavailable,
+        ]
+        .into_iter()
+        .find(|s| s.as_str() == word)
+    }
 }
 
 /// Device times of one command instance, on the host CLOCK_MONOTONIC timeline.

@@ -365,76 +365,10 @@ fn warm_up_line(graph: &TaskGraph) -> Option<String> {
 /// `warm-up:` line (the first instances' device time) and a
 /// `dropped:` line when instances were dropped from memory or flushed early.
 pub fn summary_table(graph: &TaskGraph) -> String {
-    let rows = summary_rows(graph);
-    let header = [
-        "kind", "name", "count", "total", "mean", "min", "max", "p50", "p95", "share",
-    ];
-    let human = |v: Option<u64>| v.map(format_ns).unwrap_or_else(|| "-".to_string());
-    let mut table: Vec<[String; 10]> = vec![header.map(str::to_string)];
-    for r in &rows {
-        let t = r.timed();
-        let one_line: String = r
-            .name
-            .chars()
-            .map(|c| if c.is_control() { ' ' } else { c })
-            .collect();
-        let name = if one_line.chars().count() > TABLE_NAME_MAX {
-            let mut s: String = one_line.chars().take(TABLE_NAME_MAX - 1).collect();
-            s.push('…');
-            s
-        } else {
-            one_line
-        };
-        table.push([
-            r.kind.as_str().to_string(),
-            name,
-            r.count.to_string(),
-            human((r.device.count > 0).then_some(r.device.total_ns)),
-            human(t.map(|t| t.0)),
-            human(t.map(|t| t.1)),
-            human(t.map(|t| t.2)),
-            human(r.p50_ns),
-            human(r.p95_ns),
-            format!("{:.1}%", r.device_share * 100.0),
-        ]);
-    }
-    let mut widths = [0usize; 10];
-    for row in &table {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let mut out = String::new();
-    for row in &table {
-        let mut line = String::new();
-        for (i, (cell, &w)) in row.iter().zip(&widths).enumerate() {
-            let pad = w - cell.chars().count();
-            if i > 0 {
-                line.push_str("  ");
-            }
-            if i < 2 {
-                line.push_str(cell);
-                line.push_str(&" ".repeat(pad));
-            } else {
-                line.push_str(&" ".repeat(pad));
-                line.push_str(cell);
-            }
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    if rows.is_empty() {
-        out.push_str("no device commands recorded\n");
-    }
+    let lines: Vec<SummaryLine> = summary_rows(graph).iter().map(SummaryRow::line).collect();
+    let mut out = format_table(&lines);
     let stats = graph.stats();
-    let untimed = stats.untimed.nonzero();
-    if !untimed.is_empty() {
-        let parts: Vec<String> = untimed
-            .iter()
-            .map(|(status, n)| format!("{n} {}", status.as_str()))
-            .collect();
-        out.push_str(&format!("untimed: {}\n", parts.join(", ")));
-    }
+    out.push_str(&untimed_line(&stats.untimed));
     if let Some(line) = warm_up_line(graph) {
         out.push_str(&line);
     }
@@ -457,4 +391,228 @@ pub fn summary_table(graph: &TaskGraph) -> String {
         out.push_str(&format!("dropped: {}\n", dropped.join(", ")));
     }
     out
+}
+
+/// One line of the summary as `summary.csv` holds it: what the text table
+/// shows, whether it comes from the graph ([`SummaryRow::line`]) or from the
+/// file of an earlier run ([`read_summary_csv`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SummaryLine {
+    /// The graph.dot node (`n3`) when the line is one node's (read back
+    /// from `summary.csv`); `None` for a (kind, name) group.
+    pub node_id: Option<String>,
+    /// The kind, as written (`kernel`, `memcpy`, ...).
+    pub kind: String,
+    /// The operation.
+    pub name: String,
+    /// Finalised instances, timed or not.
+    pub count: u64,
+    /// Sum of the timed durations; `None` when none was timed.
+    pub total_ns: Option<u64>,
+    /// Mean timed duration.
+    pub mean_ns: Option<u64>,
+    /// Shortest timed duration.
+    pub min_ns: Option<u64>,
+    /// Longest timed duration.
+    pub max_ns: Option<u64>,
+    /// Median timed duration.
+    pub p50_ns: Option<u64>,
+    /// 95th percentile timed duration.
+    pub p95_ns: Option<u64>,
+    /// Share of all timed device time, 0..1.
+    pub device_share: f64,
+}
+
+impl SummaryRow {
+    /// The row as the table shows it.
+    pub fn line(&self) -> SummaryLine {
+        let t = self.timed();
+        SummaryLine {
+            node_id: None,
+            kind: self.kind.as_str().to_string(),
+            name: self.name.clone(),
+            count: self.count,
+            total_ns: (self.device.count > 0).then_some(self.device.total_ns),
+            mean_ns: t.map(|t| t.0),
+            min_ns: t.map(|t| t.1),
+            max_ns: t.map(|t| t.2),
+            p50_ns: self.p50_ns,
+            p95_ns: self.p95_ns,
+            device_share: self.device_share,
+        }
+    }
+}
+
+/// Reads `summary.csv` back (as [`write_summary_csv`] wrote it: one line
+/// per node, columns found by name, so columns added later are passed over).
+/// The error names the line and what is wrong with it. `device_share` is
+/// recomputed from the `total_ns` column, as the writer computes it, so
+/// that [`format_table`] prints the share the run computed.
+pub fn read_summary_csv<R: io::Read>(r: R) -> Result<Vec<SummaryLine>, String> {
+    const NEEDED: [&str; 11] = [
+        "node_id",
+        "kind",
+        "name",
+        "count",
+        "total_ns",
+        "mean_ns",
+        "min_ns",
+        "max_ns",
+        "p50_ns",
+        "p95_ns",
+        "device_share",
+    ];
+    let mut csv = csv::ReaderBuilder::new().has_headers(false).from_reader(r);
+    let mut records = csv.records();
+    let header = match records.next() {
+        Some(Ok(h)) => h,
+        Some(Err(e)) => return Err(e.to_string()),
+        None => return Err("the file is empty".to_string()),
+    };
+    let mut at_column = [0usize; NEEDED.len()];
+    for (slot, name) in at_column.iter_mut().zip(NEEDED) {
+        *slot = header.iter().position(|h| h == name).ok_or_else(|| {
+            format!(
+                "line 1 is not the summary.csv header (no {name} column; wanted {})",
+                NODE_SUMMARY_COLUMNS.join(",")
+            )
+        })?;
+    }
+    let mut lines = Vec::new();
+    let mut totals = Vec::new();
+    for (i, record) in records.enumerate() {
+        let at = i + 2;
+        let record = record.map_err(|e| format!("line {at}: {e}"))?;
+        if record.len() != header.len() {
+            return Err(format!(
+                "line {at}: {} fields, not {}",
+                record.len(),
+                header.len()
+            ));
+        }
+        let field = |n: usize| record.get(at_column[n]).unwrap_or("");
+        let number = |n: usize| -> Result<Option<u64>, String> {
+            match field(n) {
+                "" => Ok(None),
+                v => v
+                    .parse()
+                    .map(Some)
+                    .map_err(|_| format!("line {at}: {} {v:?} is not a whole number", NEEDED[n])),
+            }
+        };
+        let count = number(3)?.ok_or_else(|| format!("line {at}: count is empty"))?;
+        let total = number(4)?.unwrap_or(0);
+        let mean_ns = number(5)?;
+        field(10)
+            .parse::<f64>()
+            .map_err(|_| format!("line {at}: device_share {:?} is not a number", field(10)))?;
+        totals.push(total);
+        lines.push(SummaryLine {
+            node_id: Some(field(0).to_string()),
+            kind: field(1).to_string(),
+            name: field(2).to_string(),
+            count,
+            // total_ns is 0 when nothing was timed; the table shows `-` then.
+            total_ns: mean_ns.map(|_| total),
+            mean_ns,
+            min_ns: number(6)?,
+            max_ns: number(7)?,
+            p50_ns: number(8)?,
+            p95_ns: number(9)?,
+            // Recomputed below from the exact totals: the column's 4
+            // decimals, rounded again to the table's 1, could differ.
+            device_share: 0.0,
+        });
+    }
+    let all_ns: u128 = totals.iter().map(|&t| u128::from(t)).sum();
+    if all_ns > 0 {
+        for (line, total) in lines.iter_mut().zip(totals) {
+            line.device_share = total as f64 / all_ns as f64;
+        }
+    }
+    Ok(lines)
+}
+
+/// The aligned text table of the summary (header, one row per line, or
+/// `no device commands recorded`), with human durations, names on one line
+/// cut to 48 characters, and `-` where nothing was timed.
+pub fn format_table(lines: &[SummaryLine]) -> String {
+    let by_node = lines.iter().any(|l| l.node_id.is_some());
+    let header = [
+        "kind", "name", "count", "total", "mean", "min", "max", "p50", "p95", "share", "node",
+    ];
+    let human = |v: Option<u64>| v.map(format_ns).unwrap_or_else(|| "-".to_string());
+    let mut table: Vec<[String; 11]> = vec![header.map(str::to_string)];
+    for r in lines {
+        let one_line: String = r
+            .name
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect();
+        let name = if one_line.chars().count() > TABLE_NAME_MAX {
+            let mut s: String = one_line.chars().take(TABLE_NAME_MAX - 1).collect();
+            s.push('…');
+            s
+        } else {
+            one_line
+        };
+        table.push([
+            r.kind.clone(),
+            name,
+            r.count.to_string(),
+            human(r.total_ns),
+            human(r.mean_ns),
+            human(r.min_ns),
+            human(r.max_ns),
+            human(r.p50_ns),
+            human(r.p95_ns),
+            format!("{:.1}%", r.device_share * 100.0),
+            r.node_id.clone().unwrap_or_default(),
+        ]);
+    }
+    let columns = if by_node { 11 } else { 10 };
+    let table: Vec<&[String]> = table.iter().map(|row| &row[..columns]).collect();
+    let mut widths = [0usize; 11];
+    for row in &table {
+        for (w, cell) in widths.iter_mut().zip(row.iter()) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for row in &table {
+        let mut line = String::new();
+        for (i, (cell, &w)) in row.iter().zip(&widths).enumerate() {
+            let pad = w - cell.chars().count();
+            if i > 0 {
+                line.push_str("  ");
+            }
+            if i < 2 || i == 10 {
+                line.push_str(cell);
+                line.push_str(&" ".repeat(pad));
+            } else {
+                line.push_str(&" ".repeat(pad));
+                line.push_str(cell);
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    if lines.is_empty() {
+        out.push_str("no device commands recorded\n");
+    }
+    out
+}
+
+/// The `untimed: 10 no_profiling, 14 unavailable` line (with its newline),
+/// or nothing when every device command was timed.
+pub fn untimed_line(untimed: &UntimedCounts) -> String {
+    let untimed = untimed.nonzero();
+    if untimed.is_empty() {
+        return String::new();
+    }
+    let parts: Vec<String> = untimed
+        .iter()
+        .map(|(status, n)| format!("{n} {}", status.as_str()))
+        .collect();
+    format!("untimed: {}\n", parts.join(", "))
 }

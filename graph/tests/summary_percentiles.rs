@@ -5,6 +5,7 @@
 mod common;
 use common::*;
 use syclgraph_graph::record::{Record, TimingStatus};
+use syclgraph_graph::summary::{format_table, read_summary_csv};
 use syclgraph_graph::{summary_table, write_summary_csv, TaskGraph};
 
 fn timed_runs(node: u32, durations: &[u64], first_instance: u64) -> Vec<Record> {
@@ -140,4 +141,76 @@ fn empty_graph() {
         "node_id,kind,name,source_file,source_line,count,total_ns,mean_ns,min_ns,max_ns,p50_ns,p95_ns,device_share,first_ns,steady_count,steady_total_ns,steady_mean_ns,steady_p95_ns,steady_share\n"
     );
     assert!(summary_table(&g).ends_with("no device commands recorded\n"));
+}
+
+#[test]
+fn summary_csv_read_back_gives_the_same_table() {
+    // `syclgraph report` prints the table from summary.csv: it must be the
+    // table the run printed, line for line (the untimed line aside, which
+    // comes from kernels.csv).
+    let g = program();
+    let mut csv = Vec::new();
+    write_summary_csv(&mut csv, &g).unwrap();
+    let lines = read_summary_csv(csv.as_slice()).unwrap();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[2].total_ns, None, "nothing timed: total shown as -");
+    assert_eq!(lines[1].total_ns, Some(300));
+    let from_file = format_table(&lines);
+    let from_graph = summary_table(&g);
+    assert!(
+        from_graph.starts_with(&from_file),
+        "{from_file}\n{from_graph}"
+    );
+    assert_eq!(
+        &from_graph[from_file.len()..],
+        "untimed: 3 no_profiling, 1 lost\n"
+    );
+}
+
+#[test]
+fn summary_csv_read_back_shares_come_from_the_totals() {
+    // 49 of 100000 ns is 0.049%: the run's table says 0.0%; the CSV's
+    // 0.0005 rounded again would say 0.1%.
+    let text = "kind,name,count,total_ns,mean_ns,min_ns,max_ns,p50_ns,p95_ns,device_share\n\
+        kernel,big,1,99951,99951,99951,99951,99951,99951,0.9995\n\
+        kernel,small,1,49,49,49,49,49,49,0.0005\n\
+        fill,none,1,0,,,,,,0.0000\n";
+    let lines = read_summary_csv(text.as_bytes()).unwrap();
+    assert_eq!(lines[1].device_share, 49.0 / 100_000.0);
+    assert_eq!(lines[2].device_share, 0.0);
+    let table = format_table(&lines);
+    let small = table.lines().find(|l| l.contains("small")).unwrap();
+    assert!(small.ends_with(" 0.0%"), "{table}");
+}
+
+#[test]
+fn summary_csv_read_back_names_what_is_wrong() {
+    let err = |text: &str| read_summary_csv(text.as_bytes()).unwrap_err();
+    assert_eq!(err(""), "the file is empty");
+    assert!(err("a,b\n").starts_with("line 1 is not the summary.csv header"));
+    let header = "kind,name,count,total_ns,mean_ns,min_ns,max_ns,p50_ns,p95_ns,device_share\n";
+    assert_eq!(
+        err(&format!("{header}kernel,A,x,0,,,,,,0.0\n")),
+        "line 2: count \"x\" is not a whole number"
+    );
+    assert!(err(&format!("{header}kernel,A,1\n")).starts_with("line 2:"));
+    assert_eq!(read_summary_csv(header.as_bytes()).unwrap(), vec![]);
+    assert_eq!(
+        format_table(&[]).lines().last(),
+        Some("no device commands recorded")
+    );
+}
+
+#[test]
+fn timing_words_read_back() {
+    for status in [
+        TimingStatus::Ok,
+        TimingStatus::NoProfiling,
+        TimingStatus::Invalid,
+        TimingStatus::Lost,
+        TimingStatus::Unavailable,
+    ] {
+        assert_eq!(TimingStatus::from_name(status.as_str()), Some(status));
+    }
+    assert_eq!(TimingStatus::from_name("fine"), None);
 }

@@ -48,6 +48,18 @@ pub fn subscriber() -> PathBuf {
     lib
 }
 
+/// The launcher under test, `target/release/syclgraph` (built with the
+/// subscriber by `cargo build --release`).
+pub fn syclgraph_exe() -> PathBuf {
+    let exe = subscriber().with_file_name("syclgraph");
+    assert!(
+        exe.exists(),
+        "{} is missing: run scripts/test.sh, which builds it before the tests",
+        exe.display()
+    );
+    exe
+}
+
 /// The compiled test program `name` (from `examples/` or `tests/programs/`),
 /// built once per test process by `scripts/build-programs.sh`.
 pub fn program(name: &str) -> PathBuf {

@@ -1,0 +1,206 @@
+//! The command line, parsed with clap: `syclgraph run` and `syclgraph
+//! report`. Every option and its variable are described here once; the
+//! user guide's table repeats them.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+const ABOUT: &str = "\
+syclgraph records the task graph of a DPC++ (SYCL) program and what each
+device command cost, without rebuilding the program.";
+
+const AFTER_HELP: &str = "\
+To trace a program:            syclgraph run ./my-app --size 1024
+To trace a Python (dpnp) run:  syclgraph run python my_script.py
+To look at a run again:        syclgraph report syclgraph-12345
+
+Use 'syclgraph help <command>' or 'syclgraph <command> --help' for more.
+See docs/user-guide.md for every output and column.";
+
+const RUN_AFTER_HELP: &str = "\
+Outputs: graph.dot and graph.svg (task graph), instances.dot, kernels.csv,
+summary.csv, trace.pftrace when written (timeline for ui.perfetto.dev), and
+the summary table on stderr.
+
+Environment: syclgraph sets XPTI_TRACE_ENABLE, XPTI_FRAMEWORK_DISPATCHER and
+XPTI_SUBSCRIBERS for the program, the SYCLGRAPH_* variables of the options
+above, and for the PyPI runtime LD_LIBRARY_PATH and OCL_ICD_FILENAMES when the
+program needs them and they are unset (see --no-runtime-env). SYCLGRAPH_*
+variables already set are honoured; options override them.
+
+Signals: SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to syclgraph are passed to
+the program (once: Ctrl-C at a terminal reaches it directly); syclgraph waits
+for the program and never ends before it.
+
+Exit status: the program's exit code, or 128 + the number of the signal that
+killed it (143 for SIGTERM); 2 when syclgraph cannot set the run up (no
+runtime or libsyclgraph.so found, a bad option); 126 when the program cannot
+be executed, 127 when it is not found.
+
+Examples:
+  syclgraph run ./my-app --size 1024
+  syclgraph run -o out --max-instances 20000 -- python my_script.py";
+
+const REPORT_AFTER_HELP: &str = "\
+Each DIR is the output directory of a traced process (syclgraph-<pid>, or the
+--output directory); its pid-<pid>/ subdirectories (other processes that wrote
+there) are printed too. Nothing is run.
+
+The table is read from summary.csv and the untimed line from kernels.csv. The
+host waits and the dropped/lost lines of the run's stderr are in no file and
+are not shown.
+
+Exit status: 0, or 2 when a DIR cannot be read (the others are printed).";
+
+/// `syclgraph`: the command line.
+#[derive(Debug, Parser)]
+#[command(name = "syclgraph", version, about = ABOUT, after_help = AFTER_HELP)]
+#[command(propagate_version = true)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Action,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Action {
+    /// Run a program with tracing on, then say where its outputs are.
+    #[command(
+        after_help = RUN_AFTER_HELP,
+        next_line_help = true,
+        override_usage = "syclgraph run [OPTIONS] [--] PROGRAM [ARGS]..."
+    )]
+    Run(RunArgs),
+    /// Print the summary tables of earlier runs from their output directories.
+    #[command(after_help = REPORT_AFTER_HELP)]
+    Report(ReportArgs),
+}
+
+/// `syclgraph run [OPTIONS] [--] PROGRAM [ARGS...]`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Write the outputs to DIR, created if missing (SYCLGRAPH_OUTPUT_DIR).
+    /// Default: ./syclgraph-<pid>/, <pid> being the process id of the traced
+    /// process. A process that finds DIR in use by another traced process
+    /// writes to DIR/pid-<pid>/.
+    #[arg(short, long, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+
+    /// Read no device timestamps (SYCLGRAPH_DEVICE_TIMING=0): rows get
+    /// timing=unavailable; the UR tracing layer is not turned on.
+    #[arg(long)]
+    pub no_device_timing: bool,
+
+    /// Leave queues as the program made them (SYCLGRAPH_FORCE_PROFILING=0):
+    /// queues made without enable_profiling give no device times
+    /// (timing=no_profiling). Default: profiling is turned on for them.
+    #[arg(long)]
+    pub no_force_profiling: bool,
+
+    /// Keep at most N finished submissions in memory and draw the first N in
+    /// instances.dot (SYCLGRAPH_MAX_INSTANCES); graph.dot, kernels.csv and
+    /// summary.csv stay complete. Default: 5000.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(0..=100_000_000))]
+    pub max_instances: Option<u64>,
+
+    /// Print neither the summary table nor the closing block on stderr
+    /// (SYCLGRAPH_QUIET=1); warnings still appear.
+    #[arg(short, long)]
+    pub quiet: bool,
+
+    /// Use this libxptifw.so, the XPTI dispatcher of the program's DPC++
+    /// runtime. Default: XPTI_FRAMEWORK_DISPATCHER if set, else the one
+    /// beside the libsycl.so the program loads, else the one in the
+    /// program's (or its interpreter's) environment, else
+    /// $CMPLR_ROOT/lib or $ONEAPI_ROOT/compiler/latest/lib.
+    #[arg(long, value_name = "PATH")]
+    pub xpti: Option<PathBuf>,
+
+    /// Set only the tracing variables: not LD_LIBRARY_PATH or
+    /// OCL_ICD_FILENAMES, which are otherwise set for the PyPI runtime when
+    /// the program needs them and they are unset.
+    #[arg(long)]
+    pub no_runtime_env: bool,
+
+    /// Print where the runtime was found and each variable set for the
+    /// program, before it starts.
+    #[arg(short, long)]
+    pub verbose: bool,
+
+    /// The program to trace (a path, or a name looked up on PATH), then its
+    /// arguments, passed unchanged. Everything from PROGRAM on is the
+    /// program's, options included.
+    #[arg(
+        value_name = "PROGRAM",
+        required = true,
+        num_args = 1..,
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    pub command: Vec<OsString>,
+}
+
+/// `syclgraph report DIR [DIR...]`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Output directories of earlier runs.
+    #[arg(value_name = "DIR", required = true)]
+    pub dirs: Vec<PathBuf>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(args)
+    }
+
+    #[test]
+    fn definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn options_before_the_program_are_ours_after_it_are_its() {
+        let cli = parse(&[
+            "syclgraph",
+            "run",
+            "-o",
+            "out",
+            "./app",
+            "-o",
+            "x",
+            "--help",
+        ])
+        .unwrap();
+        let Action::Run(run) = cli.command else {
+            panic!("not run")
+        };
+        assert_eq!(run.output, Some(PathBuf::from("out")));
+        assert_eq!(run.command, ["./app", "-o", "x", "--help"]);
+
+        let cli = parse(&["syclgraph", "run", "-q", "--", "python", "-c", "print()"]).unwrap();
+        let Action::Run(run) = cli.command else {
+            panic!("not run")
+        };
+        assert!(run.quiet);
+        assert_eq!(run.command, ["python", "-c", "print()"]);
+    }
+
+    #[test]
+    fn bad_uses_are_refused() {
+        assert!(parse(&["syclgraph", "run"]).is_err());
+        assert!(parse(&["syclgraph", "run", "--max-instances", "x", "app"]).is_err());
+        assert!(parse(&["syclgraph", "report"]).is_err());
+        let cli = parse(&["syclgraph", "run", "--max-instances", "7", "app"]).unwrap();
+        let Action::Run(run) = cli.command else {
+            panic!("not run")
+        };
+        assert_eq!(run.max_instances, Some(7));
+    }
+}

@@ -1,0 +1,242 @@
+//! `syclgraph report DIR...`: the summary table of earlier runs, read from
+//! the files they left, without running anything.
+//!
+//! For each directory (and each `pid-<pid>/` inside it, the other processes
+//! that wrote there): the table from `summary.csv`, formatted by the graph
+//! crate exactly as the run printed it, and the `untimed:` line counted from
+//! `kernels.csv`'s `timing` column. The host waits and the `dropped:` /
+//! `lost:` lines of the run's stderr are in no file, so they are not shown.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use syclgraph_graph::record::TimingStatus;
+use syclgraph_graph::summary::{format_table, read_summary_csv, untimed_line};
+use syclgraph_graph::timing::UntimedCounts;
+
+/// Prints the report of every directory in `dirs` to `out`, and one
+/// `syclgraph:` line per directory that cannot be read to `err`. Returns
+/// the exit code: 0, or 2 when any directory failed (the others are still
+/// printed).
+pub fn report(dirs: &[PathBuf], out: &mut dyn Write, err: &mut dyn Write) -> u8 {
+    let mut code = 0;
+    let mut first = true;
+    for dir in dirs {
+        match process_dirs(dir) {
+            Ok(found) => {
+                for pdir in found {
+                    match one(&pdir) {
+                        Ok(text) => {
+                            if !first {
+                                let _ = writeln!(out);
+                            }
+                            first = false;
+                            let _ = write!(out, "{text}");
+                        }
+                        Err(e) => {
+                            let _ = writeln!(err, "syclgraph: {e}");
+                            code = 2;
+                        }
+                    }
+                }
+            }
+            Err(e) => {
+                let _ = writeln!(err, "syclgraph: {e}");
+                code = 2;
+            }
+        }
+    }
+    code
+}
+
+/// `dir` and its `pid-<pid>/` subdirectories that hold a `summary.csv`.
+fn process_dirs(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let meta = std::fs::metadata(dir)
+        .map_err(|e| format!("{}: cannot read it ({})", dir.display(), io_reason(&e)))?;
+    if !meta.is_dir() {
+        return Err(format!("{}: not a directory", dir.display()));
+    }
+    let mut found = Vec::new();
+    if dir.join("summary.csv").is_file() {
+        found.push(dir.to_path_buf());
+    }
+    let mut subdirs: Vec<(u64, PathBuf)> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: cannot list it ({})", dir.display(), io_reason(&e)))?
+        .flatten()
+        .filter_map(|e| {
+            let pid = e.file_name().to_str()?.strip_prefix("pid-")?.parse().ok()?;
+            let path = e.path();
+            path.join("summary.csv").is_file().then_some((pid, path))
+        })
+        .collect();
+    subdirs.sort();
+    found.extend(subdirs.into_iter().map(|(_, p)| p));
+    if found.is_empty() {
+        return Err(format!(
+            "{}: no summary.csv in it (not a syclgraph output directory, or its program ended before the first snapshot)",
+            dir.display()
+        ));
+    }
+    Ok(found)
+}
+
+/// The report of one process's directory.
+fn one(dir: &Path) -> Result<String, String> {
+    let summary = dir.join("summary.csv");
+    let file = std::fs::File::open(&summary)
+        .map_err(|e| format!("{}: {}", summary.display(), io_reason(&e)))?;
+    let lines = read_summary_csv(std::io::BufReader::new(file))
+        .map_err(|e| format!("{}: {e}", summary.display()))?;
+    let mut text = format!("syclgraph: outputs in {}\n", dir.display());
+    text.push_str(&format_table(&lines));
+    let kernels = dir.join("kernels.csv");
+    if kernels.is_file() {
+        let untimed = count_untimed(&kernels).map_err(|e| format!("{}: {e}", kernels.display()))?;
+        text.push_str(&untimed_line(&untimed));
+    } else {
+        text.push_str("untimed: not known (no kernels.csv)\n");
+    }
+    Ok(text)
+}
+
+/// Untimed rows of `kernels.csv` by their `timing` word.
+fn count_untimed(path: &Path) -> Result<UntimedCounts, String> {
+    let mut reader = csv::Reader::from_path(path).map_err(|e| e.to_string())?;
+    let column = reader
+        .headers()
+        .map_err(|e| e.to_string())?
+        .iter()
+        .position(|h| h == "timing")
+        .ok_or("no timing column in the header")?;
+    let mut counts = UntimedCounts::default();
+    let mut record = csv::StringRecord::new();
+    while reader.read_record(&mut record).map_err(|e| e.to_string())? {
+        let word = record.get(column).unwrap_or("");
+        let status = TimingStatus::from_name(word).ok_or_else(|| {
+            let line = record.position().map_or(0, |p| p.line());
+            format!("line {line}: timing {word:?} is not one of ok, no_profiling, invalid, lost, unavailable")
+        })?;
+        counts.add(status);
+    }
+    Ok(counts)
+}
+
+/// An I/O error without the `(os error N)` tail.
+fn io_reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    const SUMMARY: &str =
+        "node_id,kind,name,count,total_ns,mean_ns,min_ns,max_ns,p50_ns,p95_ns,device_share,critical_ns\n\
+        n0,kernel,saxpy,3,50655,16885,4979,32601,13075,32601,0.8000,7\n\
+        n4,memcpy,memcpy,2,0,,,,,,0.0000,0\n";
+
+    fn scratch(test: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("syclgraph-report-{test}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn run(dirs: &[PathBuf]) -> (u8, String, String) {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let code = report(dirs, &mut out, &mut err);
+        (
+            code,
+            String::from_utf8(out).unwrap(),
+            String::from_utf8(err).unwrap(),
+        )
+    }
+
+    #[test]
+    fn table_and_untimed_line_per_process_directory() {
+        let dir = scratch("ok");
+        fs::write(dir.join("summary.csv"), SUMMARY).unwrap();
+        fs::write(
+            dir.join("kernels.csv"),
+            "kind,name,timing\nkernel,saxpy,ok\nmemcpy,memcpy,no_profiling\nmemcpy,memcpy,no_profiling\n",
+        )
+        .unwrap();
+        fs::create_dir_all(dir.join("pid-12")).unwrap();
+        fs::write(dir.join("pid-12/summary.csv"), SUMMARY).unwrap();
+        let (code, out, err) = run(std::slice::from_ref(&dir));
+        assert_eq!((code, err.as_str()), (0, ""));
+        let blocks: Vec<&str> = out.split("\n\n").collect();
+        assert_eq!(blocks.len(), 2, "{out}");
+        let first: Vec<&str> = blocks[0].lines().collect();
+        assert_eq!(first[0], format!("syclgraph: outputs in {}", dir.display()));
+        assert!(first[1].starts_with("kind    name"), "{out}");
+        // The share comes from the totals (the only timed row: all of it),
+        // not from the file's device_share column.
+        assert!(
+            first[2].contains("50.7 µs") && first[2].ends_with(" 100.0%  n0"),
+            "{out}"
+        );
+        assert!(
+            first[3].starts_with("memcpy  memcpy") && first[3].contains(" - "),
+            "{out}"
+        );
+        assert_eq!(first[4], "untimed: 2 no_profiling");
+        assert!(
+            blocks[1].ends_with("untimed: not known (no kernels.csv)\n"),
+            "{out}"
+        );
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn bad_directories_give_one_line_each_and_exit_2() {
+        let dir = scratch("bad");
+        let empty = dir.join("empty");
+        fs::create_dir_all(&empty).unwrap();
+        let file = dir.join("file");
+        fs::write(&file, "").unwrap();
+        let broken = dir.join("broken");
+        fs::create_dir_all(&broken).unwrap();
+        fs::write(broken.join("summary.csv"), "kind,name\n").unwrap();
+        let good = dir.join("good");
+        fs::create_dir_all(&good).unwrap();
+        fs::write(good.join("summary.csv"), SUMMARY).unwrap();
+        let dirs = [
+            dir.join("missing"),
+            file.clone(),
+            empty.clone(),
+            broken.clone(),
+            good,
+        ];
+        let (code, out, err) = run(&dirs);
+        assert_eq!(code, 2);
+        let lines: Vec<&str> = err.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                format!("syclgraph: {}: cannot read it (no such file or directory)", dirs[0].display()),
+                format!("syclgraph: {}: not a directory", file.display()),
+                format!(
+                    "syclgraph: {}: no summary.csv in it (not a syclgraph output directory, or its program ended before the first snapshot)",
+                    empty.display()
+                ),
+                format!(
+                    "syclgraph: {}/summary.csv: line 1 is not the summary.csv header (no node_id column; wanted {})",
+                    broken.display(),
+                    syclgraph_graph::summary::NODE_SUMMARY_COLUMNS.join(",")
+                ),
+            ]
+        );
+        assert!(
+            out.contains("saxpy"),
+            "the good one is still printed: {out}"
+        );
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,124 @@
+//! `syclgraph run`: find the program, the subscriber and the runtime, set
+//! the environment, run the program, then print where the outputs are.
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use crate::cli::RunArgs;
+use crate::env::{self, Env, Settings};
+use crate::launch;
+use crate::locate::{self, Linkage};
+use crate::outputs;
+use crate::program;
+
+/// syclgraph's exit code when it cannot set the run up.
+pub const SETUP_FAILED: u8 = 2;
+
+/// Runs `syclgraph run` and returns the exit code (see the `--help` text).
+pub fn run(args: RunArgs) -> u8 {
+    let env = Env::current();
+    let (name, program_args) = args.command.split_first().expect("clap requires PROGRAM");
+    let program = match program::find(name, env.get("PATH").map(|p| p.as_os_str())) {
+        Ok(p) => p,
+        Err(e) => {
+            say(&format!("syclgraph: {e}\n"));
+            return e.exit_code();
+        }
+    };
+    let subscriber = match std::env::current_exe()
+        .map_err(|e| format!("cannot tell where syclgraph is ({e})"))
+        .and_then(|exe| locate::subscriber(&exe))
+    {
+        Ok(s) => s,
+        Err(e) => {
+            say(&format!("syclgraph: {e}\n"));
+            return SETUP_FAILED;
+        }
+    };
+    let linkage = Linkage::of(&program, &env);
+    let runtime = match locate::runtime(&program, &linkage, &env, args.xpti.as_deref()) {
+        Ok(r) => r,
+        Err(e) => {
+            say(&format!("syclgraph: {e}\n"));
+            return SETUP_FAILED;
+        }
+    };
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let output_dir = args.output.as_ref().map(|d| cwd.join(d));
+    let quiet = args.quiet || env.get("SYCLGRAPH_QUIET").is_some_and(|v| is_yes(v));
+    let settings = Settings {
+        output_dir: output_dir.clone(),
+        no_device_timing: args.no_device_timing,
+        no_force_profiling: args.no_force_profiling,
+        max_instances: args.max_instances,
+        quiet: args.quiet,
+    };
+    let additions = env::additions(
+        &env,
+        &subscriber,
+        &runtime,
+        &linkage,
+        &settings,
+        !args.no_runtime_env,
+        env::ICD_VENDORS_DIR.as_ref(),
+    );
+    if args.verbose {
+        say(&format!("syclgraph: subscriber {}\n", subscriber.display()));
+        for a in &additions {
+            say(&format!(
+                "syclgraph: {}={} ({})\n",
+                a.name,
+                a.value.to_string_lossy(),
+                a.why
+            ));
+        }
+    }
+    let pairs: Vec<(&str, &OsStr)> = additions
+        .iter()
+        .map(|a| (a.name, a.value.as_os_str()))
+        .collect();
+    // The base the subscriber will write under: ours, the user's variable
+    // (taken from the program's working directory, which is ours), or none.
+    let base = output_dir.or_else(|| env.get("SYCLGRAPH_OUTPUT_DIR").map(|d| cwd.join(d)));
+    let since = SystemTime::now();
+    let mut child = 0;
+    let ended = match launch::run(name, program_args, &pairs, |pid| child = pid) {
+        Ok(ended) => ended,
+        Err(e) => {
+            say(&format!(
+                "syclgraph: cannot run {}: {e}\n",
+                Path::new(name).display()
+            ));
+            return if e.kind() == std::io::ErrorKind::NotFound {
+                127
+            } else {
+                126
+            };
+        }
+    };
+    if !quiet {
+        let written = outputs::find(base.as_deref(), &cwd, child, since);
+        say(&outputs::end_block(
+            &written,
+            ended,
+            env.get("PATH").map(|p| p.as_os_str()),
+        ));
+    }
+    ended.exit_code()
+}
+
+/// Writes to stderr; a closed stderr (a pipe whose reader is gone) is no
+/// reason to fail: the exit code must stay the program's.
+fn say(text: &str) {
+    use std::io::Write;
+    let _ = std::io::stderr().write_all(text.as_bytes());
+}
+
+/// The subscriber's words for "on".
+fn is_yes(value: &OsStr) -> bool {
+    matches!(
+        value.to_str().map(str::trim),
+        Some("1" | "true" | "yes" | "on")
+    )
+}
