@@ -20,7 +20,7 @@ use crate::model::TaskGraph;
 use crate::timing::{format_ns, DurationStats, UntimedCounts};
 
 /// The header of `summary.csv`.
-pub const SUMMARY_COLUMNS: [&str; 10] = [
+pub const SUMMARY_COLUMNS: [&str; 12] = [
     "kind",
     "name",
     "count",
@@ -31,6 +31,8 @@ pub const SUMMARY_COLUMNS: [&str; 10] = [
     "p50_ns",
     "p95_ns",
     "device_share",
+    "critical_ns",
+    "critical_share",
 ];
 
 /// Longest name shown in the text table.
@@ -55,6 +57,11 @@ pub struct SummaryRow {
     pub device_share: f64,
     /// Untimed instances by reason.
     pub untimed: UntimedCounts,
+    /// Time of the group's instances on the critical path (their steps'
+    /// durations; see [`crate::critical_path`]).
+    pub critical_ns: u64,
+    /// `critical_ns` over the critical path's length, 0..1.
+    pub critical_share: f64,
 }
 
 /// The summary groups, largest total device time first (then most
@@ -65,7 +72,9 @@ pub fn summary_rows(graph: &TaskGraph) -> Vec<SummaryRow> {
         device: DurationStats,
         untimed: UntimedCounts,
         durations: DurationSamples,
+        critical_ns: u64,
     }
+    let path = graph.critical_path().report();
     let mut groups: BTreeMap<(NodeKind, &str), Acc> = BTreeMap::new();
     for node in graph.nodes() {
         if !node.kind.is_device_command() || node.times.finalised == 0 {
@@ -78,7 +87,9 @@ pub fn summary_rows(graph: &TaskGraph) -> Vec<SummaryRow> {
                 device: DurationStats::default(),
                 untimed: UntimedCounts::default(),
                 durations: DurationSamples::new(),
+                critical_ns: 0,
             });
+        acc.critical_ns += path.node_time(node.id);
         acc.count += node.times.finalised;
         acc.device.merge(&node.times.device);
         acc.untimed.merge(&node.times.untimed);
@@ -103,6 +114,12 @@ pub fn summary_rows(graph: &TaskGraph) -> Vec<SummaryRow> {
                 p95_ns,
                 device_share,
                 untimed: acc.untimed,
+                critical_ns: acc.critical_ns,
+                critical_share: if path.length_ns() == 0 {
+                    0.0
+                } else {
+                    acc.critical_ns as f64 / path.length_ns() as f64
+                },
             }
         })
         .collect();
@@ -125,7 +142,7 @@ impl SummaryRow {
     }
 
     /// The CSV fields, in [`SUMMARY_COLUMNS`] order.
-    pub fn fields(&self) -> [String; 10] {
+    pub fn fields(&self) -> [String; 12] {
         let opt = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_default();
         let t = self.timed();
         [
@@ -139,6 +156,8 @@ impl SummaryRow {
             opt(self.p50_ns),
             opt(self.p95_ns),
             format!("{:.4}", self.device_share),
+            self.critical_ns.to_string(),
+            format!("{:.4}", self.critical_share),
         ]
     }
 }
