@@ -42,8 +42,16 @@
 //! oldest steps are replaced by their totals (steps, time per node, gap per
 //! cause, first start), exact, so the per-node critical time and the path's
 //! length stay exact for the whole run while only the newest steps are kept
-//! one by one. An instance finalised before a dependency it names waits (at
-//! most [`MAX_DEFERRED`] of them, then the oldest goes on without it).
+//! one by one.
+//!
+//! Finalised instances are taken on in the order they started (device
+//! start, else submission), [`REORDER`] held at a time (all at
+//! [`CriticalPath::finish`]), so that the step that ended last before a
+//! submission is known when it is looked up; with all of a run's instances
+//! held the result does not depend on the order they were finalised in.
+//! An instance taken on before a dependency it names waits for it (at most
+//! [`MAX_DEFERRED`] of them, then the oldest goes on without it). The path
+//! [`CriticalPath::report`] gives during the run lags by the held ones.
 //!
 //! # Idle gaps
 //!
@@ -51,7 +59,8 @@
 //! waited for (its latest data dependency, its submission, the last host
 //! wait before that).
 
-use std::collections::{BTreeMap, VecDeque};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
@@ -73,6 +82,9 @@ pub const MAX_PATH_STEPS: usize = 65_536;
 
 /// Dependencies held for instances not finalised yet.
 pub const MAX_WAITING_EDGES: usize = 1 << 17;
+
+/// Finalised instances held to be taken on in start order.
+pub const REORDER: usize = 1024;
 
 /// Host waits remembered to explain idle gaps.
 const RECENT_WAITS: usize = 64;
@@ -246,9 +258,12 @@ pub struct CriticalPath {
     /// Open host waits per thread, and the last ones that ended.
     open_waits: FxHashMap<u32, u64>,
     recent_waits: VecDeque<u64>,
+    /// Finalised instances held to be taken in start order.
+    held: FxHashMap<InstanceKey, Finalised>,
+    held_order: BinaryHeap<Reverse<(u64, InstanceKey)>>,
+    reorder: usize,
     /// The last steps finalised, by end (and a sequence number).
-    ended: BTreeMap<(u64, u64), Arc<Link>>,
-    steps_seen: u64,
+    ended: BTreeMap<(u64, InstanceKey), Arc<Link>>,
     idle: IdleGaps,
 }
 
@@ -336,8 +351,10 @@ impl CriticalPath {
             devices: Vec::new(),
             open_waits: FxHashMap::default(),
             recent_waits: VecDeque::new(),
+            held: FxHashMap::default(),
+            held_order: BinaryHeap::new(),
+            reorder: REORDER,
             ended: BTreeMap::new(),
-            steps_seen: 0,
             idle: IdleGaps::new(),
         }
     }
@@ -348,7 +365,7 @@ impl CriticalPath {
         let from = (edge.source, edge.source_instance);
         let to = (edge.target, edge.target_instance);
         if from == to || self.window.contains_key(&to) || self.deferred.contains_key(&to) {
-            return; // the target is finalised: too late to matter
+            return; // the target is on the path already: too late to matter
         }
         if self.waiting_edges.len() >= MAX_WAITING_EDGES && !self.waiting_edges.contains_key(&to) {
             self.edges_not_kept += 1;
@@ -411,6 +428,23 @@ impl CriticalPath {
         if let Some(first) = instance.submit_ns.or(span.map(|s| s.0)) {
             self.first_ns = Some(self.first_ns.map_or(first, |f| f.min(first)));
         }
+        let at = span.map(|s| s.0).or(instance.submit_ns).unwrap_or(0);
+        if self.held.insert(key, inst).is_none() {
+            self.held_order.push(Reverse((at, key)));
+        }
+        while self.held_order.len() > self.reorder {
+            self.release_one();
+        }
+    }
+
+    /// Takes the earliest-starting held instance on to the path.
+    fn release_one(&mut self) {
+        let Some(Reverse((_, key))) = self.held_order.pop() else {
+            return;
+        };
+        let Some(inst) = self.held.remove(&key) else {
+            return;
+        };
         let deps = self.waiting_edges.remove(&key).unwrap_or_default();
         let missing: Vec<InstanceKey> = deps
             .iter()
@@ -451,6 +485,9 @@ impl CriticalPath {
     /// Processes every deferred instance with what is known, and sweeps the
     /// idle gaps: call once the records have stopped.
     pub fn finish(&mut self) {
+        while !self.held_order.is_empty() {
+            self.release_one();
+        }
         while let Some(oldest) = self.deferred_order.pop_front() {
             if let Some(d) = self.deferred.remove(&oldest) {
                 self.process(d.inst, &d.deps);
@@ -523,7 +560,10 @@ impl CriticalPath {
             Some((start_ns, end_ns)) => {
                 let before_submit = || {
                     let submit = inst.submit_ns?;
-                    let (&(end, _), link) = self.ended.range(..=(submit, u64::MAX)).next_back()?;
+                    let (&(end, _), link) = self
+                        .ended
+                        .range(..=(submit, (NodeId::MAX, u64::MAX)))
+                        .next_back()?;
                     Some((end, link.clone()))
                 };
                 let (parent, gap_before_ns, cause) = match best {
@@ -568,13 +608,16 @@ impl CriticalPath {
                     cause,
                 };
                 let link = self.link(step, parent);
-                self.steps_seen += 1;
-                self.ended.insert((end_ns, self.steps_seen), link.clone());
+                self.ended.insert((end_ns, inst.key), link.clone());
                 if self.ended.len() > self.window_size {
                     self.ended.pop_first();
                 }
                 if inst.kind.is_device_command() {
-                    if self.last.as_ref().is_none_or(|l| end_ns >= l.0) {
+                    if self
+                        .last
+                        .as_ref()
+                        .is_none_or(|l| (end_ns, inst.key) > (l.0, l.1.step.key))
+                    {
                         self.last = Some((end_ns, link.clone()));
                     }
                     let submit_ns = inst.submit_ns.unwrap_or(0);
@@ -767,6 +810,7 @@ mod tests {
             Some(1),
         );
         cp.finish();
+        cp.finish();
         let r = cp.report();
         let causes: Vec<_> = r
             .steps
@@ -790,8 +834,9 @@ mod tests {
         let mut cp = CriticalPath::new(100);
         cp.depends(edge((0, 1), (1, 1), false));
         cp.finalised((1, 1), &kernel(1, 0, 20, 30), NodeKind::Kernel, None, None);
-        assert!(cp.report().steps.is_empty());
         cp.finalised((0, 1), &kernel(1, 0, 0, 15), NodeKind::Kernel, None, None);
+        assert!(cp.report().steps.is_empty(), "held until finish");
+        cp.finish();
         let r = cp.report();
         assert_eq!(r.steps.len(), 2);
         assert_eq!(r.steps[1].cause, GapCause::Dependency);
@@ -805,6 +850,7 @@ mod tests {
         cp.finalised((1, 1), &kernel(1, 5, 6, 30), NodeKind::Kernel, None, None);
         // Submitted at 31, after both ended: follows the one that ended last.
         cp.finalised((2, 1), &kernel(1, 31, 40, 50), NodeKind::Kernel, None, None);
+        cp.finish();
         let r = cp.report();
         let steps: Vec<_> = r
             .steps
@@ -827,6 +873,7 @@ mod tests {
         alloc.submit_ns = Some(1);
         cp.finalised((1, 1), &alloc, NodeKind::Alloc, None, None);
         cp.finalised((2, 1), &kernel(1, 2, 14, 20), NodeKind::Kernel, None, None);
+        cp.finish();
         let r = cp.report();
         let keys: Vec<_> = r.steps.iter().map(|s| s.key).collect();
         assert_eq!(keys, vec![(0, 1), (2, 1)]);
@@ -853,6 +900,7 @@ mod tests {
                 None,
             );
         }
+        cp.finish();
         let r = cp.report();
         assert!(
             r.steps.len() <= 6 && r.steps.len() >= 3,

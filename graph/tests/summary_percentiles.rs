@@ -73,15 +73,20 @@ fn csv_by_hand() {
     // A: 5,10,15,20,30,...,100 → total 570, mean 570/12 = 47.5 → 48,
     // p50 = 6th of 12 = 40, p95 = 12th = 100; share 570/870 = 0.6552.
     // memcpy: one timed 300 of three; share 300/870 = 0.3448.
-    // fill: nothing timed. No dependencies: the critical path is the
-    // command that ended last alone, A's 10th (100 ns at 100,000).
+    // fill: nothing timed. No dependencies, every command submitted after
+    // the one before ended: the critical path goes from A's 10th (ends at
+    // 100,200) back through what ended last before each submission, A's
+    // runs at 10,000 k + 100 (k = 2..10: 20+...+100 = 540 of node 0),
+    // the memcpy (10,100..10,400) and B's 15 ns at 10,100 is skipped
+    // (it ends before the memcpy); the path starts at the memcpy's 10,100:
+    // 90,100 ns, A 540/90,100 = 0.0060, memcpy 300/90,100 = 0.0033.
     let mut out = Vec::new();
     write_summary_csv(&mut out, &program()).unwrap();
     assert_eq!(
         String::from_utf8(out).unwrap(),
         "kind,name,count,total_ns,mean_ns,min_ns,max_ns,p50_ns,p95_ns,device_share,critical_ns,critical_share\n\
-         kernel,A,12,570,48,5,100,40,100,0.6552,100,1.0000\n\
-         memcpy,memcpy,3,300,300,300,300,300,300,0.3448,0,0.0000\n\
+         kernel,A,12,570,48,5,100,40,100,0.6552,540,0.0060\n\
+         memcpy,memcpy,3,300,300,300,300,300,300,0.3448,300,0.0033\n\
          fill,fill,2,0,,,,,,0.0000,0,0.0000\n"
     );
 }
