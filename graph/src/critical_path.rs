@@ -218,6 +218,7 @@ struct Finalised {
     kind: NodeKind,
     span: Option<(u64, u64)>,
     submit_ns: Option<u64>,
+    begin_ns: Option<u64>,
     device: Option<usize>,
     queue: Option<u64>,
 }
@@ -422,6 +423,7 @@ impl CriticalPath {
             kind,
             span,
             submit_ns: instance.submit_ns,
+            begin_ns: instance.begin_ns,
             device,
             queue,
         };
@@ -524,15 +526,23 @@ impl CriticalPath {
     }
 
     fn process_one(&mut self, inst: Finalised, deps: &[(InstanceKey, bool)]) {
-        // What it waited for last, and its latest data dependency.
+        // What it waited for last, and its latest data dependency. A host
+        // task's recorded times are when the runtime handed it to its
+        // thread pool, not when it ran: it is taken to have ended when the
+        // instance waiting on it was enqueued (its task_begin).
+        let enqueued = inst.begin_ns.map(|b| inst.span.map_or(b, |s| b.min(s.0)));
         let mut best: Option<(u64, bool, &Entry)> = None;
-        let mut data: Option<(u64, bool)> = None;
+        let mut data: Option<u64> = None;
+        let mut host_task = false;
         for &(source, queue_order) in deps {
             let Some(e) = self.window.get(&source) else {
                 self.deps_missed += 1;
                 continue;
             };
-            let Some(end) = e.end_ns else { continue };
+            let Some(mut end) = e.end_ns else { continue };
+            if e.host_task && !queue_order {
+                end = end.max(enqueued.unwrap_or(end));
+            }
             let better = match best {
                 None => true,
                 Some((b, bq, _)) => end > b || (end == b && bq && !queue_order),
@@ -540,8 +550,12 @@ impl CriticalPath {
             if better {
                 best = Some((end, queue_order, e));
             }
-            if !queue_order && data.is_none_or(|d| end > d.0) {
-                data = Some((end, e.host_task));
+            if !queue_order {
+                if e.host_task {
+                    host_task = true;
+                } else if data.is_none_or(|d| end > d) {
+                    data = Some(end);
+                }
             }
         }
         let entry = match inst.span {
@@ -557,7 +571,15 @@ impl CriticalPath {
                     host_task: inst.kind == NodeKind::HostTask,
                 },
             },
-            Some((start_ns, end_ns)) => {
+            Some((mut start_ns, mut end_ns)) => {
+                if inst.kind == NodeKind::HostTask {
+                    // Handed to the thread pool before its dependencies
+                    // ended: it cannot have run before them.
+                    if let Some((ready, _, _)) = best {
+                        start_ns = start_ns.max(ready);
+                        end_ns = end_ns.max(start_ns);
+                    }
+                }
                 let before_submit = || {
                     let submit = inst.submit_ns?;
                     let (&(end, _), link) = self
@@ -593,8 +615,11 @@ impl CriticalPath {
                                 (Parent::Link(link), start_ns.saturating_sub(end), cause)
                             }
                             None => {
+                                // The gap runs from the step's own end (for
+                                // a host task: the time it ran is the gap).
+                                let recorded = e.end_ns.unwrap_or(end);
                                 let parent = e.chain.clone().map_or(Parent::Start, Parent::Link);
-                                (parent, start_ns.saturating_sub(end), cause)
+                                (parent, start_ns.saturating_sub(recorded), cause)
                             }
                         }
                     }
@@ -633,6 +658,7 @@ impl CriticalPath {
                         key: inst.key,
                         submit_ns,
                         dependency: data,
+                        host_task,
                         wait_end_ns,
                     };
                     let device = inst.device.map(|d| self.devices[d].clone());

@@ -35,7 +35,9 @@ pub enum IdleCause {
     /// right after a host wait (`wait_begin`..`wait_end`, a `q.wait()` or
     /// `e.wait()`) that ended inside the gap: synchronisation.
     HostWait,
-    /// The next command waited for a host task that ended inside the gap.
+    /// Everything else the next command waited for was ready before the gap
+    /// but it depends on a host task (the runtime does not say when a host
+    /// task ends: it held the command, or the runtime was slow).
     HostTask,
     /// The next command waited for a dependency on another queue or device
     /// that ended inside the gap.
@@ -110,9 +112,11 @@ pub struct Busy {
     pub key: InstanceKey,
     /// When the host submitted it.
     pub submit_ns: u64,
-    /// The data dependency it waited for last: its end and whether it was
-    /// a host task.
-    pub dependency: Option<(u64, bool)>,
+    /// The end of the data dependency (not a host task) that ended last.
+    pub dependency: Option<u64>,
+    /// It depends on a host task (whose end the runtime does not report:
+    /// only that it ended before this command started).
+    pub host_task: bool,
     /// The end of the host wait that ended last before the submission,
     /// if any ended after the command's previous step was ready.
     pub wait_end_ns: Option<u64>,
@@ -186,15 +190,9 @@ pub struct IdleGaps {
 
 /// The cause of a gap that began at `idle_from` before `next`.
 fn cause_of(idle_from: u64, next: &Busy) -> IdleCause {
-    let dep = next.dependency.filter(|d| d.0 > idle_from);
+    let dep = next.dependency.filter(|&d| d > idle_from);
     match dep {
-        Some((end, host_task)) if end >= next.submit_ns => {
-            if host_task {
-                IdleCause::HostTask
-            } else {
-                IdleCause::Dependency
-            }
-        }
+        Some(end) if end >= next.submit_ns => IdleCause::Dependency,
         _ if next.submit_ns > idle_from => {
             if next.wait_end_ns.is_some_and(|w| w >= idle_from) {
                 IdleCause::HostWait
@@ -202,6 +200,8 @@ fn cause_of(idle_from: u64, next: &Busy) -> IdleCause {
                 IdleCause::HostLate
             }
         }
+        // Ready but for a host task, whose end is not known: it held it.
+        _ if next.host_task => IdleCause::HostTask,
         _ => IdleCause::Runtime,
     }
 }
@@ -374,6 +374,7 @@ mod tests {
             key: (0, key),
             submit_ns,
             dependency: None,
+            host_task: false,
             wait_end_ns: None,
         }
     }
@@ -382,10 +383,9 @@ mod tests {
     fn gaps_between_commands_in_any_arrival_order() {
         let mut g = IdleGaps::new();
         // 1: 0..10, 2: 30..40 submitted at 25 (host late), 3: 35..50
-        // (overlaps), 4: 60..70 submitted at 0 waiting on a host task
-        // ending at 58.
+        // (overlaps), 4: 60..70 submitted at 0 waiting on a host task.
         let mut four = busy(4, 60, 70, 0);
-        four.dependency = Some((58, true));
+        four.host_task = true;
         for b in [
             busy(2, 30, 40, 25),
             four,
@@ -416,11 +416,12 @@ mod tests {
         assert_eq!(cause_of(80, &b), IdleCause::HostLate);
         b.wait_end_ns = Some(85);
         assert_eq!(cause_of(80, &b), IdleCause::HostWait);
-        b.dependency = Some((97, false));
+        b.host_task = true;
+        assert_eq!(cause_of(95, &b), IdleCause::HostTask);
+        assert_eq!(cause_of(80, &b), IdleCause::HostWait);
+        b.dependency = Some(97);
         assert_eq!(cause_of(80, &b), IdleCause::Dependency);
-        b.dependency = Some((97, true));
-        assert_eq!(cause_of(80, &b), IdleCause::HostTask);
-        b.dependency = Some((70, true));
+        b.dependency = Some(70);
         assert_eq!(cause_of(80, &b), IdleCause::HostWait);
     }
 
