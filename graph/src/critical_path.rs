@@ -256,6 +256,8 @@ pub struct CriticalPath {
     /// Earliest submission or start seen.
     first_ns: Option<u64>,
     devices: Vec<String>,
+    /// The device each queue's commands named first.
+    queue_devices: FxHashMap<u64, usize>,
     /// Open host waits per thread, and the last ones that ended.
     open_waits: FxHashMap<u32, u64>,
     recent_waits: VecDeque<u64>,
@@ -350,6 +352,7 @@ impl CriticalPath {
             last: None,
             first_ns: None,
             devices: Vec::new(),
+            queue_devices: FxHashMap::default(),
             open_waits: FxHashMap::default(),
             recent_waits: VecDeque::new(),
             held: FxHashMap::default(),
@@ -411,13 +414,23 @@ impl CriticalPath {
             k if k.is_device_command() => instance.device_span(),
             _ => None,
         };
-        let device = device.map(|d| match self.devices.iter().position(|x| x == d) {
+        let mut device = device.map(|d| match self.devices.iter().position(|x| x == d) {
             Some(at) => at,
             None => {
                 self.devices.push(d.to_string());
                 self.devices.len() - 1
             }
         });
+        // Direct-path USM commands name no device: their queue's, as other
+        // commands on that queue named it.
+        if let Some(q) = queue {
+            match device {
+                Some(d) => {
+                    self.queue_devices.entry(q).or_insert(d);
+                }
+                None => device = self.queue_devices.get(&q).copied(),
+            }
+        }
         let inst = Finalised {
             key,
             kind,
