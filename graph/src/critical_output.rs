@@ -199,8 +199,15 @@ pub fn critical_path_text(graph: &TaskGraph, report: &PathReport) -> String {
             gaps.join(", ")
         }
     ));
-    for (resource, sweep) in idle.sweeps() {
-        if resource.scope() != "device" {
+    // Per device; per queue when no command named its device (USM only).
+    let sweeps = idle.sweeps();
+    let scope = if sweeps.iter().any(|(r, _)| r.scope() == "device") {
+        "device"
+    } else {
+        "queue"
+    };
+    for (resource, sweep) in sweeps {
+        if resource.scope() != scope {
             continue;
         }
         let from = report.first_ns.unwrap_or(0);
@@ -211,7 +218,8 @@ pub fn critical_path_text(graph: &TaskGraph, report: &PathReport) -> String {
             .map(|c| format!("{} {}", c.as_str(), format_ns(sweep.idle_ns[c.index()])))
             .collect();
         out.push_str(&format!(
-            "  device {}: busy {} of the span; idle between commands {}{}\n",
+            "  {} {}: busy {} of the span; idle between commands {}{}\n",
+            scope,
             resource.name(),
             percent(sweep.busy_ns, until.saturating_sub(from)),
             format_ns(sweep.idle_total_ns()),
@@ -239,9 +247,9 @@ pub fn critical_path_text(graph: &TaskGraph, report: &PathReport) -> String {
             name
         ));
     }
-    if let Some(gap) = idle.longest("device").first() {
+    if let Some(gap) = idle.longest(scope).first() {
         out.push_str(&format!(
-            "  longest device gap: {} ({}) before {}#{}; idle_gaps.csv has the ten longest\n",
+            "  longest {scope} gap: {} ({}) before {}#{}; idle_gaps.csv has the ten longest\n",
             format_ns(gap.idle_ns()),
             gap.cause.as_str(),
             node_key(gap.after.0),
