@@ -7,8 +7,8 @@
 //             after it. The path: the long chain, the host task, the last
 //             kernel; no short-chain kernel.
 //  host_sleep in-order queue: a kernel, 50 ms of host sleep, a kernel that
-//             depends on the first through a buffer: a `host` gap >= 50 ms
-//             before the second.
+//             depends on the first through a buffer: a `host` gap before the
+//             second of at least 50 ms less the first's submit-to-end time.
 //  host_task  out-of-order queue: a kernel, a host task after it that sleeps
 //             30 ms, a kernel after the host task: the device sits idle
 //             >= 30 ms waiting on the host task.

@@ -118,9 +118,25 @@ fn a_host_sleep_is_a_host_gap() {
     let second = at_line(&path, "second");
     assert_eq!(second.len(), 1, "{path:#?}");
     assert_eq!(second[0]["gap_cause"], "host", "{path:#?}");
-    assert!(num(second[0], "gap_before_ns") >= 50_000_000, "{path:#?}");
     let before = &path[num(second[0], "step") as usize - 2];
     assert_eq!(before["source_line"], tag_line(SRC, "first").to_string());
+    // The host slept 50 ms after submitting the first kernel, so the second
+    // started at least 50 ms after that submission: the gap after the first
+    // kernel's end is at least 50 ms less the first kernel's submit-to-end.
+    let rows = t.csv("kernels.csv");
+    let first = rows
+        .iter()
+        .find(|k| k["start_ns"] == before["start_ns"] && k["end_ns"] == before["end_ns"])
+        .expect("the first kernel's row");
+    let at_least = 50_000_000 - (num(first, "end_ns") - num(first, "submit_ns"));
+    assert!(
+        num(second[0], "gap_before_ns") >= at_least,
+        "{at_least}: {path:#?}"
+    );
+    assert!(
+        at_least > 40_000_000,
+        "the first kernel took 10 ms: {first:?}"
+    );
     // The device sat idle for it: a host_late gap of at least 50 ms.
     let gaps = t.csv("idle_gaps.csv");
     let longest = gaps
@@ -128,7 +144,7 @@ fn a_host_sleep_is_a_host_gap() {
         .find(|g| g["row"] == "gap" && g["scope"] == "device" && g["rank"] == "1")
         .expect("a device gap");
     assert_eq!(longest["cause"], "host_late", "{gaps:#?}");
-    assert!(num(longest, "idle_ns") >= 50_000_000);
+    assert!(num(longest, "idle_ns") >= at_least);
     assert_eq!(longest["after_node"], second[0]["node"]);
 }
 
