@@ -15,12 +15,17 @@
 //! `count` the commands that came too late to be placed). Rows `gap`: the
 //! ten longest gaps per scope with the instances before and after.
 
+use std::collections::BTreeSet;
 use std::io::{self, Write};
 
+use graphviz_rust::dot_structures::{EdgeTy, NodeId as DotNodeId, Stmt, Vertex};
+
 use crate::critical_path::{GapCause, PathReport};
+use crate::dot::{attr, node_dot_id, unquote};
 use crate::idle_gaps::{IdleCause, IdleGaps};
 use crate::instance_graph::InstanceKey;
 use crate::model::TaskGraph;
+use crate::record::NodeId;
 use crate::timing::format_ns;
 
 /// The critical path file.
@@ -257,4 +262,81 @@ pub fn critical_path_text(graph: &TaskGraph, report: &PathReport) -> String {
         ));
     }
     out
+}
+
+/// Drawing of the critical path in `graph.dot` and `instances.dot`.
+const CRITICAL_ATTRS: [(&str, &str); 3] = [
+    ("critical", "true"),
+    ("penwidth", "3"),
+    ("color", "#cc0000"),
+];
+
+/// The nodes on the critical path (time on it, or a kept step) and the
+/// (node before, node after) pairs of its kept consecutive steps.
+pub fn critical_nodes(report: &PathReport) -> (BTreeSet<NodeId>, BTreeSet<(NodeId, NodeId)>) {
+    let mut nodes: BTreeSet<NodeId> = report.node_ns.iter().map(|n| n.0).collect();
+    nodes.extend(report.steps.iter().map(|s| s.key.0));
+    let pairs = report
+        .steps
+        .windows(2)
+        .map(|w| (w[0].key.0, w[1].key.0))
+        .filter(|(a, b)| a != b)
+        .collect();
+    (nodes, pairs)
+}
+
+/// The node id an AST vertex names, as text.
+fn vertex_id(v: &Vertex) -> Option<String> {
+    match v {
+        Vertex::N(DotNodeId(id, _)) => Some(unquote(id)),
+        Vertex::S(_) => None,
+    }
+}
+
+/// Marks the critical nodes and edges of `graph.dot`'s statements
+/// (`critical="true"`, thick and red): the nodes with time on the path and
+/// the edges between the nodes of consecutive kept steps (a `host` gap
+/// between two nodes with no edge is not drawn).
+pub fn mark_dot(report: &PathReport, stmts: &mut [Stmt]) {
+    let (nodes, pairs) = critical_nodes(report);
+    let ids: BTreeSet<String> = nodes.iter().map(|&n| node_dot_id(n)).collect();
+    let marks = || CRITICAL_ATTRS.iter().map(|(k, v)| attr(k, v));
+    for stmt in stmts.iter_mut() {
+        match stmt {
+            Stmt::Node(n) if ids.contains(&unquote(&n.id.0)) => n.attributes.extend(marks()),
+            Stmt::Edge(e) => {
+                let EdgeTy::Pair(a, b) = &e.ty else { continue };
+                let pair = (vertex_id(a), vertex_id(b));
+                if pairs
+                    .iter()
+                    .any(|&(x, y)| pair == (Some(node_dot_id(x)), Some(node_dot_id(y))))
+                {
+                    e.attributes.extend(marks());
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The attributes (with a leading space) that mark an instance of
+/// `instances.dot` on the critical path.
+pub const CRITICAL_DOT_ATTRS: &str = " critical=\"true\" penwidth=\"3\" color=\"#cc0000\"";
+
+/// The instances of the kept steps, and the (before, after) pairs of
+/// consecutive kept steps.
+#[allow(clippy::type_complexity)]
+pub fn step_keys(
+    report: &PathReport,
+) -> (
+    rustc_hash::FxHashSet<InstanceKey>,
+    rustc_hash::FxHashSet<(InstanceKey, InstanceKey)>,
+) {
+    let keys = report.steps.iter().map(|s| s.key).collect();
+    let pairs = report
+        .steps
+        .windows(2)
+        .map(|w| (w[0].key, w[1].key))
+        .collect();
+    (keys, pairs)
 }

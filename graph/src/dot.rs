@@ -261,6 +261,7 @@ pub fn to_dot(graph: &TaskGraph) -> Graph {
     ];
     stmts.extend(graph.nodes().map(node_stmt));
     stmts.extend(graph.edges().map(edge_stmt));
+    crate::critical_output::mark_dot(&graph.critical_path().report(), &mut stmts);
     Graph::DiGraph {
         id: Id::Plain("syclgraph".to_string()),
         strict: false,

@@ -102,6 +102,25 @@ fn the_long_chain_is_the_path() {
         .expect("a kernel row");
     let long_ns: u64 = long.iter().map(|r| num(r, "duration_ns")).sum();
     assert!(num(kernel, "critical_ns") >= long_ns, "{kernel:?}");
+    // Marked in graph.dot (the long-chain node, not the short one) and in
+    // instances.dot (its instances, and the edges between consecutive steps).
+    let graph = t.graph();
+    let critical = |label: &str| {
+        node_at(&graph, SRC, tag_line(SRC, label))
+            .1
+            .get("critical")
+            .cloned()
+    };
+    assert_eq!(critical("long_link").as_deref(), Some("true"));
+    assert_eq!(critical("short_link"), None);
+    let dot = std::fs::read_to_string(t.dir.join("instances.dot")).unwrap();
+    let node = long[0]["node"].strip_prefix('n').unwrap();
+    let edge = format!("i{node}_2 -> i{node}_3 [");
+    let line = dot.lines().find(|l| l.contains(&edge));
+    assert!(
+        line.is_some_and(|l| l.contains("critical=\"true\"")),
+        "{edge} marked in\n{dot}"
+    );
     let stderr = t.stderr();
     assert!(stderr.contains("critical path: "), "{stderr}");
     assert!(
