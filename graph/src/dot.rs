@@ -472,6 +472,7 @@ pub fn to_dot(graph: &TaskGraph) -> Graph {
     let drawn: Vec<&Edge> = graph.edges().filter(|e| !hidden(graph, e)).collect();
     let last = ranked_last(graph, &drawn);
     stmts.extend(drawn.iter().map(|e| edge_stmt(e, carried.contains(&e.id))));
+    crate::critical_output::mark_dot(&graph.critical_path().report(), &mut stmts);
     if !last.is_empty() {
         let mut sub = vec![Stmt::Attribute(attr("rank", "sink"))];
         sub.extend(last.into_iter().map(|id| {

@@ -185,20 +185,26 @@ pub fn write_instances_dot(w: &mut impl Write, graph: &TaskGraph) -> io::Result<
     push_attr(&mut head, "fontsize", "9");
     head.push_str("]\n");
     w.write_all(head.as_bytes())?;
+    let critical = graph.critical_path().report();
+    let (on_path, on_path_edges) = crate::critical_output::step_keys(&critical);
     let mut texts = NodeTexts::new(graph);
     let mut num = itoa::Buffer::new();
     // Instances of one node usually come in runs: one text lookup per run.
     for run in ig.instances().chunk_by(|a, b| a.0 == b.0) {
         let text = texts.of(run[0].0);
-        for &(_, instance) in run {
-            let instance = num.format(instance).as_bytes();
+        for &(_, instance_number) in run {
+            let instance = num.format(instance_number).as_bytes();
             w.write_all(text.line_start.as_bytes())?;
             w.write_all(instance)?;
             w.write_all(text.label_head.as_bytes())?;
             w.write_all(instance)?;
             w.write_all(text.attrs_tail.as_bytes())?;
             w.write_all(instance)?;
-            w.write_all(b"\"]\n")?;
+            w.write_all(b"\"")?;
+            if on_path.contains(&(run[0].0, instance_number)) {
+                w.write_all(crate::critical_output::CRITICAL_DOT_ATTRS.as_bytes())?;
+            }
+            w.write_all(b"]\n")?;
         }
     }
     // The attributes of an edge depend on its kind only.
@@ -236,14 +242,19 @@ pub fn write_instances_dot(w: &mut impl Write, graph: &TaskGraph) -> io::Result<
         w.write_all(num.format(from.1).as_bytes())?;
         w.write_all(texts.of(to.0).arrow.as_bytes())?;
         w.write_all(num.format(to.1).as_bytes())?;
-        w.write_all(
-            match kind {
-                EdgeKind::Memory => &attrs_of[0],
-                EdgeKind::Event => &attrs_of[1],
-                EdgeKind::QueueOrder => &attrs_of[2],
-            }
-            .as_bytes(),
-        )?;
+        let attrs = match kind {
+            EdgeKind::Memory => &attrs_of[0],
+            EdgeKind::Event => &attrs_of[1],
+            EdgeKind::QueueOrder => &attrs_of[2],
+        };
+        if on_path_edges.contains(&(from, to)) {
+            // The same attributes, marked before their closing "]\n".
+            w.write_all(&attrs.as_bytes()[..attrs.len() - 2])?;
+            w.write_all(crate::critical_output::CRITICAL_DOT_ATTRS.as_bytes())?;
+            w.write_all(b"]\n")?;
+        } else {
+            w.write_all(attrs.as_bytes())?;
+        }
     }
     w.write_all(b"}\n")
 }

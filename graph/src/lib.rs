@@ -35,9 +35,12 @@
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod critical_output;
+pub mod critical_path;
 pub mod dot;
 pub mod duration_samples;
 pub mod edge;
+pub mod idle_gaps;
 pub mod instance;
 pub mod instance_graph;
 pub mod instances_dot;
@@ -55,9 +58,11 @@ pub mod spans;
 pub mod summary;
 pub mod timing;
 
+pub use critical_path::{CriticalPath, GapCause, PathReport, Step};
 pub use dot::{render_dot, to_dot, write_dot};
 pub use duration_samples::DurationSamples;
 pub use edge::{Edge, EdgeKind};
+pub use idle_gaps::{IdleCause, IdleGaps};
 pub use instance::{Completed, Instance, InstanceStatus};
 pub use kernels_csv::{write_kernel_rows, KernelRowWriter, KERNEL_COLUMNS};
 pub use kind::{classify, Classification, NodeKind};

@@ -39,14 +39,16 @@ use rustc_hash::FxHashMap as HashMap;
 
 use petgraph::graph::{DiGraph, EdgeIndex, NodeIndex};
 
+use crate::critical_path::CriticalPath;
 use crate::edge::Edge;
 use crate::instance::{Completed, Instance, InstanceStatus};
 use crate::instance_graph::InstanceGraph;
-use crate::node::Node;
+use crate::node::{Node, QUEUE_ID_KEY};
 use crate::pending::{Key, PendingTable};
 use crate::queues::{Queue, QueueTable};
 use crate::record::{
-    DeviceTimes, EdgeId, EdgeInfo, InstanceEdge, NodeId, NodeInfo, Record, StrId, TimingStatus,
+    DeviceTimes, EdgeId, EdgeInfo, InstanceEdge, NodeId, NodeInfo, Record, SpanKind, StrId,
+    TimingStatus,
 };
 use crate::spans::{HostSpan, SpanTracker};
 use crate::timing::UntimedCounts;
@@ -162,6 +164,8 @@ pub struct TaskGraph {
     limits: Limits,
     counters: Counters,
     instance_graph: InstanceGraph,
+    /// The critical path and idle gaps, fed as instances are finalised.
+    critical: CriticalPath,
 }
 
 impl Default for TaskGraph {
@@ -229,6 +233,7 @@ impl TaskGraph {
             limits,
             counters: Counters::default(),
             instance_graph: InstanceGraph::new(limits.max_instances),
+            critical: CriticalPath::new(limits.max_instances),
         }
     }
 
@@ -393,15 +398,28 @@ impl TaskGraph {
                 label,
                 thread,
                 ns,
-            } => self.spans.begin(kind, label, thread, ns),
-            Record::SpanEnd { kind, thread, ns } => self.spans.end(kind, thread, ns),
+            } => {
+                if kind == SpanKind::Wait {
+                    self.critical.wait_begin(thread, ns);
+                }
+                self.spans.begin(kind, label, thread, ns)
+            }
+            Record::SpanEnd { kind, thread, ns } => {
+                if kind == SpanKind::Wait {
+                    self.critical.wait_end(thread, ns);
+                }
+                self.spans.end(kind, thread, ns)
+            }
             Record::QueueCreated {
                 queue_id,
                 device,
                 ns,
             } => self.queues.created(queue_id, device, ns),
             Record::QueueDestroyed { queue_id, ns } => self.queues.destroyed(queue_id, ns),
-            Record::InstanceEdge(edge) => self.instance_graph.depends(edge),
+            Record::InstanceEdge(edge) => {
+                self.critical.depends(edge);
+                self.instance_graph.depends(edge)
+            }
             Record::InstanceQueue {
                 node,
                 instance,
@@ -422,6 +440,11 @@ impl TaskGraph {
     /// The instance graph (submissions and the dependencies between them).
     pub fn instance_graph(&self) -> &InstanceGraph {
         &self.instance_graph
+    }
+
+    /// The critical path and the idle gaps (see [`crate::critical_path`]).
+    pub fn critical_path(&self) -> &CriticalPath {
+        &self.critical
     }
 
     /// The static edge between two nodes, if any.
@@ -445,6 +468,7 @@ impl TaskGraph {
         while let Some((key, instance)) = self.pending.pop_oldest() {
             self.finalise(key, instance, InstanceStatus::Flushed, done);
         }
+        self.critical.finish();
     }
 
     /// Whether a timed `SubmittedTask` of `node` may be applied as a
@@ -790,13 +814,15 @@ impl TaskGraph {
         self.counters.submissions += 1;
         self.instance_graph.submitted(key);
         if let Some((source, source_instance)) = after {
-            self.instance_graph.depends(InstanceEdge {
+            let edge = InstanceEdge {
                 source,
                 source_instance,
                 target: key.0,
                 target_instance: key.1,
                 queue_order: true,
-            });
+            };
+            self.critical.depends(edge);
+            self.instance_graph.depends(edge);
         }
     }
 
@@ -914,6 +940,12 @@ impl TaskGraph {
         let idx = self.node_index(key.0);
         let node = &mut self.graph[idx];
         node.times.add(node.kind, &instance);
+        let queue = instance.queue.or_else(|| {
+            node.metadata_value(QUEUE_ID_KEY)
+                .and_then(|q| q.parse().ok())
+        });
+        self.critical
+            .finalised(key, &instance, node.kind, node.device.as_deref(), queue);
         if self.counters.kept < self.limits.max_instances {
             node.instances.push(instance);
             self.counters.kept += 1;

@@ -6,6 +6,9 @@ use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use crate::critical_output::{
+    write_critical_path_csv, write_idle_gaps_csv, CRITICAL_PATH_CSV, IDLE_GAPS_CSV,
+};
 use crate::dot::write_dot;
 use crate::kernels_csv::write_kernel_rows;
 use crate::model::TaskGraph;
@@ -59,13 +62,25 @@ where
     Ok(())
 }
 
-/// Write `graph.dot` and `summary.csv` into `dir` (created if missing).
+/// Write `graph.dot`, `summary.csv`, `critical_path.csv` and
+/// `idle_gaps.csv` into `dir` (created if missing).
 /// `kernels.csv` is streamed by the subscriber; see [`write_kernels_csv`].
 pub fn write_all(dir: &Path, graph: &TaskGraph) -> io::Result<()> {
     fs::create_dir_all(dir)?;
     write_atomically(&dir.join(GRAPH_DOT), |w| write_dot(w, graph))?;
     write_atomically(&dir.join(SUMMARY_CSV), |w| write_summary_csv(w, graph))?;
-    Ok(())
+    write_critical_files(dir, graph)
+}
+
+/// Write `critical_path.csv` and `idle_gaps.csv` into `dir`.
+pub fn write_critical_files(dir: &Path, graph: &TaskGraph) -> io::Result<()> {
+    let report = graph.critical_path().report();
+    write_atomically(&dir.join(CRITICAL_PATH_CSV), |w| {
+        write_critical_path_csv(w, graph, &report)
+    })?;
+    write_atomically(&dir.join(IDLE_GAPS_CSV), |w| {
+        write_idle_gaps_csv(w, graph.critical_path().idle_gaps())
+    })
 }
 
 /// Write `kernels.csv` into `dir` all at once from the instances the graph

@@ -32,7 +32,7 @@ use crate::timing::{format_ns, percentile, DurationStats, UntimedCounts};
 /// The columns of a (kind, name) group ([`SummaryRow::fields`]), as the
 /// stderr table shows them; `summary.csv` itself has one row per node
 /// ([`NODE_SUMMARY_COLUMNS`]).
-pub const SUMMARY_COLUMNS: [&str; 10] = [
+pub const SUMMARY_COLUMNS: [&str; 12] = [
     "kind",
     "name",
     "count",
@@ -43,10 +43,12 @@ pub const SUMMARY_COLUMNS: [&str; 10] = [
     "p50_ns",
     "p95_ns",
     "device_share",
+    "critical_ns",
+    "critical_share",
 ];
 
 /// The header of `summary.csv`: one row per device command node.
-pub const NODE_SUMMARY_COLUMNS: [&str; 19] = [
+pub const NODE_SUMMARY_COLUMNS: [&str; 21] = [
     "node_id",
     "kind",
     "name",
@@ -66,6 +68,8 @@ pub const NODE_SUMMARY_COLUMNS: [&str; 19] = [
     "steady_mean_ns",
     "steady_p95_ns",
     "steady_share",
+    "critical_ns",
+    "critical_share",
 ];
 
 /// Longest name shown in the text table.
@@ -90,6 +94,11 @@ pub struct SummaryRow {
     pub device_share: f64,
     /// Untimed instances by reason.
     pub untimed: UntimedCounts,
+    /// Time of the group's instances on the critical path (their steps'
+    /// durations; see [`crate::critical_path`]).
+    pub critical_ns: u64,
+    /// `critical_ns` over the critical path's length, 0..1.
+    pub critical_share: f64,
 }
 
 /// The summary groups, largest total device time first (then most
@@ -100,7 +109,9 @@ pub fn summary_rows(graph: &TaskGraph) -> Vec<SummaryRow> {
         device: DurationStats,
         untimed: UntimedCounts,
         durations: DurationSamples,
+        critical_ns: u64,
     }
+    let path = graph.critical_path().report();
     let mut groups: BTreeMap<(NodeKind, &str), Acc> = BTreeMap::new();
     for node in graph.nodes() {
         if !node.kind.is_device_command() || node.times.finalised == 0 {
@@ -113,7 +124,9 @@ pub fn summary_rows(graph: &TaskGraph) -> Vec<SummaryRow> {
                 device: DurationStats::default(),
                 untimed: UntimedCounts::default(),
                 durations: DurationSamples::new(),
+                critical_ns: 0,
             });
+        acc.critical_ns += path.node_time(node.id);
         acc.count += node.times.finalised;
         acc.device.merge(&node.times.device);
         acc.untimed.merge(&node.times.untimed);
@@ -138,6 +151,12 @@ pub fn summary_rows(graph: &TaskGraph) -> Vec<SummaryRow> {
                 p95_ns,
                 device_share,
                 untimed: acc.untimed,
+                critical_ns: acc.critical_ns,
+                critical_share: if path.length_ns() == 0 {
+                    0.0
+                } else {
+                    acc.critical_ns as f64 / path.length_ns() as f64
+                },
             }
         })
         .collect();
@@ -160,7 +179,7 @@ impl SummaryRow {
     }
 
     /// The CSV fields, in [`SUMMARY_COLUMNS`] order.
-    pub fn fields(&self) -> [String; 10] {
+    pub fn fields(&self) -> [String; 12] {
         let opt = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_default();
         let t = self.timed();
         [
@@ -174,6 +193,8 @@ impl SummaryRow {
             opt(self.p50_ns),
             opt(self.p95_ns),
             format!("{:.4}", self.device_share),
+            self.critical_ns.to_string(),
+            format!("{:.4}", self.critical_share),
         ]
     }
 }
@@ -211,12 +232,18 @@ pub struct NodeSummaryRow {
     pub steady_p95_ns: Option<u64>,
     /// Their share of all timed device time outside first instances, 0..1.
     pub steady_share: f64,
+    /// Time of the node's instances on the critical path (their steps'
+    /// durations; see [`crate::critical_path`]).
+    pub critical_ns: u64,
+    /// `critical_ns` over the critical path's length, 0..1.
+    pub critical_share: f64,
 }
 
 /// `summary.csv`'s rows: one per device command node with finalised
 /// instances, largest total device time first (then most instances, then
 /// node id).
 pub fn node_summary_rows(graph: &TaskGraph) -> Vec<NodeSummaryRow> {
+    let path = graph.critical_path().report();
     let mut rows: Vec<(u32, NodeSummaryRow)> = Vec::new();
     for node in graph.nodes() {
         if !node.kind.is_device_command() || node.times.finalised == 0 {
@@ -258,6 +285,12 @@ pub fn node_summary_rows(graph: &TaskGraph) -> Vec<NodeSummaryRow> {
                 steady_total_ns,
                 steady_p95_ns,
                 steady_share: 0.0,
+                critical_ns: path.node_time(node.id),
+                critical_share: if path.length_ns() == 0 {
+                    0.0
+                } else {
+                    path.node_time(node.id) as f64 / path.length_ns() as f64
+                },
             },
         ));
     }
@@ -292,7 +325,7 @@ pub fn node_summary_rows(graph: &TaskGraph) -> Vec<NodeSummaryRow> {
 
 impl NodeSummaryRow {
     /// The CSV fields, in [`NODE_SUMMARY_COLUMNS`] order.
-    pub fn fields(&self) -> [String; 19] {
+    pub fn fields(&self) -> [String; 21] {
         let opt = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_default();
         let d = &self.device;
         let timed = d.mean_ns().map(|mean| (mean, d.min_ns, d.max_ns));
@@ -318,6 +351,8 @@ impl NodeSummaryRow {
             opt(steady_mean),
             opt(self.steady_p95_ns),
             format!("{:.4}", self.steady_share),
+            self.critical_ns.to_string(),
+            format!("{:.4}", self.critical_share),
         ]
     }
 }

@@ -1,4 +1,5 @@
-//! write_all puts graph.dot and summary.csv into the directory (creating it),
+//! write_all puts graph.dot, summary.csv, critical_path.csv and idle_gaps.csv
+//! into the directory (creating it),
 //! write_kernels_csv adds kernels.csv, and no .tmp file is left behind.
 
 mod common;
@@ -21,7 +22,16 @@ fn files_in_a_new_directory() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();
-    assert_eq!(names, ["graph.dot", "kernels.csv", "summary.csv"]);
+    assert_eq!(
+        names,
+        [
+            "critical_path.csv",
+            "graph.dot",
+            "idle_gaps.csv",
+            "kernels.csv",
+            "summary.csv"
+        ]
+    );
     assert_eq!(
         fs::read_to_string(dir.join("graph.dot")).unwrap(),
         render_dot(&g)
@@ -29,7 +39,7 @@ fn files_in_a_new_directory() {
     let summary = fs::read_to_string(dir.join("summary.csv")).unwrap();
     assert_eq!(
         summary.lines().nth(1),
-        Some("n0,kernel,K,/k.cpp,1,1,42,42,42,42,42,42,1.0000,42,0,0,,,0.0000")
+        Some("n0,kernel,K,/k.cpp,1,1,42,42,42,42,42,42,1.0000,42,0,0,,,0.0000,42,1.0000")
     );
     let kernels = fs::read_to_string(dir.join("kernels.csv")).unwrap();
     assert_eq!(kernels.lines().count(), 2);

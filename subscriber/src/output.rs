@@ -6,8 +6,9 @@ use std::fs::File;
 use std::io;
 use std::path::PathBuf;
 
+use syclgraph_graph::critical_output::critical_path_text;
 use syclgraph_graph::kernels_csv::KernelRowWriter;
-use syclgraph_graph::output::write_atomically;
+use syclgraph_graph::output::{write_atomically, write_critical_files};
 use syclgraph_graph::record::Record;
 use syclgraph_graph::spans::span_kind_str;
 use syclgraph_graph::timing::format_ns;
@@ -116,7 +117,8 @@ impl Output {
         }
     }
 
-    /// Rewrites graph.dot and summary.csv (atomically) if anything changed,
+    /// Rewrites graph.dot, summary.csv, critical_path.csv and idle_gaps.csv
+    /// (atomically) if anything changed,
     /// so a program killed by a signal leaves a recent, complete graph. Their
     /// size grows with code locations, not submissions; instances.dot (up to
     /// `SYCLGRAPH_MAX_INSTANCES` nodes) is written at the end only.
@@ -136,7 +138,8 @@ impl Output {
         })?;
         write_atomically(&self.dir.join("summary.csv"), |w| {
             summary::write_summary_csv(w, &self.graph)
-        })
+        })?;
+        write_critical_files(&self.dir, &self.graph)
     }
 
     fn write_completed(&mut self) {
@@ -166,8 +169,9 @@ impl Output {
         self.completed.clear();
     }
 
-    /// Completes every instance, flushes `kernels.csv`, writes `graph.dot`
-    /// and `summary.csv` atomically, and prints the summary on stderr.
+    /// Completes every instance, flushes `kernels.csv`, writes `graph.dot`,
+    /// `summary.csv`, `critical_path.csv` and `idle_gaps.csv` atomically,
+    /// and prints the summary (with the critical path block) on stderr.
     pub fn finish(&mut self, losses: &Losses) -> io::Result<()> {
         self.graph.finish(&mut self.completed);
         self.write_completed();
@@ -181,6 +185,8 @@ impl Output {
         if !self.quiet {
             let mut text = summary::summary_table(&self.graph);
             text.push_str(&host_wait_lines(&self.graph));
+            let path = self.graph.critical_path().report();
+            text.push_str(&critical_path_text(&self.graph, &path));
             text.push_str(&loss_lines(losses));
             eprint!("syclgraph: outputs in {}\n{text}", self.dir.display());
         }

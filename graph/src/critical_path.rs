@@ -1,0 +1,960 @@
+//! The critical path of a run and the device's idle gaps, computed as
+//! instances are finalised (no instance needs to be kept for it).
+//!
+//! # The path
+//!
+//! Each finalised instance with a time span (a device command timed `ok`:
+//! its device start and end; a host task: its task_begin..task_end) becomes
+//! a *step*. Its predecessor is what it waited for last: among its data
+//! dependencies (edges of the instance graph, wait lists included) and the
+//! previous command on its in-order queue, the one that finished last (a
+//! data dependency wins a tie). The gap before the step is its start minus
+//! that end, and its cause is
+//! - `host` when the host submitted it after that end (the dependency was
+//!   done before the submission); the step before is then the step that
+//!   ended last at or before the submission (what the host waited for
+//!   before submitting it, as far as the device's timeline tells: the
+//!   dependency itself or something that ended later),
+//! - `dependency` when the predecessor is a data dependency,
+//! - `queue` when it is the previous command on the same queue,
+//! - `none` for a step with no predecessor (the first).
+//!
+//! A step with neither a dependency nor a queue predecessor seen (a command
+//! on an out-of-order queue submitted after a `q.wait()`, say) was held back
+//! by its submission alone: its predecessor is likewise the step that ended
+//! last at or before its submission, with cause `host`; only when no step
+//! ended before its submission is it the first step (`none`). That step is
+//! looked up among the last [`WINDOW`] steps finalised.
+//!
+//! An instance without a span (an untimed device command, an allocation, a
+//! virtual node) is not a step: it passes on the end and the chain of its
+//! latest-finishing dependency, so what depends on it still reaches back
+//! through it. The critical path is the chain of the device command that
+//! finished last.
+//!
+//! # Bounded memory
+//!
+//! Steps are a shared linked list (a tree: every step points to its
+//! predecessor). What an instance's dependencies are looked up in is a window
+//! of the last [`WINDOW`] instances finalised (a dependency older than that
+//! is not seen). A chain longer than twice the step limit (by default
+//! `SYCLGRAPH_MAX_INSTANCES`, at most [`MAX_PATH_STEPS`]) is *folded*: its
+//! oldest steps are replaced by their totals (steps, time per node, gap per
+//! cause, first start), exact, so the per-node critical time and the path's
+//! length stay exact for the whole run while only the newest steps are kept
+//! one by one.
+//!
+//! Finalised instances are taken on in the order they started (device
+//! start, else submission), [`REORDER`] held at a time (all at
+//! [`CriticalPath::finish`]), so that the step that ended last before a
+//! submission is known when it is looked up; with all of a run's instances
+//! held the result does not depend on the order they were finalised in.
+//! An instance taken on before a dependency it names waits for it (at most
+//! [`MAX_DEFERRED`] of them, then the oldest goes on without it). The path
+//! [`CriticalPath::report`] gives during the run lags by the held ones.
+//!
+//! # Idle gaps
+//!
+//! Every timed device command is also handed to [`IdleGaps`] with what it
+//! waited for (its latest data dependency, its submission, the last host
+//! wait before that).
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
+
+use crate::idle_gaps::{Busy, IdleGaps};
+use crate::instance::Instance;
+use crate::instance_graph::InstanceKey;
+use crate::kind::NodeKind;
+use crate::record::{InstanceEdge, NodeId};
+
+/// Finalised instances in which dependencies are looked up.
+pub const WINDOW: usize = 4096;
+
+/// Instances held back waiting for a dependency to be finalised.
+pub const MAX_DEFERRED: usize = 4096;
+
+/// Most steps of a chain kept one by one (twice this before a fold).
+pub const MAX_PATH_STEPS: usize = 65_536;
+
+/// Dependencies held for instances not finalised yet.
+pub const MAX_WAITING_EDGES: usize = 1 << 17;
+
+/// Finalised instances held to be taken on in start order.
+pub const REORDER: usize = 1024;
+
+/// Host waits remembered to explain idle gaps.
+const RECENT_WAITS: usize = 64;
+
+/// Why a step started when it did (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum GapCause {
+    /// Waited for the step before (a data dependency).
+    Dependency,
+    /// Waited behind the previous command on its in-order queue.
+    Queue,
+    /// The host submitted it after the step before had finished.
+    Host,
+    /// No step before.
+    None,
+}
+
+impl GapCause {
+    /// Every cause, in declaration order.
+    pub const ALL: [GapCause; 4] = [
+        GapCause::Dependency,
+        GapCause::Queue,
+        GapCause::Host,
+        GapCause::None,
+    ];
+
+    /// `dependency`, `queue`, `host` or `none`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GapCause::Dependency => "dependency",
+            GapCause::Queue => "queue",
+            GapCause::Host => "host",
+            GapCause::None => "none",
+        }
+    }
+
+    /// Its position in [`GapCause::ALL`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// One step of the critical path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Step {
+    /// The instance.
+    pub key: InstanceKey,
+    /// Its node's kind.
+    pub kind: NodeKind,
+    /// Start, host ns.
+    pub start_ns: u64,
+    /// End, host ns.
+    pub end_ns: u64,
+    /// Start minus the predecessor's end (0 when it overlaps or has none).
+    pub gap_before_ns: u64,
+    /// Why it started then.
+    pub cause: GapCause,
+}
+
+impl Step {
+    /// end - start.
+    pub fn duration_ns(&self) -> u64 {
+        self.end_ns.saturating_sub(self.start_ns)
+    }
+}
+
+/// Totals of the folded (oldest) part of a chain.
+#[derive(Clone, Debug, Default)]
+struct Folded {
+    steps: u64,
+    first_start_ns: u64,
+    node_ns: FxHashMap<NodeId, u64>,
+    gap_ns: [u64; 4],
+}
+
+impl Folded {
+    fn add(&mut self, step: &Step) {
+        if self.steps == 0 {
+            self.first_start_ns = step.start_ns;
+        }
+        self.steps += 1;
+        let at = self.node_ns.entry(step.key.0).or_default();
+        *at = at.saturating_add(step.duration_ns());
+        let gap = &mut self.gap_ns[step.cause.index()];
+        *gap = gap.saturating_add(step.gap_before_ns);
+    }
+}
+
+/// A step and where its chain goes on.
+#[derive(Debug)]
+struct Link {
+    step: Step,
+    parent: Parent,
+    /// Links up to the folded part (or the start), this one included.
+    depth: usize,
+}
+
+#[derive(Clone, Debug)]
+enum Parent {
+    Start,
+    Link(Arc<Link>),
+    Folded(Arc<Folded>),
+}
+
+impl Drop for Link {
+    /// Drops a long chain iteratively (recursion could overflow the stack).
+    fn drop(&mut self) {
+        let mut next = std::mem::replace(&mut self.parent, Parent::Start);
+        while let Parent::Link(link) = next {
+            match Arc::try_unwrap(link) {
+                Ok(mut l) => next = std::mem::replace(&mut l.parent, Parent::Start),
+                Err(_) => break,
+            }
+        }
+    }
+}
+
+/// What a finalised instance leaves for those that depend on it.
+#[derive(Clone, Debug)]
+struct Entry {
+    /// When it (or, without a span, its latest dependency) ended.
+    end_ns: Option<u64>,
+    /// Its chain.
+    chain: Option<Arc<Link>>,
+    /// It was a host task (or passed one on).
+    host_task: bool,
+}
+
+/// A finalised instance as the analysis needs it.
+#[derive(Clone, Copy, Debug)]
+struct Finalised {
+    key: InstanceKey,
+    kind: NodeKind,
+    span: Option<(u64, u64)>,
+    submit_ns: Option<u64>,
+    begin_ns: Option<u64>,
+    device: Option<usize>,
+    queue: Option<u64>,
+}
+
+/// An instance waiting for dependencies to be finalised.
+#[derive(Debug)]
+struct Deferred {
+    inst: Finalised,
+    deps: Vec<(InstanceKey, bool)>,
+    missing: usize,
+}
+
+/// The critical path and idle gaps, computed incrementally.
+#[derive(Debug)]
+pub struct CriticalPath {
+    max_steps: usize,
+    window_size: usize,
+    max_deferred: usize,
+    /// Dependencies (source, is queue order) of instances not finalised yet.
+    waiting_edges: FxHashMap<InstanceKey, Vec<(InstanceKey, bool)>>,
+    /// Dependencies not kept because `waiting_edges` was full.
+    pub edges_not_kept: u64,
+    window: FxHashMap<InstanceKey, Entry>,
+    window_order: VecDeque<InstanceKey>,
+    /// Per node, the highest instance number that left the window.
+    evicted: FxHashMap<NodeId, u64>,
+    deferred: FxHashMap<InstanceKey, Deferred>,
+    deferred_order: VecDeque<InstanceKey>,
+    /// Deferred instance → instances waiting on it.
+    waiters: FxHashMap<InstanceKey, Vec<InstanceKey>>,
+    /// Instances processed without a dependency they named.
+    pub deps_missed: u64,
+    /// The device command that ended last: its end and chain.
+    last: Option<(u64, Arc<Link>)>,
+    /// Earliest submission or start seen.
+    first_ns: Option<u64>,
+    devices: Vec<String>,
+    /// The device each queue's commands named first.
+    queue_devices: FxHashMap<u64, usize>,
+    /// Open host waits per thread, and the last ones that ended.
+    open_waits: FxHashMap<u32, u64>,
+    recent_waits: VecDeque<u64>,
+    /// Finalised instances held to be taken in start order.
+    held: FxHashMap<InstanceKey, Finalised>,
+    held_order: BinaryHeap<Reverse<(u64, InstanceKey)>>,
+    reorder: usize,
+    /// The last steps finalised, by end (and a sequence number).
+    ended: BTreeMap<(u64, InstanceKey), Arc<Link>>,
+    idle: IdleGaps,
+}
+
+impl Default for CriticalPath {
+    fn default() -> CriticalPath {
+        CriticalPath::new(5000)
+    }
+}
+
+/// The critical path as it stands: the kept steps and the whole path's
+/// totals.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PathReport {
+    /// The kept steps, oldest first (the newest ones of the path).
+    pub steps: Vec<Step>,
+    /// Steps before `steps`, folded into the totals.
+    pub folded_steps: u64,
+    /// Start of the path's first step (folded or not).
+    pub start_ns: Option<u64>,
+    /// End of its last step.
+    pub end_ns: Option<u64>,
+    /// Time on the path per node (durations of its steps), largest first.
+    pub node_ns: Vec<(NodeId, u64)>,
+    /// Gap time by [`GapCause::index`].
+    pub gap_ns: [u64; 4],
+    /// Earliest submission or start of any instance.
+    pub first_ns: Option<u64>,
+}
+
+impl PathReport {
+    /// All steps, folded ones included.
+    pub fn total_steps(&self) -> u64 {
+        self.folded_steps + self.steps.len() as u64
+    }
+
+    /// end - start of the path.
+    pub fn length_ns(&self) -> u64 {
+        match (self.start_ns, self.end_ns) {
+            (Some(s), Some(e)) => e.saturating_sub(s),
+            _ => 0,
+        }
+    }
+
+    /// First submission or start of the run to the path's end.
+    pub fn span_ns(&self) -> u64 {
+        match (self.first_ns, self.end_ns) {
+            (Some(s), Some(e)) => e.saturating_sub(s),
+            _ => 0,
+        }
+    }
+
+    /// Time on the path of `node`.
+    pub fn node_time(&self, node: NodeId) -> u64 {
+        self.node_ns
+            .iter()
+            .find(|(n, _)| *n == node)
+            .map_or(0, |e| e.1)
+    }
+}
+
+impl CriticalPath {
+    /// Empty, keeping up to `max_steps` steps of a chain one by one (at
+    /// least 1, at most [`MAX_PATH_STEPS`]).
+    pub fn new(max_steps: usize) -> CriticalPath {
+        CriticalPath::with_bounds(max_steps.clamp(1, MAX_PATH_STEPS), WINDOW, MAX_DEFERRED)
+    }
+
+    /// Empty, with every bound chosen (for tests of the bounds).
+    pub fn with_bounds(max_steps: usize, window: usize, max_deferred: usize) -> CriticalPath {
+        CriticalPath {
+            max_steps: max_steps.max(1),
+            window_size: window.max(1),
+            max_deferred,
+            waiting_edges: FxHashMap::default(),
+            edges_not_kept: 0,
+            window: FxHashMap::default(),
+            window_order: VecDeque::new(),
+            evicted: FxHashMap::default(),
+            deferred: FxHashMap::default(),
+            deferred_order: VecDeque::new(),
+            waiters: FxHashMap::default(),
+            deps_missed: 0,
+            last: None,
+            first_ns: None,
+            devices: Vec::new(),
+            queue_devices: FxHashMap::default(),
+            open_waits: FxHashMap::default(),
+            recent_waits: VecDeque::new(),
+            held: FxHashMap::default(),
+            held_order: BinaryHeap::new(),
+            reorder: REORDER,
+            ended: BTreeMap::new(),
+            idle: IdleGaps::new(),
+        }
+    }
+
+    /// A dependency between two instances (a data dependency, or the
+    /// order of an in-order queue when `edge.queue_order`).
+    pub fn depends(&mut self, edge: InstanceEdge) {
+        let from = (edge.source, edge.source_instance);
+        let to = (edge.target, edge.target_instance);
+        if from == to || self.window.contains_key(&to) || self.deferred.contains_key(&to) {
+            return; // the target is on the path already: too late to matter
+        }
+        if self.waiting_edges.len() >= MAX_WAITING_EDGES && !self.waiting_edges.contains_key(&to) {
+            self.edges_not_kept += 1;
+            return;
+        }
+        self.waiting_edges
+            .entry(to)
+            .or_default()
+            .push((from, edge.queue_order));
+    }
+
+    /// A host wait began on `thread`.
+    pub fn wait_begin(&mut self, thread: u32, ns: u64) {
+        self.open_waits.insert(thread, ns);
+    }
+
+    /// A host wait ended on `thread`.
+    pub fn wait_end(&mut self, thread: u32, ns: u64) {
+        if self.open_waits.remove(&thread).is_some() {
+            if self.recent_waits.len() >= RECENT_WAITS {
+                self.recent_waits.pop_front();
+            }
+            self.recent_waits.push_back(ns);
+        }
+    }
+
+    /// An instance was finalised: `kind` is its node's, `device` its
+    /// node's device and `queue` its queue.
+    pub fn finalised(
+        &mut self,
+        key: InstanceKey,
+        instance: &Instance,
+        kind: NodeKind,
+        device: Option<&str>,
+        queue: Option<u64>,
+    ) {
+        let span = match kind {
+            NodeKind::HostTask => match (instance.begin_ns, instance.end_ns) {
+                (Some(b), Some(e)) if e >= b => Some((b, e)),
+                _ => None,
+            },
+            k if k.is_device_command() => instance.device_span(),
+            _ => None,
+        };
+        let mut device = device.map(|d| match self.devices.iter().position(|x| x == d) {
+            Some(at) => at,
+            None => {
+                self.devices.push(d.to_string());
+                self.devices.len() - 1
+            }
+        });
+        // Direct-path USM commands name no device: their queue's, as other
+        // commands on that queue named it.
+        if let Some(q) = queue {
+            match device {
+                Some(d) => {
+                    self.queue_devices.entry(q).or_insert(d);
+                }
+                None => device = self.queue_devices.get(&q).copied(),
+            }
+        }
+        let inst = Finalised {
+            key,
+            kind,
+            span,
+            submit_ns: instance.submit_ns,
+            begin_ns: instance.begin_ns,
+            device,
+            queue,
+        };
+        if let Some(first) = instance.submit_ns.or(span.map(|s| s.0)) {
+            self.first_ns = Some(self.first_ns.map_or(first, |f| f.min(first)));
+        }
+        let at = span.map(|s| s.0).or(instance.submit_ns).unwrap_or(0);
+        if self.held.insert(key, inst).is_none() {
+            self.held_order.push(Reverse((at, key)));
+        }
+        while self.held_order.len() > self.reorder {
+            self.release_one();
+        }
+    }
+
+    /// Takes the earliest-starting held instance on to the path.
+    fn release_one(&mut self) {
+        let Some(Reverse((_, key))) = self.held_order.pop() else {
+            return;
+        };
+        let Some(inst) = self.held.remove(&key) else {
+            return;
+        };
+        let deps = self.waiting_edges.remove(&key).unwrap_or_default();
+        let missing: Vec<InstanceKey> = deps
+            .iter()
+            .map(|d| d.0)
+            .filter(|s| !self.window.contains_key(s) && !self.gone(*s))
+            .collect();
+        if missing.is_empty() {
+            self.process(inst, &deps);
+        } else {
+            for s in &missing {
+                self.waiters.entry(*s).or_default().push(key);
+            }
+            self.deferred.insert(
+                key,
+                Deferred {
+                    inst,
+                    deps,
+                    missing: missing.len(),
+                },
+            );
+            self.deferred_order.push_back(key);
+            while self.deferred.len() > self.max_deferred {
+                let Some(oldest) = self.deferred_order.pop_front() else {
+                    break;
+                };
+                if let Some(d) = self.deferred.remove(&oldest) {
+                    self.process(d.inst, &d.deps);
+                }
+            }
+        }
+    }
+
+    /// Whether `key` left the window (or cannot be waited for).
+    fn gone(&self, key: InstanceKey) -> bool {
+        self.evicted.get(&key.0).is_some_and(|&e| key.1 <= e)
+    }
+
+    /// Processes every deferred instance with what is known, and sweeps the
+    /// idle gaps: call once the records have stopped.
+    pub fn finish(&mut self) {
+        while !self.held_order.is_empty() {
+            self.release_one();
+        }
+        while let Some(oldest) = self.deferred_order.pop_front() {
+            if let Some(d) = self.deferred.remove(&oldest) {
+                self.process(d.inst, &d.deps);
+            }
+        }
+        self.waiters.clear();
+        self.idle.finish();
+    }
+
+    /// Makes a step (or a pass-through entry) of `inst`, puts it in the
+    /// window and processes the deferred instances that waited for it.
+    fn process(&mut self, inst: Finalised, deps: &[(InstanceKey, bool)]) {
+        let mut todo = vec![(inst, deps.to_vec())];
+        while let Some((inst, deps)) = todo.pop() {
+            self.process_one(inst, &deps);
+            let Some(waiting) = self.waiters.remove(&inst.key) else {
+                continue;
+            };
+            for w in waiting {
+                let ready = match self.deferred.get_mut(&w) {
+                    Some(d) => {
+                        d.missing = d.missing.saturating_sub(1);
+                        d.missing == 0
+                    }
+                    None => false,
+                };
+                if ready {
+                    if let Some(d) = self.deferred.remove(&w) {
+                        todo.push((d.inst, d.deps));
+                    }
+                }
+            }
+        }
+    }
+
+    fn process_one(&mut self, inst: Finalised, deps: &[(InstanceKey, bool)]) {
+        // What it waited for last, and its latest data dependency. A host
+        // task's recorded times are when the runtime handed it to its
+        // thread pool, not when it ran: it is taken to have ended when the
+        // instance waiting on it was enqueued (its task_begin).
+        let enqueued = inst.begin_ns.map(|b| inst.span.map_or(b, |s| b.min(s.0)));
+        let mut best: Option<(u64, bool, &Entry)> = None;
+        let mut data: Option<u64> = None;
+        let mut host_task = false;
+        for &(source, queue_order) in deps {
+            let Some(e) = self.window.get(&source) else {
+                self.deps_missed += 1;
+                continue;
+            };
+            let Some(mut end) = e.end_ns else { continue };
+            if e.host_task && !queue_order {
+                end = end.max(enqueued.unwrap_or(end));
+            }
+            let better = match best {
+                None => true,
+                Some((b, bq, _)) => end > b || (end == b && bq && !queue_order),
+            };
+            if better {
+                best = Some((end, queue_order, e));
+            }
+            if !queue_order {
+                if e.host_task {
+                    host_task = true;
+                } else if data.is_none_or(|d| end > d) {
+                    data = Some(end);
+                }
+            }
+        }
+        let entry = match inst.span {
+            None => match best {
+                Some((end, _, e)) => Entry {
+                    end_ns: Some(end),
+                    chain: e.chain.clone(),
+                    host_task: e.host_task || inst.kind == NodeKind::HostTask,
+                },
+                None => Entry {
+                    end_ns: None,
+                    chain: None,
+                    host_task: inst.kind == NodeKind::HostTask,
+                },
+            },
+            Some((mut start_ns, mut end_ns)) => {
+                if inst.kind == NodeKind::HostTask {
+                    // Handed to the thread pool before its dependencies
+                    // ended: it cannot have run before them.
+                    if let Some((ready, _, _)) = best {
+                        start_ns = start_ns.max(ready);
+                        end_ns = end_ns.max(start_ns);
+                    }
+                }
+                let before_submit = || {
+                    let submit = inst.submit_ns?;
+                    let (&(end, _), link) = self
+                        .ended
+                        .range(..=(submit, (NodeId::MAX, u64::MAX)))
+                        .next_back()?;
+                    Some((end, link.clone()))
+                };
+                let (parent, gap_before_ns, cause) = match best {
+                    None => match before_submit() {
+                        Some((end, link)) => (
+                            Parent::Link(link),
+                            start_ns.saturating_sub(end),
+                            GapCause::Host,
+                        ),
+                        None => (Parent::Start, 0, GapCause::None),
+                    },
+                    Some((end, queue_order, e)) => {
+                        let cause = if inst.submit_ns.is_some_and(|s| s > end) {
+                            GapCause::Host
+                        } else if queue_order {
+                            GapCause::Queue
+                        } else {
+                            GapCause::Dependency
+                        };
+                        let waited = if cause == GapCause::Host {
+                            before_submit().filter(|w| w.0 >= end)
+                        } else {
+                            None
+                        };
+                        match waited {
+                            Some((end, link)) => {
+                                (Parent::Link(link), start_ns.saturating_sub(end), cause)
+                            }
+                            None => {
+                                // The gap runs from the step's own end (for
+                                // a host task: the time it ran is the gap).
+                                let recorded = e.end_ns.unwrap_or(end);
+                                let parent = e.chain.clone().map_or(Parent::Start, Parent::Link);
+                                (parent, start_ns.saturating_sub(recorded), cause)
+                            }
+                        }
+                    }
+                };
+                let step = Step {
+                    key: inst.key,
+                    kind: inst.kind,
+                    start_ns,
+                    end_ns,
+                    gap_before_ns,
+                    cause,
+                };
+                let link = self.link(step, parent);
+                self.ended.insert((end_ns, inst.key), link.clone());
+                if self.ended.len() > self.window_size {
+                    self.ended.pop_first();
+                }
+                if inst.kind.is_device_command() {
+                    if self
+                        .last
+                        .as_ref()
+                        .is_none_or(|l| (end_ns, inst.key) > (l.0, l.1.step.key))
+                    {
+                        self.last = Some((end_ns, link.clone()));
+                    }
+                    let submit_ns = inst.submit_ns.unwrap_or(0);
+                    let wait_end_ns = self
+                        .recent_waits
+                        .iter()
+                        .filter(|&&w| w <= submit_ns.max(start_ns))
+                        .max()
+                        .copied();
+                    let busy = Busy {
+                        start_ns,
+                        end_ns,
+                        key: inst.key,
+                        submit_ns,
+                        dependency: data,
+                        host_task,
+                        wait_end_ns,
+                    };
+                    let device = inst.device.map(|d| self.devices[d].clone());
+                    self.idle.add(device.as_deref(), inst.queue, busy);
+                }
+                Entry {
+                    end_ns: Some(end_ns),
+                    chain: Some(link),
+                    host_task: inst.kind == NodeKind::HostTask,
+                }
+            }
+        };
+        self.window.insert(inst.key, entry);
+        self.window_order.push_back(inst.key);
+        while self.window_order.len() > self.window_size {
+            let Some(old) = self.window_order.pop_front() else {
+                break;
+            };
+            self.window.remove(&old);
+            let e = self.evicted.entry(old.0).or_default();
+            *e = (*e).max(old.1);
+        }
+    }
+
+    /// A new link after `parent`, folding the chain's oldest steps when it
+    /// is longer than twice the step limit.
+    fn link(&self, step: Step, parent: Parent) -> Arc<Link> {
+        let depth = match &parent {
+            Parent::Link(l) => l.depth + 1,
+            _ => 1,
+        };
+        if depth <= 2 * self.max_steps {
+            return Arc::new(Link {
+                step,
+                parent,
+                depth,
+            });
+        }
+        // Newest first: the new step, then the chain back to its base.
+        let mut steps = vec![step];
+        let mut at = parent;
+        let base = loop {
+            match at {
+                Parent::Link(l) => {
+                    steps.push(l.step);
+                    at = l.parent.clone();
+                }
+                Parent::Folded(f) => break Some(f),
+                Parent::Start => break None,
+            }
+        };
+        let mut folded = base.map(|f| (*f).clone()).unwrap_or_default();
+        let keep = self.max_steps;
+        for s in steps[keep..].iter().rev() {
+            folded.add(s);
+        }
+        let mut chain = Parent::Folded(Arc::new(folded));
+        let mut last = None;
+        for (i, s) in steps[..keep].iter().rev().enumerate() {
+            let l = Arc::new(Link {
+                step: *s,
+                parent: chain,
+                depth: i + 1,
+            });
+            chain = Parent::Link(l.clone());
+            last = Some(l);
+        }
+        last.expect("at least one step is kept")
+    }
+
+    /// The critical path as it stands (the chain of the device command that
+    /// ended last).
+    pub fn report(&self) -> PathReport {
+        let mut report = PathReport {
+            first_ns: self.first_ns,
+            ..PathReport::default()
+        };
+        let Some((end, chain)) = &self.last else {
+            return report;
+        };
+        report.end_ns = Some(*end);
+        let mut node_ns: FxHashMap<NodeId, u64> = FxHashMap::default();
+        let mut at = Parent::Link(chain.clone());
+        loop {
+            match at {
+                Parent::Link(l) => {
+                    report.steps.push(l.step);
+                    at = l.parent.clone();
+                }
+                Parent::Folded(f) => {
+                    report.folded_steps = f.steps;
+                    report.start_ns = Some(f.first_start_ns);
+                    report.gap_ns = f.gap_ns;
+                    node_ns.clone_from(&f.node_ns);
+                    break;
+                }
+                Parent::Start => break,
+            }
+        }
+        report.steps.reverse();
+        if report.folded_steps == 0 {
+            report.start_ns = report.steps.first().map(|s| s.start_ns);
+        }
+        for s in &report.steps {
+            let at = node_ns.entry(s.key.0).or_default();
+            *at = at.saturating_add(s.duration_ns());
+            let gap = &mut report.gap_ns[s.cause.index()];
+            *gap = gap.saturating_add(s.gap_before_ns);
+        }
+        report.node_ns = node_ns.into_iter().collect();
+        report
+            .node_ns
+            .sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        report
+    }
+
+    /// The idle gaps of the devices and queues.
+    pub fn idle_gaps(&self) -> &IdleGaps {
+        &self.idle
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{DeviceTimes, TimingStatus};
+
+    fn kernel(instance: u64, submit: u64, start: u64, end: u64) -> Instance {
+        let mut i = Instance::new(instance);
+        i.submit_ns = Some(submit);
+        i.device = Some(DeviceTimes {
+            node: 0,
+            instance,
+            status: TimingStatus::Ok,
+            start_ns: start,
+            end_ns: end,
+        });
+        i
+    }
+
+    fn edge(from: InstanceKey, to: InstanceKey, queue_order: bool) -> InstanceEdge {
+        InstanceEdge {
+            source: from.0,
+            source_instance: from.1,
+            target: to.0,
+            target_instance: to.1,
+            queue_order,
+        }
+    }
+
+    #[test]
+    fn host_gap_dependency_and_queue() {
+        let mut cp = CriticalPath::new(100);
+        // a(0,1) 0..10; b(1,1) after a on the queue 10..20; c(2,1) depends
+        // on b, submitted at 70, runs 75..80.
+        cp.depends(edge((0, 1), (1, 1), true));
+        cp.depends(edge((1, 1), (2, 1), false));
+        cp.finalised(
+            (0, 1),
+            &kernel(1, 0, 0, 10),
+            NodeKind::Kernel,
+            Some("d"),
+            Some(1),
+        );
+        cp.finalised(
+            (1, 1),
+            &kernel(1, 1, 12, 20),
+            NodeKind::Kernel,
+            Some("d"),
+            Some(1),
+        );
+        cp.finalised(
+            (2, 1),
+            &kernel(1, 70, 75, 80),
+            NodeKind::Kernel,
+            Some("d"),
+            Some(1),
+        );
+        cp.finish();
+        cp.finish();
+        let r = cp.report();
+        let causes: Vec<_> = r
+            .steps
+            .iter()
+            .map(|s| (s.key, s.gap_before_ns, s.cause))
+            .collect();
+        assert_eq!(
+            causes,
+            vec![
+                ((0, 1), 0, GapCause::None),
+                ((1, 1), 2, GapCause::Queue),
+                ((2, 1), 55, GapCause::Host)
+            ]
+        );
+        assert_eq!(r.length_ns(), 80);
+        assert_eq!(r.node_ns, vec![(0, 10), (1, 8), (2, 5)]);
+    }
+
+    #[test]
+    fn a_target_finalised_before_its_dependency_waits_for_it() {
+        let mut cp = CriticalPath::new(100);
+        cp.depends(edge((0, 1), (1, 1), false));
+        cp.finalised((1, 1), &kernel(1, 0, 20, 30), NodeKind::Kernel, None, None);
+        cp.finalised((0, 1), &kernel(1, 0, 0, 15), NodeKind::Kernel, None, None);
+        assert!(cp.report().steps.is_empty(), "held until finish");
+        cp.finish();
+        let r = cp.report();
+        assert_eq!(r.steps.len(), 2);
+        assert_eq!(r.steps[1].cause, GapCause::Dependency);
+        assert_eq!(r.steps[1].gap_before_ns, 5);
+    }
+
+    #[test]
+    fn without_dependencies_the_host_waited_for_what_ended_before_the_submission() {
+        let mut cp = CriticalPath::new(100);
+        cp.finalised((0, 1), &kernel(1, 0, 0, 10), NodeKind::Kernel, None, None);
+        cp.finalised((1, 1), &kernel(1, 5, 6, 30), NodeKind::Kernel, None, None);
+        // Submitted at 31, after both ended: follows the one that ended last.
+        cp.finalised((2, 1), &kernel(1, 31, 40, 50), NodeKind::Kernel, None, None);
+        cp.finish();
+        let r = cp.report();
+        let steps: Vec<_> = r
+            .steps
+            .iter()
+            .map(|s| (s.key, s.gap_before_ns, s.cause))
+            .collect();
+        assert_eq!(
+            steps,
+            vec![((1, 1), 0, GapCause::None), ((2, 1), 10, GapCause::Host)]
+        );
+    }
+
+    #[test]
+    fn untimed_instances_pass_their_chain_on() {
+        let mut cp = CriticalPath::new(100);
+        cp.depends(edge((0, 1), (1, 1), false));
+        cp.depends(edge((1, 1), (2, 1), false));
+        cp.finalised((0, 1), &kernel(1, 0, 0, 10), NodeKind::Kernel, None, None);
+        let mut alloc = Instance::new(1);
+        alloc.submit_ns = Some(1);
+        cp.finalised((1, 1), &alloc, NodeKind::Alloc, None, None);
+        cp.finalised((2, 1), &kernel(1, 2, 14, 20), NodeKind::Kernel, None, None);
+        cp.finish();
+        let r = cp.report();
+        let keys: Vec<_> = r.steps.iter().map(|s| s.key).collect();
+        assert_eq!(keys, vec![(0, 1), (2, 1)]);
+        assert_eq!(r.steps[1].gap_before_ns, 4);
+    }
+
+    #[test]
+    fn a_long_chain_is_folded_with_exact_totals() {
+        let mut cp = CriticalPath::new(3);
+        for i in 1..=100u64 {
+            if i > 1 {
+                cp.depends(edge(
+                    ((i % 2) as u32, i - 1),
+                    (((i + 1) % 2) as u32, i),
+                    true,
+                ));
+            }
+            let key = (((i + 1) % 2) as u32, i);
+            cp.finalised(
+                key,
+                &kernel(i, 0, i * 10, i * 10 + 5),
+                NodeKind::Kernel,
+                None,
+                None,
+            );
+        }
+        cp.finish();
+        let r = cp.report();
+        assert!(
+            r.steps.len() <= 6 && r.steps.len() >= 3,
+            "{}",
+            r.steps.len()
+        );
+        assert_eq!(r.total_steps(), 100);
+        assert_eq!(r.start_ns, Some(10));
+        assert_eq!(r.end_ns, Some(1005));
+        assert_eq!(r.node_ns.iter().map(|n| n.1).sum::<u64>(), 500);
+        assert_eq!(r.gap_ns[GapCause::Queue.index()], 99 * 5);
+        assert_eq!(r.steps.last().unwrap().key, (1, 100));
+    }
+}

@@ -1,0 +1,441 @@
+//! Idle gaps ("bubbles") per device and per queue: the time between device
+//! commands when nothing of that device (or queue) ran, each with a cause,
+//! summed per cause over the whole run, and the ten longest kept.
+//!
+//! Commands arrive as they are finalised, which is roughly but not exactly
+//! the order they ran in. Each device and queue holds the last
+//! [`REORDER`] commands in a heap by device start and sweeps the oldest
+//! out when it is full (and everything at [`IdleGaps::finish`]): a gap is
+//! the time from the end of everything swept so far to the start of the
+//! next command swept. A command finalised so late that a later-starting
+//! one was already swept is counted in [`Sweep::late`] and only extends
+//! the busy time, so a gap it would have filled may be counted as idle.
+//!
+//! The cause of a gap is read from the command after it, from whatever
+//! that command waited for last (see [`IdleCause`]).
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use crate::instance_graph::InstanceKey;
+
+/// Commands held per device or queue to put them back in start order.
+pub const REORDER: usize = 4096;
+
+/// Longest gaps kept per scope (device, queue).
+pub const LONGEST: usize = 10;
+
+/// Why a device or queue sat idle before a command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum IdleCause {
+    /// The host submitted the next command after the device went idle,
+    /// and was not blocked in a wait just before.
+    HostLate,
+    /// The host submitted the next command after the device went idle,
+    /// right after a host wait (`wait_begin`..`wait_end`, a `q.wait()` or
+    /// `e.wait()`) that ended inside the gap: synchronisation.
+    HostWait,
+    /// Everything else the next command waited for was ready before the gap
+    /// but it depends on a host task (the runtime does not say when a host
+    /// task ends: it held the command, or the runtime was slow).
+    HostTask,
+    /// The next command waited for a dependency on another queue or device
+    /// that ended inside the gap.
+    Dependency,
+    /// Everything the next command waited for was ready before the gap:
+    /// the runtime or the driver took that long to start it.
+    Runtime,
+}
+
+impl IdleCause {
+    /// Every cause, in declaration order (the index of [`IdleCause::index`]).
+    pub const ALL: [IdleCause; 5] = [
+        IdleCause::HostLate,
+        IdleCause::HostWait,
+        IdleCause::HostTask,
+        IdleCause::Dependency,
+        IdleCause::Runtime,
+    ];
+
+    /// `host_late`, `host_wait`, `host_task`, `dependency` or `runtime`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IdleCause::HostLate => "host_late",
+            IdleCause::HostWait => "host_wait",
+            IdleCause::HostTask => "host_task",
+            IdleCause::Dependency => "dependency",
+            IdleCause::Runtime => "runtime",
+        }
+    }
+
+    /// Its position in [`IdleCause::ALL`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// A device or a queue.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Resource {
+    /// A device, by name.
+    Device(String),
+    /// A queue, by the runtime's queue id.
+    Queue(u64),
+}
+
+impl Resource {
+    /// `device` or `queue`.
+    pub fn scope(&self) -> &'static str {
+        match self {
+            Resource::Device(_) => "device",
+            Resource::Queue(_) => "queue",
+        }
+    }
+
+    /// The device name or the queue id.
+    pub fn name(&self) -> String {
+        match self {
+            Resource::Device(d) => d.clone(),
+            Resource::Queue(q) => q.to_string(),
+        }
+    }
+}
+
+/// What one timed device command tells the sweep.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Busy {
+    /// Device start, host ns.
+    pub start_ns: u64,
+    /// Device end, host ns.
+    pub end_ns: u64,
+    /// The command.
+    pub key: InstanceKey,
+    /// When the host submitted it.
+    pub submit_ns: u64,
+    /// The end of the data dependency (not a host task) that ended last.
+    pub dependency: Option<u64>,
+    /// It depends on a host task (whose end the runtime does not report:
+    /// only that it ended before this command started).
+    pub host_task: bool,
+    /// The end of the host wait that ended last before the submission,
+    /// if any ended after the command's previous step was ready.
+    pub wait_end_ns: Option<u64>,
+}
+
+/// One idle gap.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Gap {
+    /// The device or queue that was idle.
+    pub resource: Resource,
+    /// Its cause.
+    pub cause: IdleCause,
+    /// When it went idle (the end of the command before).
+    pub start_ns: u64,
+    /// When the next command started.
+    pub end_ns: u64,
+    /// The command that ended last before the gap.
+    pub before: Option<InstanceKey>,
+    /// The command after the gap.
+    pub after: InstanceKey,
+}
+
+impl Gap {
+    /// How long it was idle.
+    pub fn idle_ns(&self) -> u64 {
+        self.end_ns - self.start_ns
+    }
+}
+
+/// One device's or queue's sweep.
+#[derive(Clone, Debug, Default)]
+pub struct Sweep {
+    heap: BinaryHeap<Reverse<Busy>>,
+    /// End of everything swept so far, and the command that ended then.
+    busy_until: Option<(u64, InstanceKey)>,
+    /// The first start swept.
+    pub first_start_ns: Option<u64>,
+    /// Device time covered by at least one command.
+    pub busy_ns: u64,
+    /// Idle time by cause ([`IdleCause::index`]).
+    pub idle_ns: [u64; 5],
+    /// Gaps by cause.
+    pub gaps: [u64; 5],
+    /// Commands swept.
+    pub commands: u64,
+    /// Commands that came after a later-starting one was swept.
+    pub late: u64,
+    /// The last start swept.
+    swept_start: u64,
+}
+
+impl Sweep {
+    /// The end of everything swept.
+    pub fn last_end_ns(&self) -> Option<u64> {
+        self.busy_until.map(|b| b.0)
+    }
+
+    /// Idle time in all.
+    pub fn idle_total_ns(&self) -> u64 {
+        self.idle_ns.iter().sum()
+    }
+}
+
+/// Idle gaps of every device and queue.
+#[derive(Clone, Debug, Default)]
+pub struct IdleGaps {
+    sweeps: Vec<(Resource, Sweep)>,
+    longest: Vec<Gap>,
+    reorder: usize,
+}
+
+/// The cause of a gap that began at `idle_from` before `next`.
+fn cause_of(idle_from: u64, next: &Busy) -> IdleCause {
+    let dep = next.dependency.filter(|&d| d > idle_from);
+    match dep {
+        Some(end) if end >= next.submit_ns => IdleCause::Dependency,
+        _ if next.submit_ns > idle_from => {
+            if next.wait_end_ns.is_some_and(|w| w >= idle_from) {
+                IdleCause::HostWait
+            } else {
+                IdleCause::HostLate
+            }
+        }
+        // Ready but for a host task, whose end is not known: it held it.
+        _ if next.host_task => IdleCause::HostTask,
+        _ => IdleCause::Runtime,
+    }
+}
+
+impl IdleGaps {
+    /// Empty, reordering [`REORDER`] commands per device and queue.
+    pub fn new() -> IdleGaps {
+        IdleGaps::with_reorder(REORDER)
+    }
+
+    /// Empty, reordering `reorder` commands per device and queue (at least 1).
+    pub fn with_reorder(reorder: usize) -> IdleGaps {
+        IdleGaps {
+            reorder: reorder.max(1),
+            ..IdleGaps::default()
+        }
+    }
+
+    /// One timed device command on `device` and `queue`.
+    pub fn add(&mut self, device: Option<&str>, queue: Option<u64>, busy: Busy) {
+        if let Some(d) = device {
+            let at = match self
+                .sweeps
+                .iter()
+                .position(|(r, _)| matches!(r, Resource::Device(n) if n == d))
+            {
+                Some(at) => at,
+                None => {
+                    self.sweeps
+                        .push((Resource::Device(d.to_string()), Sweep::default()));
+                    self.sweeps.len() - 1
+                }
+            };
+            self.push(at, busy);
+        }
+        if let Some(q) = queue {
+            let at = match self
+                .sweeps
+                .iter()
+                .position(|(r, _)| *r == Resource::Queue(q))
+            {
+                Some(at) => at,
+                None => {
+                    self.sweeps.push((Resource::Queue(q), Sweep::default()));
+                    self.sweeps.len() - 1
+                }
+            };
+            self.push(at, busy);
+        }
+    }
+
+    fn push(&mut self, at: usize, busy: Busy) {
+        self.sweeps[at].1.heap.push(Reverse(busy));
+        if self.sweeps[at].1.heap.len() > self.reorder {
+            self.sweep_one(at);
+        }
+    }
+
+    /// Sweeps the earliest-starting held command of sweep `at`.
+    fn sweep_one(&mut self, at: usize) {
+        let (resource, s) = &mut self.sweeps[at];
+        let Some(Reverse(b)) = s.heap.pop() else {
+            return;
+        };
+        s.commands += 1;
+        if b.start_ns < s.swept_start {
+            s.late += 1;
+        }
+        s.swept_start = s.swept_start.max(b.start_ns);
+        s.first_start_ns = Some(s.first_start_ns.map_or(b.start_ns, |f| f.min(b.start_ns)));
+        let end = b.end_ns.max(b.start_ns);
+        match s.busy_until {
+            None => {
+                s.busy_ns = s.busy_ns.saturating_add(end - b.start_ns);
+                s.busy_until = Some((end, b.key));
+            }
+            Some((until, before)) => {
+                if b.start_ns > until {
+                    let cause = cause_of(until, &b);
+                    s.idle_ns[cause.index()] =
+                        s.idle_ns[cause.index()].saturating_add(b.start_ns - until);
+                    s.gaps[cause.index()] += 1;
+                    let gap = Gap {
+                        resource: resource.clone(),
+                        cause,
+                        start_ns: until,
+                        end_ns: b.start_ns,
+                        before: Some(before),
+                        after: b.key,
+                    };
+                    keep_longest(&mut self.longest, gap);
+                }
+                if end > until {
+                    s.busy_ns = s.busy_ns.saturating_add(end - b.start_ns.max(until));
+                    s.busy_until = Some((end, b.key));
+                }
+            }
+        }
+    }
+
+    /// Sweeps everything held: call once the commands have stopped.
+    pub fn finish(&mut self) {
+        for at in 0..self.sweeps.len() {
+            while !self.sweeps[at].1.heap.is_empty() {
+                self.sweep_one(at);
+            }
+        }
+    }
+
+    /// Every device and queue with its sweep, devices first.
+    pub fn sweeps(&self) -> Vec<(&Resource, &Sweep)> {
+        let mut v: Vec<(&Resource, &Sweep)> = self.sweeps.iter().map(|(r, s)| (r, s)).collect();
+        v.sort_by(|a, b| a.0.cmp(b.0));
+        v
+    }
+
+    /// The longest gaps of a scope (`device` or `queue`), longest first.
+    pub fn longest(&self, scope: &str) -> Vec<&Gap> {
+        let mut v: Vec<&Gap> = self
+            .longest
+            .iter()
+            .filter(|g| g.resource.scope() == scope)
+            .collect();
+        v.sort_by(|a, b| {
+            b.idle_ns()
+                .cmp(&a.idle_ns())
+                .then(a.start_ns.cmp(&b.start_ns))
+        });
+        v
+    }
+
+    /// Idle time by cause summed over the devices.
+    pub fn device_idle_by_cause(&self) -> [u64; 5] {
+        let mut out = [0; 5];
+        for (r, s) in &self.sweeps {
+            if matches!(r, Resource::Device(_)) {
+                for (o, v) in out.iter_mut().zip(s.idle_ns) {
+                    *o = u64::saturating_add(*o, v);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Keeps `gap` among the [`LONGEST`] longest of its scope.
+fn keep_longest(longest: &mut Vec<Gap>, gap: Gap) {
+    let scope = gap.resource.scope();
+    let same: Vec<usize> = (0..longest.len())
+        .filter(|&i| longest[i].resource.scope() == scope)
+        .collect();
+    if same.len() < LONGEST {
+        longest.push(gap);
+        return;
+    }
+    if let Some(&shortest) = same.iter().min_by_key(|&&i| longest[i].idle_ns()) {
+        if longest[shortest].idle_ns() < gap.idle_ns() {
+            longest[shortest] = gap;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn busy(key: u64, start_ns: u64, end_ns: u64, submit_ns: u64) -> Busy {
+        Busy {
+            start_ns,
+            end_ns,
+            key: (0, key),
+            submit_ns,
+            dependency: None,
+            host_task: false,
+            wait_end_ns: None,
+        }
+    }
+
+    #[test]
+    fn gaps_between_commands_in_any_arrival_order() {
+        let mut g = IdleGaps::new();
+        // 1: 0..10, 2: 30..40 submitted at 25 (host late), 3: 35..50
+        // (overlaps), 4: 60..70 submitted at 0 waiting on a host task.
+        let mut four = busy(4, 60, 70, 0);
+        four.host_task = true;
+        for b in [
+            busy(2, 30, 40, 25),
+            four,
+            busy(1, 0, 10, 0),
+            busy(3, 35, 50, 1),
+        ] {
+            g.add(Some("cpu"), Some(7), b);
+        }
+        g.finish();
+        let sweeps = g.sweeps();
+        assert_eq!(sweeps.len(), 2);
+        let (r, s) = sweeps[0];
+        assert_eq!(r, &Resource::Device("cpu".into()));
+        assert_eq!(s.busy_ns, 10 + 20 + 10);
+        assert_eq!(s.idle_ns[IdleCause::HostLate.index()], 20);
+        assert_eq!(s.idle_ns[IdleCause::HostTask.index()], 10);
+        assert_eq!(s.late, 0);
+        let longest = g.longest("device");
+        assert_eq!(longest[0].after, (0, 2));
+        assert_eq!(longest[0].before, Some((0, 1)));
+        assert_eq!(longest[1].before, Some((0, 3)));
+    }
+
+    #[test]
+    fn causes() {
+        let mut b = busy(1, 100, 110, 90);
+        assert_eq!(cause_of(95, &b), IdleCause::Runtime);
+        assert_eq!(cause_of(80, &b), IdleCause::HostLate);
+        b.wait_end_ns = Some(85);
+        assert_eq!(cause_of(80, &b), IdleCause::HostWait);
+        b.host_task = true;
+        assert_eq!(cause_of(95, &b), IdleCause::HostTask);
+        assert_eq!(cause_of(80, &b), IdleCause::HostWait);
+        b.dependency = Some(97);
+        assert_eq!(cause_of(80, &b), IdleCause::Dependency);
+        b.dependency = Some(70);
+        assert_eq!(cause_of(80, &b), IdleCause::HostWait);
+    }
+
+    #[test]
+    fn only_the_longest_are_kept() {
+        let mut g = IdleGaps::with_reorder(2);
+        for i in 0..100 {
+            g.add(None, Some(1), busy(i, i * i * 10, i * i * 10 + 5, 0));
+        }
+        g.finish();
+        let l = g.longest("queue");
+        assert_eq!(l.len(), LONGEST);
+        assert_eq!(l[0].after, (0, 99));
+        assert!(g.longest("device").is_empty());
+    }
+}

@@ -1,0 +1,103 @@
+// critical_path: programs whose critical path is known by construction.
+// Device kernels are busy loops from OpenCL C (rounds per item = length).
+// argv[1] picks the scenario:
+//  chains     out-of-order queue: a long chain (4 kernels of 16x the work)
+//             on buffer a and a short chain (2 short kernels) on buffer b run
+//             side by side; a host task reads both; a last kernel on b runs
+//             after it. The path: the long chain, the host task, the last
+//             kernel; no short-chain kernel.
+//  host_sleep in-order queue: a kernel, 50 ms of host sleep, a kernel that
+//             depends on the first through a buffer: a `host` gap before the
+//             second of at least 50 ms less the first's submit-to-end time.
+//  host_task  out-of-order queue: a kernel, a host task after it that sleeps
+//             30 ms, a kernel after the host task: the device sits idle
+//             >= 30 ms waiting on the host task.
+// Every command line carries an "@node <label>" tag.
+#include "common.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+
+static const char *kSource = R"CL(
+__kernel void spin(__global float *x, int rounds) {
+  size_t i = get_global_id(0);
+  float v = x[i];
+  for (int r = 0; r < rounds; ++r) v = v * 0.999f + 1.0f;
+  x[i] = v;
+}
+)CL";
+
+constexpr size_t N = 4096;
+constexpr int kShort = 2000;
+constexpr int kLong = 32000;
+
+static sycl::event spin(sycl::queue &q, sycl::kernel &k, sycl::buffer<float, 1> &b, int rounds,
+                        int which) {
+  // One source line per role, so each role is its own node.
+  auto body = [&](sycl::handler &h) {
+    sycl::accessor acc{b, h, sycl::read_write};
+    h.set_args(acc, rounds);
+    h.parallel_for(sycl::range<1>(N), k);
+  };
+  switch (which) {
+    case 0: return q.submit(body);  // @node long_link
+    case 1: return q.submit(body);  // @node short_link
+    case 2: return q.submit(body);  // @node after_join
+    case 3: return q.submit(body);  // @node first
+    default: return q.submit(body);  // @node second
+  }
+}
+
+int main(int argc, char **argv) {
+  const char *mode = argc > 1 ? argv[1] : "chains";
+  bool in_order = std::strcmp(mode, "host_sleep") == 0;
+  sycl::queue q = in_order ? sycl::queue{sycl::cpu_selector_v, progs::profiling_in_order()}
+                           : sycl::queue{sycl::cpu_selector_v,
+                                         sycl::property::queue::enable_profiling()};
+  auto ks = progs::build_cl_kernels(q, kSource, {"spin"});
+  sycl::kernel k = ks.at("spin");
+  sycl::buffer<float, 1> a{sycl::range<1>(N)};
+  sycl::buffer<float, 1> b{sycl::range<1>(N)};
+  {
+    sycl::host_accessor ha{a, sycl::write_only};
+    sycl::host_accessor hb{b, sycl::write_only};
+    for (size_t i = 0; i < N; ++i) ha[i] = hb[i] = 1.0f;
+  }
+
+  if (std::strcmp(mode, "chains") == 0) {
+    for (int i = 0; i < 4; ++i) {
+      spin(q, k, a, kLong, 0);
+      if (i < 2) spin(q, k, b, kShort, 1);
+    }
+    q.submit([&](sycl::handler &h) {  // @node join
+      sycl::accessor ra{a, h, sycl::read_only};
+      sycl::accessor rb{b, h, sycl::read_write};
+      h.host_task([=] { rb[0] = rb[0] + ra[0] * 0.0f; });
+    });
+    spin(q, k, b, kShort, 2);
+  } else if (std::strcmp(mode, "host_sleep") == 0) {
+    spin(q, k, a, kShort, 3);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    spin(q, k, a, kShort, 4);
+  } else if (std::strcmp(mode, "host_task") == 0) {
+    spin(q, k, a, kShort, 3);
+    q.submit([&](sycl::handler &h) {  // @node slow_host_task
+      sycl::accessor acc{a, h, sycl::read_write};
+      h.host_task([=] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(30));
+        acc[0] = acc[0] + 1.0f;
+      });
+    });
+    spin(q, k, a, kShort, 4);
+  } else {
+    std::fprintf(stderr, "unknown mode %s\n", mode);
+    return 2;
+  }
+  q.wait();
+  sycl::host_accessor ra{a, sycl::read_only};
+  sycl::host_accessor rb{b, sycl::read_only};
+  std::printf("%s done %.1f %.1f\n", mode, ra[1], rb[1]);
+  return 0;
+}
