@@ -1,0 +1,694 @@
+//! `trace.pftrace`: a Perfetto trace (protobuf `TracePacket`s holding
+//! `TrackEvent`s and `TrackDescriptor`s), streamed as instances complete
+//! ([`TraceWriter`]). It opens in ui.perfetto.dev.
+//!
+//! What is in it:
+//!
+//! - a process track (the traced program, by pid), and under it
+//! - one track per host thread (`host thread N`, N the `thread_id` of
+//!   `kernels.csv`) with the XPTI task span (task_begin..task_end) of every
+//!   submission made on it, named `submit <operation>` (a host task's span,
+//!   which is its run, is named by its operation, `host task`), and the
+//!   waits and barriers (`wait: <what>`, `barrier: <what>`);
+//! - one track per device queue (`queue <id> <device>`) with every timed
+//!   device command as a slice from its device start to its device end,
+//!   the very numbers of `kernels.csv`'s `start_ns`/`end_ns`, named by the
+//!   kernel or operation. Commands of one queue that overlap in time (an
+//!   out-of-order queue) go on extra tracks `queue <id> <device> #2`, ...
+//!   so that no slice partly overlaps another on one track;
+//! - args on the slices: `node`, `instance`, `kind`, `queue`, `bytes`,
+//!   `global_size`, `local_size`, `source` (file:line), as known;
+//! - flows: from each submission's task span to its device slice, and along
+//!   every dependency edge between instances (the instance graph's edges)
+//!   from the producer's slice to the consumer's (the device slice when
+//!   timed, else the task span).
+//!
+//! Times are CLOCK_MONOTONIC ns: every packet says `timestamp_clock_id` 3
+//! (`BUILTIN_CLOCK_MONOTONIC`), and the first packet is a clock snapshot
+//! that makes it the trace's primary clock, so the UI shows the same
+//! numbers as `kernels.csv`.
+//!
+//! **Dependency flows when an edge comes late.** A slice is written when its
+//! instance completes, with the flows known by then. A dependency usually
+//! arrives before both its ends complete (at the consumer's submission), and
+//! then it is on the two slices themselves. When the producer's slice was
+//! already written, the flow starts at a zero-length `dependency` marker
+//! at the producer slice's start, on its track (inside it); likewise a
+//! marker at the consumer slice's start when that was written first. An
+//! edge to or from an instance that has no slice (untimed, no task span)
+//! has no flow. The tables that remember written and waiting instances
+//! keep the most recent [`RECENT`] entries twice over (two generations);
+//! an edge naming an older instance gets no flow.
+//!
+//! Packets are encoded with prost; each is appended whole, so a file cut
+//! at any [`TraceWriter::flush`] parses, and a size bound drops every slice
+//! after it is reached (counted in [`TraceWriter::dropped`]).
+
+use std::hash::Hash;
+use std::io::{self, Write};
+
+use rustc_hash::FxHashMap;
+
+use crate::instance::Completed;
+use crate::instance_graph::InstanceKey;
+use crate::kind::NodeKind;
+use crate::model::TaskGraph;
+use crate::node::{Node, GLOBAL_SIZE_KEY, LOCAL_SIZE_KEY, QUEUE_ID_KEY};
+use crate::perfetto_protos as pb;
+use crate::record::{InstanceEdge, Record, SpanKind, StrId};
+use crate::spans::span_kind_str;
+
+use pb::debug_annotation::{NameField as ArgName, Value};
+use pb::track_event::{NameField, Type};
+
+/// `BUILTIN_CLOCK_MONOTONIC`.
+pub const CLOCK_MONOTONIC: u32 = pb::BuiltinClock::Monotonic as u32;
+/// `BUILTIN_CLOCK_BOOTTIME`.
+pub const CLOCK_BOOTTIME: u32 = pb::BuiltinClock::Boottime as u32;
+
+/// Entries per generation of the tables of recently written instances and
+/// of flows waiting for an end.
+pub const RECENT: usize = 1 << 16;
+
+/// The one packet sequence this writer makes.
+const SEQUENCE: u32 = 1;
+/// `Trace.packet`'s field number: the file is a `Trace` message.
+const PACKET_FIELD: u32 = 1;
+/// `SEQ_INCREMENTAL_STATE_CLEARED`.
+const STATE_CLEARED: u32 = 1;
+/// Bytes buffered before they are handed to the writer.
+const BUFFER_BYTES: usize = 64 * 1024;
+/// Open waits/barriers kept per thread and kind.
+const MAX_OPEN: usize = 256;
+/// Tracks per queue for commands that overlap in time.
+const MAX_LANES: usize = 32;
+
+/// The process track.
+const PROCESS_TRACK: u64 = 1;
+/// Host thread tracks: this plus the thread number.
+const THREAD_TRACKS: u64 = 1 << 32;
+/// Queue tracks: this plus (queue index << 8) plus the lane.
+const QUEUE_TRACKS: u64 = 2 << 32;
+
+/// Where a written instance's slice is: the track and its start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Anchor {
+    key: InstanceKey,
+    track: u64,
+    ts: u64,
+}
+
+/// A map that forgets its oldest entries: two generations of at most
+/// [`RECENT`] entries; when the current one is full the older one is
+/// dropped and the current one becomes the older.
+#[derive(Debug)]
+struct Recent<K, V> {
+    current: FxHashMap<K, V>,
+    older: FxHashMap<K, V>,
+}
+
+impl<K: Hash + Eq, V> Default for Recent<K, V> {
+    fn default() -> Self {
+        Recent {
+            current: FxHashMap::default(),
+            older: FxHashMap::default(),
+        }
+    }
+}
+
+impl<K: Hash + Eq, V> Recent<K, V> {
+    fn get(&self, k: &K) -> Option<&V> {
+        self.current.get(k).or_else(|| self.older.get(k))
+    }
+
+    fn remove(&mut self, k: &K) -> Option<V> {
+        self.current.remove(k).or_else(|| self.older.remove(k))
+    }
+
+    /// The entry for `k` (moved into the current generation), made by
+    /// `make` when absent.
+    fn entry(&mut self, k: K, make: impl FnOnce() -> V) -> &mut V {
+        let v = match self.older.remove(&k) {
+            Some(v) => v,
+            None => {
+                if !self.current.contains_key(&k) && self.current.len() >= RECENT {
+                    self.older = std::mem::take(&mut self.current);
+                }
+                return self.current.entry(k).or_insert_with(make);
+            }
+        };
+        if self.current.len() >= RECENT {
+            self.older = std::mem::take(&mut self.current);
+        }
+        self.current.entry(k).or_insert(v)
+    }
+
+    fn insert(&mut self, k: K, v: V) {
+        self.older.remove(&k);
+        if self.current.len() >= RECENT && !self.current.contains_key(&k) {
+            self.older = std::mem::take(&mut self.current);
+        }
+        self.current.insert(k, v);
+    }
+}
+
+/// The flow ids waiting for one instance's slice.
+#[derive(Debug, Default)]
+struct Waiting {
+    /// Flows that begin at it (it is the producer).
+    out: Vec<u64>,
+    /// Flows that end at it (it is the consumer).
+    into: Vec<u64>,
+}
+
+/// A node's two slice templates: everything but the per-instance fields,
+/// made once per node and [`Node::revision`].
+struct NodeEvents {
+    revision: u64,
+    /// Device slice: name and args; `debug_annotations[1]` is the instance.
+    device: pb::TracePacket,
+    /// Task span on the host: the same args.
+    host: pb::TracePacket,
+}
+
+/// The tracks of one device queue.
+#[derive(Debug)]
+struct QueueTracks {
+    index: u64,
+    name: String,
+    /// The latest end on each lane so far.
+    lanes: Vec<u64>,
+}
+
+/// Streams `trace.pftrace`: feed it every [`Record`] before the graph
+/// applies it ([`TraceWriter::observe`]) and every [`Completed`] instance
+/// ([`TraceWriter::write`]), and [`TraceWriter::flush`] it when the other
+/// streamed files are flushed. Packets are handed to the underlying writer
+/// whole (about 64 KiB at a time, and on flush).
+pub struct TraceWriter<W: Write> {
+    inner: Option<W>,
+    buf: Vec<u8>,
+    /// Bytes made so far (written or buffered).
+    bytes: u64,
+    max_bytes: u64,
+    /// Slices and markers left out once `max_bytes` was reached.
+    dropped: u64,
+    slices: u64,
+    flows: u64,
+    threads: FxHashMap<u32, ()>,
+    queues: FxHashMap<u64, QueueTracks>,
+    nodes: FxHashMap<u32, NodeEvents>,
+    open: FxHashMap<(u32, SpanKind), Vec<(StrId, u64)>>,
+    written: Recent<InstanceKey, Option<Anchor>>,
+    waiting: Recent<InstanceKey, Waiting>,
+    /// Reused for the end of every slice.
+    end: pb::TracePacket,
+}
+
+/// A packet with the fields every packet of this writer has.
+fn packet(data: Option<pb::trace_packet::Data>) -> pb::TracePacket {
+    pb::TracePacket {
+        timestamp: None,
+        timestamp_clock_id: None,
+        sequence_flags: None,
+        optional_trusted_packet_sequence_id: Some(
+            pb::trace_packet::OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(SEQUENCE),
+        ),
+        data,
+    }
+}
+
+/// An event packet on CLOCK_MONOTONIC.
+fn event_packet(kind: Type, name: Option<String>) -> pb::TracePacket {
+    let mut p = packet(Some(pb::trace_packet::Data::TrackEvent(pb::TrackEvent {
+        r#type: Some(kind as i32),
+        name_field: name.map(NameField::Name),
+        ..Default::default()
+    })));
+    p.timestamp_clock_id = Some(CLOCK_MONOTONIC);
+    p
+}
+
+fn event_mut(p: &mut pb::TracePacket) -> &mut pb::TrackEvent {
+    match &mut p.data {
+        Some(pb::trace_packet::Data::TrackEvent(e)) => e,
+        _ => unreachable!("an event packet holds a track event"),
+    }
+}
+
+fn descriptor(uuid: u64, parent: Option<u64>, name: String) -> pb::TracePacket {
+    packet(Some(pb::trace_packet::Data::TrackDescriptor(
+        pb::TrackDescriptor {
+            uuid: Some(uuid),
+            parent_uuid: parent,
+            process: None,
+            static_or_dynamic_name: Some(pb::track_descriptor::StaticOrDynamicName::Name(name)),
+        },
+    )))
+}
+
+fn arg(name: &str, value: Value) -> pb::DebugAnnotation {
+    pb::DebugAnnotation {
+        name_field: Some(ArgName::Name(name.to_string())),
+        value: Some(value),
+    }
+}
+
+/// The args a node's slices share; `[1]` is the instance, set per slice.
+fn node_args(node: &Node) -> Vec<pb::DebugAnnotation> {
+    let mut args = vec![
+        arg("node", Value::UintValue(u64::from(node.id))),
+        arg("instance", Value::UintValue(0)),
+        arg("kind", Value::StringValue(node.kind.as_str().to_string())),
+    ];
+    let text = |key: &str, value: Option<&str>| {
+        value.map(|v| match v.trim().parse::<u64>() {
+            Ok(n) => arg(key, Value::UintValue(n)),
+            Err(_) => arg(key, Value::StringValue(v.to_string())),
+        })
+    };
+    args.extend(text("queue", node.metadata_value(QUEUE_ID_KEY)));
+    args.extend(text("bytes", node.bytes()));
+    args.extend(text("global_size", node.metadata_value(GLOBAL_SIZE_KEY)));
+    args.extend(text("local_size", node.metadata_value(LOCAL_SIZE_KEY)));
+    args.extend(
+        node.location()
+            .map(|l| arg("source", Value::StringValue(l))),
+    );
+    args
+}
+
+impl NodeEvents {
+    fn new(node: &Node) -> NodeEvents {
+        let args = node_args(node);
+        let mut device = event_packet(Type::SliceBegin, Some(node.operation.clone()));
+        event_mut(&mut device).debug_annotations = args.clone();
+        let host_name = if node.kind == NodeKind::HostTask {
+            node.operation.clone()
+        } else {
+            format!("submit {}", node.operation)
+        };
+        let mut host = event_packet(Type::SliceBegin, Some(host_name));
+        event_mut(&mut host).debug_annotations = args;
+        NodeEvents {
+            revision: node.revision(),
+            device,
+            host,
+        }
+    }
+}
+
+/// One word for an instance key.
+fn key_word((node, instance): InstanceKey) -> u64 {
+    (u64::from(node) << 40) ^ instance
+}
+
+/// A flow id for `key`'s submission → device slice arrow.
+fn submit_flow(key: InstanceKey) -> u64 {
+    mix(mix(key_word(key)) ^ 0x5eed)
+}
+
+/// A flow id for the dependency `from` → `to`.
+fn edge_flow(from: InstanceKey, to: InstanceKey) -> u64 {
+    mix(mix(key_word(from)).rotate_left(23) ^ key_word(to))
+}
+
+/// splitmix64's finaliser: distinct inputs give distinct outputs.
+fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+impl<W: Write> TraceWriter<W> {
+    /// Starts a trace on `w`: a clock snapshot (`clocks`: (BuiltinClock id,
+    /// ns) pairs read at one moment; CLOCK_MONOTONIC is made the trace's
+    /// clock) and the process track. `max_bytes` bounds the file (`u64::MAX`:
+    /// no bound).
+    pub fn new(
+        w: W,
+        pid: u32,
+        process_name: &str,
+        clocks: &[(u32, u64)],
+        max_bytes: u64,
+    ) -> io::Result<TraceWriter<W>> {
+        let mut t = TraceWriter {
+            inner: Some(w),
+            buf: Vec::with_capacity(2 * BUFFER_BYTES),
+            bytes: 0,
+            max_bytes,
+            dropped: 0,
+            slices: 0,
+            flows: 0,
+            threads: FxHashMap::default(),
+            queues: FxHashMap::default(),
+            nodes: FxHashMap::default(),
+            open: FxHashMap::default(),
+            written: Recent::default(),
+            waiting: Recent::default(),
+            end: event_packet(Type::SliceEnd, None),
+        };
+        let mut snapshot = packet(Some(pb::trace_packet::Data::ClockSnapshot(
+            pb::ClockSnapshot {
+                clocks: clocks
+                    .iter()
+                    .map(|&(id, ns)| pb::clock_snapshot::Clock {
+                        clock_id: Some(id),
+                        timestamp: Some(ns),
+                    })
+                    .collect(),
+                primary_trace_clock: Some(pb::BuiltinClock::Monotonic as i32),
+            },
+        )));
+        snapshot.sequence_flags = Some(STATE_CLEARED);
+        t.push(&snapshot);
+        let process = packet(Some(pb::trace_packet::Data::TrackDescriptor(
+            pb::TrackDescriptor {
+                uuid: Some(PROCESS_TRACK),
+                parent_uuid: None,
+                process: Some(pb::ProcessDescriptor {
+                    pid: Some(pid as i32),
+                    process_name: Some(process_name.to_string()),
+                }),
+                static_or_dynamic_name: Some(pb::track_descriptor::StaticOrDynamicName::Name(
+                    format!("{process_name} (pid {pid})"),
+                )),
+            },
+        )));
+        t.push(&process);
+        t.write_buffer()?;
+        Ok(t)
+    }
+
+    /// Appends one packet (field 1 of `Trace`, length-delimited, by prost).
+    fn push(&mut self, p: &pb::TracePacket) {
+        let before = self.buf.len();
+        prost::encoding::message::encode(PACKET_FIELD, p, &mut self.buf);
+        self.bytes += (self.buf.len() - before) as u64;
+    }
+
+    /// Room for about `n` more bytes under the bound; counts a drop if not.
+    fn room(&mut self, n: u64) -> bool {
+        if self.bytes.saturating_add(n) <= self.max_bytes {
+            true
+        } else {
+            self.dropped += 1;
+            false
+        }
+    }
+
+    /// Sees a record before the graph applies it: waits and barriers become
+    /// slices on their thread's track as they end; instance edges become
+    /// flows.
+    pub fn observe(&mut self, graph: &TaskGraph, record: &Record) {
+        match *record {
+            Record::SpanBegin {
+                kind,
+                label,
+                thread,
+                ns,
+            } => {
+                let stack = self.open.entry((thread, kind)).or_default();
+                if stack.len() >= MAX_OPEN {
+                    stack.remove(0);
+                }
+                stack.push((label, ns));
+            }
+            Record::SpanEnd { kind, thread, ns } => {
+                let Some((label, begin)) = self.open.get_mut(&(thread, kind)).and_then(Vec::pop)
+                else {
+                    return;
+                };
+                if ns < begin || !self.room(256) {
+                    return;
+                }
+                let name = format!(
+                    "{}: {}",
+                    span_kind_str(kind),
+                    graph.string(label).unwrap_or("?")
+                );
+                let track = self.thread_track(thread);
+                let mut p = event_packet(Type::SliceBegin, Some(name));
+                p.timestamp = Some(begin);
+                event_mut(&mut p).track_uuid = Some(track);
+                self.push(&p);
+                self.push_end(track, ns);
+                self.slices += 1;
+            }
+            Record::InstanceEdge(edge) => self.edge(edge),
+            _ => {}
+        }
+    }
+
+    fn push_end(&mut self, track: u64, ns: u64) {
+        let mut end = std::mem::replace(&mut self.end, packet(None));
+        end.timestamp = Some(ns);
+        event_mut(&mut end).track_uuid = Some(track);
+        self.push(&end);
+        self.end = end;
+    }
+
+    /// A zero-length `dependency` marker at `at` that begins (`out`) or
+    /// ends a flow.
+    fn marker(&mut self, at: Anchor, flow: u64, out: bool) {
+        if !self.room(64) {
+            return;
+        }
+        let mut p = event_packet(Type::Instant, Some("dependency".to_string()));
+        p.timestamp = Some(at.ts);
+        let e = event_mut(&mut p);
+        e.track_uuid = Some(at.track);
+        e.debug_annotations = vec![
+            arg("node", Value::UintValue(u64::from(at.key.0))),
+            arg("instance", Value::UintValue(at.key.1)),
+        ];
+        if out {
+            e.flow_ids.push(flow);
+        } else {
+            e.terminating_flow_ids.push(flow);
+        }
+        self.push(&p);
+    }
+
+    /// A dependency between two instances: a flow from the producer's
+    /// slice to the consumer's.
+    fn edge(&mut self, edge: InstanceEdge) {
+        let from = (edge.source, edge.source_instance);
+        let to = (edge.target, edge.target_instance);
+        if from == to {
+            return;
+        }
+        let id = edge_flow(from, to);
+        let source = self.written.get(&from).copied();
+        let target = self.written.get(&to).copied();
+        // An end known to have no slice: no flow.
+        if matches!(source, Some(None)) || matches!(target, Some(None)) {
+            return;
+        }
+        match target {
+            None => {
+                let w = self.waiting.entry(to, Waiting::default);
+                if w.into.contains(&id) {
+                    return; // the same pair again (queue order and data)
+                }
+                w.into.push(id);
+            }
+            Some(Some(at)) => self.marker(at, id, false),
+            Some(None) => unreachable!(),
+        }
+        self.flows += 1;
+        match source {
+            None => self.waiting.entry(from, Waiting::default).out.push(id),
+            Some(Some(at)) => self.marker(at, id, true),
+            Some(None) => unreachable!(),
+        }
+    }
+
+    fn thread_track(&mut self, thread: u32) -> u64 {
+        let uuid = THREAD_TRACKS + u64::from(thread);
+        if self.threads.insert(thread, ()).is_none() {
+            let d = descriptor(uuid, Some(PROCESS_TRACK), format!("host thread {thread}"));
+            self.push(&d);
+        }
+        uuid
+    }
+
+    /// The track of a device slice [start, end] on `queue`: the first lane
+    /// whose slices all ended by `start`.
+    fn queue_track(&mut self, queue: u64, node: &Node, start: u64, end: u64) -> u64 {
+        let next = self.queues.len() as u64;
+        let q = self.queues.entry(queue).or_insert_with(|| QueueTracks {
+            index: next,
+            name: match (queue, node.device.as_deref()) {
+                (u64::MAX, Some(d)) => format!("queue ? {d}"),
+                (u64::MAX, None) => "queue ?".to_string(),
+                (q, Some(d)) => format!("queue {q} {d}"),
+                (q, None) => format!("queue {q}"),
+            },
+            lanes: Vec::new(),
+        });
+        let lane = match q.lanes.iter().position(|&last| last <= start) {
+            Some(l) => l,
+            None if q.lanes.len() < MAX_LANES => q.lanes.len(),
+            // More overlapping commands than lanes: the last lane.
+            None => MAX_LANES - 1,
+        };
+        let uuid = QUEUE_TRACKS + (q.index << 8) + lane as u64;
+        if lane == q.lanes.len() {
+            q.lanes.push(end);
+            let name = if lane == 0 {
+                q.name.clone()
+            } else {
+                format!("{} #{}", q.name, lane + 1)
+            };
+            let d = descriptor(uuid, Some(PROCESS_TRACK), name);
+            self.push(&d);
+        } else {
+            q.lanes[lane] = q.lanes[lane].max(end);
+        }
+        uuid
+    }
+
+    /// Writes the slices of a finalised instance: its task span on its
+    /// thread's track and, when timed, its device slice on its queue's
+    /// track, with their flows.
+    pub fn write(&mut self, graph: &TaskGraph, done: &Completed) {
+        let key = (done.node, done.instance.instance);
+        let Some(node) = graph.node(done.node) else {
+            return;
+        };
+        let i = &done.instance;
+        let host = match (i.begin_ns, i.end_ns, i.task_thread.or(i.thread)) {
+            (Some(b), Some(e), Some(t)) if e >= b => Some((b, e, t)),
+            _ => None,
+        };
+        let device = i.device_span().filter(|(s, e)| e >= s);
+        let waiting = self.waiting.remove(&key).unwrap_or_default();
+        if host.is_none() && device.is_none() {
+            self.written.insert(key, None);
+            return;
+        }
+        if !self.room(1024) {
+            self.written.insert(key, None);
+            return;
+        }
+        let cached = self.nodes.get(&done.node).map(|n| n.revision);
+        if cached != Some(node.revision()) {
+            self.nodes.insert(done.node, NodeEvents::new(node));
+        }
+        let submit = submit_flow(key);
+        let mut anchor = None;
+        if let Some((begin, end, thread)) = host {
+            let track = self.thread_track(thread);
+            let mut p = std::mem::replace(
+                &mut self.nodes.get_mut(&done.node).expect("made above").host,
+                packet(None),
+            );
+            p.timestamp = Some(begin);
+            let e = event_mut(&mut p);
+            e.track_uuid = Some(track);
+            e.debug_annotations[1].value = Some(Value::UintValue(key.1));
+            e.flow_ids.clear();
+            e.terminating_flow_ids.clear();
+            if device.is_some() {
+                e.flow_ids.push(submit);
+            } else {
+                e.flow_ids.extend_from_slice(&waiting.out);
+                e.terminating_flow_ids.extend_from_slice(&waiting.into);
+            }
+            self.push(&p);
+            self.nodes.get_mut(&done.node).expect("made above").host = p;
+            self.push_end(track, end);
+            self.slices += 1;
+            anchor = Some(Anchor {
+                key,
+                track,
+                ts: begin,
+            });
+        }
+        if let Some((start, end)) = device {
+            let queue = i
+                .queue
+                .or_else(|| node.metadata_value(QUEUE_ID_KEY)?.trim().parse().ok())
+                .unwrap_or(u64::MAX);
+            let track = self.queue_track(queue, node, start, end);
+            let mut p = std::mem::replace(
+                &mut self.nodes.get_mut(&done.node).expect("made above").device,
+                packet(None),
+            );
+            p.timestamp = Some(start);
+            let e = event_mut(&mut p);
+            e.track_uuid = Some(track);
+            e.debug_annotations[1].value = Some(Value::UintValue(key.1));
+            e.flow_ids.clear();
+            e.terminating_flow_ids.clear();
+            e.flow_ids.extend_from_slice(&waiting.out);
+            e.terminating_flow_ids.extend_from_slice(&waiting.into);
+            if host.is_some() {
+                e.terminating_flow_ids.push(submit);
+                self.flows += 1;
+            }
+            self.push(&p);
+            self.nodes.get_mut(&done.node).expect("made above").device = p;
+            self.push_end(track, end);
+            self.slices += 1;
+            anchor = Some(Anchor {
+                key,
+                track,
+                ts: start,
+            });
+        }
+        self.written.insert(key, anchor);
+        if self.buf.len() >= BUFFER_BYTES {
+            // An error shows at the next flush, which reports it.
+            let _ = self.write_buffer();
+        }
+    }
+
+    fn write_buffer(&mut self) -> io::Result<()> {
+        if let Some(w) = &mut self.inner {
+            if !self.buf.is_empty() {
+                let r = w.write_all(&self.buf);
+                self.buf.clear();
+                r?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Hands every buffered packet to the writer and flushes it.
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.write_buffer()?;
+        match &mut self.inner {
+            Some(w) => w.flush(),
+            None => Ok(()),
+        }
+    }
+
+    /// The underlying writer.
+    pub fn get_ref(&self) -> &W {
+        self.inner.as_ref().expect("never taken")
+    }
+
+    /// Bytes buffered, not yet handed to the writer.
+    pub fn pending(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// Slices and dependency markers left out because the size bound was
+    /// reached.
+    pub fn dropped(&self) -> u64 {
+        self.dropped
+    }
+
+    /// Slices written.
+    pub fn slices(&self) -> u64 {
+        self.slices
+    }
+
+    /// Flows written (submission → device, and dependencies).
+    pub fn flows(&self) -> u64 {
+        self.flows
+    }
+}
