@@ -19,6 +19,8 @@ PIP_REQUIREMENTS=(
   dpnp==0.20.0
   pydot==4.0.1
   networkx==3.6.1
+  perfetto==0.59.1
+  protobuf==7.36.2
 )
 
 log() { echo "setup: $*" >&2; }

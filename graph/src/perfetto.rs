@@ -58,6 +58,8 @@ use crate::perfetto_protos as pb;
 use crate::record::{InstanceEdge, Record, SpanKind, StrId};
 use crate::spans::span_kind_str;
 
+use prost::Message;
+
 use pb::debug_annotation::{NameField as ArgName, Value};
 use pb::track_event::{NameField, Type};
 
@@ -161,14 +163,17 @@ struct Waiting {
     into: Vec<u64>,
 }
 
-/// A node's two slice templates: everything but the per-instance fields,
-/// made once per node and [`Node::revision`].
+/// What a node's slices share, encoded once per node and
+/// [`Node::revision`]: the prost encoding of a `TrackEvent` holding only
+/// the name and the shared args. A slice's `TrackEvent` is the encoding of
+/// its own fields (type, track, flows, instance) followed by these bytes:
+/// fields of one message may come in any order, and none is in both parts.
 struct NodeEvents {
     revision: u64,
-    /// Device slice: name and args; `debug_annotations[1]` is the instance.
-    device: pb::TracePacket,
-    /// Task span on the host: the same args.
-    host: pb::TracePacket,
+    /// The device slice's name and args.
+    device: Vec<u8>,
+    /// The task span's name and args.
+    host: Vec<u8>,
 }
 
 /// The tracks of one device queue.
@@ -201,8 +206,13 @@ pub struct TraceWriter<W: Write> {
     open: FxHashMap<(u32, SpanKind), Vec<(StrId, u64)>>,
     written: Recent<InstanceKey, Option<Anchor>>,
     waiting: Recent<InstanceKey, Waiting>,
+    /// Reused for every slice: the packet's own fields (timestamp, clock,
+    /// sequence) and the event's per-slice fields (type, track, flows, the
+    /// `instance` arg).
+    head: pb::TracePacket,
+    event: pb::TrackEvent,
     /// Reused for the end of every slice.
-    end: pb::TracePacket,
+    end: pb::TrackEvent,
 }
 
 /// A packet with the fields every packet of this writer has.
@@ -254,11 +264,10 @@ fn arg(name: &str, value: Value) -> pb::DebugAnnotation {
     }
 }
 
-/// The args a node's slices share; `[1]` is the instance, set per slice.
+/// The args a node's slices share (all but the instance).
 fn node_args(node: &Node) -> Vec<pb::DebugAnnotation> {
     let mut args = vec![
         arg("node", Value::UintValue(u64::from(node.id))),
-        arg("instance", Value::UintValue(0)),
         arg("kind", Value::StringValue(node.kind.as_str().to_string())),
     ];
     let text = |key: &str, value: Option<&str>| {
@@ -281,21 +290,59 @@ fn node_args(node: &Node) -> Vec<pb::DebugAnnotation> {
 impl NodeEvents {
     fn new(node: &Node) -> NodeEvents {
         let args = node_args(node);
-        let mut device = event_packet(Type::SliceBegin, Some(node.operation.clone()));
-        event_mut(&mut device).debug_annotations = args.clone();
+        let tail = |name: String| {
+            pb::TrackEvent {
+                name_field: Some(NameField::Name(name)),
+                debug_annotations: args.clone(),
+                ..Default::default()
+            }
+            .encode_to_vec()
+        };
         let host_name = if node.kind == NodeKind::HostTask {
             node.operation.clone()
         } else {
             format!("submit {}", node.operation)
         };
-        let mut host = event_packet(Type::SliceBegin, Some(host_name));
-        event_mut(&mut host).debug_annotations = args;
         NodeEvents {
             revision: node.revision(),
-            device,
-            host,
+            device: tail(node.operation.clone()),
+            host: tail(host_name),
         }
     }
+}
+
+/// Appends to `buf` a packet at `ts` (`head`: the packet's own fields)
+/// whose event is `event` followed by `tail` (a node's encoded name and
+/// args); returns the bytes appended. prost encodes every part; the two
+/// enclosing length-delimited fields (`Trace.packet`,
+/// `TracePacket.track_event`) are framed with prost's own key and varint
+/// encoders.
+fn encode_event(
+    buf: &mut Vec<u8>,
+    head: &mut pb::TracePacket,
+    ts: u64,
+    event: &pb::TrackEvent,
+    tail: &[u8],
+) -> usize {
+    use prost::encoding::{encode_key, encode_varint, encoded_len_varint, key_len, WireType};
+    /// `TracePacket.track_event`.
+    const TRACK_EVENT_FIELD: u32 = 11;
+    head.timestamp = Some(ts);
+    let event_len = event.encoded_len() + tail.len();
+    let packet_len = head.encoded_len()
+        + key_len(TRACK_EVENT_FIELD)
+        + encoded_len_varint(event_len as u64)
+        + event_len;
+    let before = buf.len();
+    buf.reserve(packet_len + 16);
+    encode_key(PACKET_FIELD, WireType::LengthDelimited, buf);
+    encode_varint(packet_len as u64, buf);
+    head.encode(buf).expect("a Vec grows as needed");
+    encode_key(TRACK_EVENT_FIELD, WireType::LengthDelimited, buf);
+    encode_varint(event_len as u64, buf);
+    event.encode(buf).expect("a Vec grows as needed");
+    buf.extend_from_slice(tail);
+    buf.len() - before
 }
 
 /// One word for an instance key.
@@ -347,7 +394,16 @@ impl<W: Write> TraceWriter<W> {
             open: FxHashMap::default(),
             written: Recent::default(),
             waiting: Recent::default(),
-            end: event_packet(Type::SliceEnd, None),
+            head: {
+                let mut p = packet(None);
+                p.timestamp_clock_id = Some(CLOCK_MONOTONIC);
+                p
+            },
+            event: pb::TrackEvent::default(),
+            end: pb::TrackEvent {
+                r#type: Some(Type::SliceEnd as i32),
+                ..Default::default()
+            },
         };
         let mut snapshot = packet(Some(pb::trace_packet::Data::ClockSnapshot(
             pb::ClockSnapshot {
@@ -437,16 +493,38 @@ impl<W: Write> TraceWriter<W> {
                 self.slices += 1;
             }
             Record::InstanceEdge(edge) => self.edge(edge),
+            // A submission on an in-order queue: the queue's order from
+            // the previous one, as the instance graph takes it.
+            Record::SubmittedAfter {
+                node,
+                instance,
+                after,
+                ..
+            }
+            | Record::SubmittedTask {
+                node,
+                instance,
+                after: Some(after),
+                ..
+            }
+            | Record::SubmissionAnnounced {
+                node,
+                instance,
+                after: Some(after),
+            } => self.edge(InstanceEdge {
+                source: after.0,
+                source_instance: after.1,
+                target: node,
+                target_instance: instance,
+                queue_order: true,
+            }),
             _ => {}
         }
     }
 
     fn push_end(&mut self, track: u64, ns: u64) {
-        let mut end = std::mem::replace(&mut self.end, packet(None));
-        end.timestamp = Some(ns);
-        event_mut(&mut end).track_uuid = Some(track);
-        self.push(&end);
-        self.end = end;
+        self.end.track_uuid = Some(track);
+        self.bytes += encode_event(&mut self.buf, &mut self.head, ns, &self.end, &[]) as u64;
     }
 
     /// A zero-length `dependency` marker at `at` that begins (`out`) or
@@ -550,6 +628,22 @@ impl<W: Write> TraceWriter<W> {
         uuid
     }
 
+    /// Makes `self.event` the begin of a slice of `instance` on `track`,
+    /// without flows yet.
+    fn begin_event(&mut self, track: u64, instance: u64) {
+        let e = &mut self.event;
+        e.r#type = Some(Type::SliceBegin as i32);
+        e.track_uuid = Some(track);
+        e.flow_ids.clear();
+        e.terminating_flow_ids.clear();
+        if e.debug_annotations.is_empty() {
+            e.debug_annotations
+                .push(arg("instance", Value::UintValue(0)));
+        }
+        e.debug_annotations.truncate(1);
+        e.debug_annotations[0].value = Some(Value::UintValue(instance));
+    }
+
     /// Writes the slices of a finalised instance: its task span on its
     /// thread's track and, when timed, its device slice on its queue's
     /// track, with their flows.
@@ -581,24 +675,20 @@ impl<W: Write> TraceWriter<W> {
         let mut anchor = None;
         if let Some((begin, end, thread)) = host {
             let track = self.thread_track(thread);
-            let mut p = std::mem::replace(
-                &mut self.nodes.get_mut(&done.node).expect("made above").host,
-                packet(None),
-            );
-            p.timestamp = Some(begin);
-            let e = event_mut(&mut p);
-            e.track_uuid = Some(track);
-            e.debug_annotations[1].value = Some(Value::UintValue(key.1));
-            e.flow_ids.clear();
-            e.terminating_flow_ids.clear();
+            self.begin_event(track, key.1);
             if device.is_some() {
-                e.flow_ids.push(submit);
+                self.event.flow_ids.push(submit);
             } else {
-                e.flow_ids.extend_from_slice(&waiting.out);
-                e.terminating_flow_ids.extend_from_slice(&waiting.into);
+                self.event.flow_ids.extend_from_slice(&waiting.out);
+                self.event
+                    .terminating_flow_ids
+                    .extend_from_slice(&waiting.into);
             }
-            self.push(&p);
-            self.nodes.get_mut(&done.node).expect("made above").host = p;
+            let tail =
+                std::mem::take(&mut self.nodes.get_mut(&done.node).expect("made above").host);
+            self.bytes +=
+                encode_event(&mut self.buf, &mut self.head, begin, &self.event, &tail) as u64;
+            self.nodes.get_mut(&done.node).expect("made above").host = tail;
             self.push_end(track, end);
             self.slices += 1;
             anchor = Some(Anchor {
@@ -613,24 +703,20 @@ impl<W: Write> TraceWriter<W> {
                 .or_else(|| node.metadata_value(QUEUE_ID_KEY)?.trim().parse().ok())
                 .unwrap_or(u64::MAX);
             let track = self.queue_track(queue, node, start, end);
-            let mut p = std::mem::replace(
-                &mut self.nodes.get_mut(&done.node).expect("made above").device,
-                packet(None),
-            );
-            p.timestamp = Some(start);
-            let e = event_mut(&mut p);
-            e.track_uuid = Some(track);
-            e.debug_annotations[1].value = Some(Value::UintValue(key.1));
-            e.flow_ids.clear();
-            e.terminating_flow_ids.clear();
-            e.flow_ids.extend_from_slice(&waiting.out);
-            e.terminating_flow_ids.extend_from_slice(&waiting.into);
+            self.begin_event(track, key.1);
+            self.event.flow_ids.extend_from_slice(&waiting.out);
+            self.event
+                .terminating_flow_ids
+                .extend_from_slice(&waiting.into);
             if host.is_some() {
-                e.terminating_flow_ids.push(submit);
+                self.event.terminating_flow_ids.push(submit);
                 self.flows += 1;
             }
-            self.push(&p);
-            self.nodes.get_mut(&done.node).expect("made above").device = p;
+            let tail =
+                std::mem::take(&mut self.nodes.get_mut(&done.node).expect("made above").device);
+            self.bytes +=
+                encode_event(&mut self.buf, &mut self.head, start, &self.event, &tail) as u64;
+            self.nodes.get_mut(&done.node).expect("made above").device = tail;
             self.push_end(track, end);
             self.slices += 1;
             anchor = Some(Anchor {
@@ -690,5 +776,132 @@ impl<W: Write> TraceWriter<W> {
     /// Flows written (submission → device, and dependencies).
     pub fn flows(&self) -> u64 {
         self.flows
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{DeviceTimes, NodeInfo, TimingStatus};
+
+    /// `perfetto.protos.Trace`: the file.
+    #[derive(Clone, PartialEq, ::prost::Message)]
+    struct Trace {
+        #[prost(message, repeated, tag = "1")]
+        packet: Vec<pb::TracePacket>,
+    }
+
+    fn graph_with_kernel() -> TaskGraph {
+        let mut g = TaskGraph::new();
+        let mut done = Vec::new();
+        g.apply(
+            Record::NodeDefined(Box::new(NodeInfo {
+                id: 0,
+                uid: 7,
+                kind_hint: "command_group_node".into(),
+                name: "saxpy".into(),
+                source_file: Some("a.cpp".into()),
+                source_line: Some(3),
+                source_column: None,
+                metadata: vec![
+                    ("kernel_name".into(), "saxpy".into()),
+                    ("queue_id".into(), "1".into()),
+                ],
+            })),
+            &mut done,
+        );
+        g
+    }
+
+    fn kernel(instance: u64, start: u64) -> Completed {
+        let mut i = crate::Instance::new(instance);
+        i.thread = Some(1);
+        i.begin_ns = Some(start - 50);
+        i.end_ns = Some(start - 40);
+        i.device = Some(DeviceTimes {
+            node: 0,
+            instance,
+            status: TimingStatus::Ok,
+            start_ns: start,
+            end_ns: start + 10,
+        });
+        Completed {
+            node: 0,
+            instance: i,
+        }
+    }
+
+    fn events(bytes: &[u8]) -> Vec<pb::TrackEvent> {
+        let trace = <Trace as prost::Message>::decode(bytes).expect("the file parses");
+        trace
+            .packet
+            .into_iter()
+            .filter_map(|p| match p.data {
+                Some(pb::trace_packet::Data::TrackEvent(e)) => Some(e),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn slices_and_flows_of_a_dependency_known_before_and_after() {
+        let g = graph_with_kernel();
+        let mut t =
+            TraceWriter::new(Vec::new(), 1, "p", &[(CLOCK_MONOTONIC, 5)], u64::MAX).unwrap();
+        let edge = |a: u64, b: u64| {
+            Record::InstanceEdge(InstanceEdge {
+                source: 0,
+                source_instance: a,
+                target: 0,
+                target_instance: b,
+                queue_order: true,
+            })
+        };
+        // 1 -> 2 known before both complete; 1 -> 3 after 1 was written.
+        t.observe(&g, &edge(1, 2));
+        t.write(&g, &kernel(1, 1000));
+        t.observe(&g, &edge(1, 3));
+        t.observe(&g, &edge(1, 3));
+        t.write(&g, &kernel(2, 2000));
+        t.write(&g, &kernel(3, 3000));
+        t.flush().unwrap();
+        let ev = events(t.get_ref());
+        let begins: Vec<_> = ev
+            .iter()
+            .filter(|e| e.r#type == Some(Type::SliceBegin as i32))
+            .collect();
+        assert_eq!(begins.len(), 6); // a task span and a device slice each
+        let markers: Vec<_> = ev
+            .iter()
+            .filter(|e| e.r#type == Some(Type::Instant as i32))
+            .collect();
+        assert_eq!(markers.len(), 1, "one marker for the late edge, once");
+        let d1 = edge_flow((0, 1), (0, 2));
+        let d2 = edge_flow((0, 1), (0, 3));
+        assert!(begins[1].flow_ids.contains(&d1));
+        assert!(begins[3].terminating_flow_ids.contains(&d1));
+        assert_eq!(markers[0].flow_ids, vec![d2]);
+        assert!(begins[5].terminating_flow_ids.contains(&d2));
+        // submission -> device
+        assert_eq!(begins[0].flow_ids, vec![submit_flow((0, 1))]);
+        assert!(begins[1]
+            .terminating_flow_ids
+            .contains(&submit_flow((0, 1))));
+        assert_eq!(t.dropped(), 0);
+    }
+
+    #[test]
+    fn the_size_bound_cuts_between_whole_packets_and_counts() {
+        let g = graph_with_kernel();
+        let mut t = TraceWriter::new(Vec::new(), 1, "p", &[(CLOCK_MONOTONIC, 5)], 4096).unwrap();
+        for i in 1..=200 {
+            t.write(&g, &kernel(i, 1000 * i + 100));
+        }
+        t.flush().unwrap();
+        assert!(t.get_ref().len() <= 4096, "{}", t.get_ref().len());
+        assert!(t.dropped() > 100, "{}", t.dropped());
+        let written = events(t.get_ref()).len() as u64 / 2;
+        assert_eq!(written, t.slices());
+        assert!(written > 4, "{written}");
     }
 }
