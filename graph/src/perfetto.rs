@@ -87,10 +87,17 @@ const MAX_LANES: usize = 32;
 
 /// The process track.
 const PROCESS_TRACK: u64 = 1;
-/// Host thread tracks: this plus the thread number.
-const THREAD_TRACKS: u64 = 1 << 32;
-/// Queue tracks: this plus (queue index << 8) plus the lane.
-const QUEUE_TRACKS: u64 = 2 << 32;
+/// Host thread N's track is `2 + 2 N` and lane L of the I-th queue's
+/// `3 + 2 (I * 32 + L)`: even and odd, small numbers, so the uuid every
+/// event carries is a one- or two-byte varint.
+fn thread_uuid(thread: u32) -> u64 {
+    2 + 2 * u64::from(thread)
+}
+
+/// See [`thread_uuid`].
+fn queue_uuid(index: u64, lane: usize) -> u64 {
+    3 + 2 * (index * MAX_LANES as u64 + lane as u64)
+}
 
 /// Where a written instance's slice is: the track and its start.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -154,13 +161,44 @@ impl<K: Hash + Eq, V> Recent<K, V> {
     }
 }
 
+/// Flow ids, the first two without an allocation (most instances have a
+/// dependency or two).
+#[derive(Debug, Default)]
+struct Ids {
+    first: [u64; 2],
+    len: usize,
+    more: Vec<u64>,
+}
+
+impl Ids {
+    fn push(&mut self, id: u64) {
+        if self.len < 2 {
+            self.first[self.len] = id;
+        } else {
+            self.more.push(id);
+        }
+        self.len += 1;
+    }
+
+    fn contains(&self, id: u64) -> bool {
+        self.first[..self.len.min(2)].contains(&id) || self.more.contains(&id)
+    }
+
+    fn iter(&self) -> impl Iterator<Item = u64> + '_ {
+        self.first[..self.len.min(2)]
+            .iter()
+            .chain(&self.more)
+            .copied()
+    }
+}
+
 /// The flow ids waiting for one instance's slice.
 #[derive(Debug, Default)]
 struct Waiting {
     /// Flows that begin at it (it is the producer).
-    out: Vec<u64>,
+    out: Ids,
     /// Flows that end at it (it is the consumer).
-    into: Vec<u64>,
+    into: Ids,
 }
 
 /// What a node's slices share, encoded once per node and
@@ -213,6 +251,8 @@ pub struct TraceWriter<W: Write> {
     event: pb::TrackEvent,
     /// Reused for the end of every slice.
     end: pb::TrackEvent,
+    /// Reused for every `dependency` marker.
+    marker: pb::TrackEvent,
 }
 
 /// A packet with the fields every packet of this writer has.
@@ -404,6 +444,15 @@ impl<W: Write> TraceWriter<W> {
                 r#type: Some(Type::SliceEnd as i32),
                 ..Default::default()
             },
+            marker: pb::TrackEvent {
+                r#type: Some(Type::Instant as i32),
+                name_field: Some(NameField::Name("dependency".to_string())),
+                debug_annotations: vec![
+                    arg("node", Value::UintValue(0)),
+                    arg("instance", Value::UintValue(0)),
+                ],
+                ..Default::default()
+            },
         };
         let mut snapshot = packet(Some(pb::trace_packet::Data::ClockSnapshot(
             pb::ClockSnapshot {
@@ -533,20 +582,18 @@ impl<W: Write> TraceWriter<W> {
         if !self.room(64) {
             return;
         }
-        let mut p = event_packet(Type::Instant, Some("dependency".to_string()));
-        p.timestamp = Some(at.ts);
-        let e = event_mut(&mut p);
+        let e = &mut self.marker;
         e.track_uuid = Some(at.track);
-        e.debug_annotations = vec![
-            arg("node", Value::UintValue(u64::from(at.key.0))),
-            arg("instance", Value::UintValue(at.key.1)),
-        ];
+        e.debug_annotations[0].value = Some(Value::UintValue(u64::from(at.key.0)));
+        e.debug_annotations[1].value = Some(Value::UintValue(at.key.1));
+        e.flow_ids.clear();
+        e.terminating_flow_ids.clear();
         if out {
             e.flow_ids.push(flow);
         } else {
             e.terminating_flow_ids.push(flow);
         }
-        self.push(&p);
+        self.bytes += encode_event(&mut self.buf, &mut self.head, at.ts, &self.marker, &[]) as u64;
     }
 
     /// A dependency between two instances: a flow from the producer's
@@ -567,7 +614,7 @@ impl<W: Write> TraceWriter<W> {
         match target {
             None => {
                 let w = self.waiting.entry(to, Waiting::default);
-                if w.into.contains(&id) {
+                if w.into.contains(id) {
                     return; // the same pair again (queue order and data)
                 }
                 w.into.push(id);
@@ -584,8 +631,9 @@ impl<W: Write> TraceWriter<W> {
     }
 
     fn thread_track(&mut self, thread: u32) -> u64 {
-        let uuid = THREAD_TRACKS + u64::from(thread);
-        if self.threads.insert(thread, ()).is_none() {
+        let uuid = thread_uuid(thread);
+        if !self.threads.contains_key(&thread) {
+            self.threads.insert(thread, ());
             let d = descriptor(uuid, Some(PROCESS_TRACK), format!("host thread {thread}"));
             self.push(&d);
         }
@@ -612,7 +660,7 @@ impl<W: Write> TraceWriter<W> {
             // More overlapping commands than lanes: the last lane.
             None => MAX_LANES - 1,
         };
-        let uuid = QUEUE_TRACKS + (q.index << 8) + lane as u64;
+        let uuid = queue_uuid(q.index, lane);
         if lane == q.lanes.len() {
             q.lanes.push(end);
             let name = if lane == 0 {
@@ -679,10 +727,8 @@ impl<W: Write> TraceWriter<W> {
             if device.is_some() {
                 self.event.flow_ids.push(submit);
             } else {
-                self.event.flow_ids.extend_from_slice(&waiting.out);
-                self.event
-                    .terminating_flow_ids
-                    .extend_from_slice(&waiting.into);
+                self.event.flow_ids.extend(waiting.out.iter());
+                self.event.terminating_flow_ids.extend(waiting.into.iter());
             }
             let tail =
                 std::mem::take(&mut self.nodes.get_mut(&done.node).expect("made above").host);
@@ -704,10 +750,8 @@ impl<W: Write> TraceWriter<W> {
                 .unwrap_or(u64::MAX);
             let track = self.queue_track(queue, node, start, end);
             self.begin_event(track, key.1);
-            self.event.flow_ids.extend_from_slice(&waiting.out);
-            self.event
-                .terminating_flow_ids
-                .extend_from_slice(&waiting.into);
+            self.event.flow_ids.extend(waiting.out.iter());
+            self.event.terminating_flow_ids.extend(waiting.into.iter());
             if host.is_some() {
                 self.event.terminating_flow_ids.push(submit);
                 self.flows += 1;
