@@ -47,7 +47,7 @@
 use std::hash::Hash;
 use std::io::{self, Write};
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::instance::Completed;
 use crate::instance_graph::InstanceKey;
@@ -238,7 +238,7 @@ pub struct TraceWriter<W: Write> {
     dropped: u64,
     slices: u64,
     flows: u64,
-    threads: FxHashMap<u32, ()>,
+    threads: FxHashSet<u32>,
     queues: FxHashMap<u64, QueueTracks>,
     nodes: FxHashMap<u32, NodeEvents>,
     open: FxHashMap<(u32, SpanKind), Vec<(StrId, u64)>>,
@@ -428,7 +428,7 @@ impl<W: Write> TraceWriter<W> {
             dropped: 0,
             slices: 0,
             flows: 0,
-            threads: FxHashMap::default(),
+            threads: FxHashSet::default(),
             queues: FxHashMap::default(),
             nodes: FxHashMap::default(),
             open: FxHashMap::default(),
@@ -632,8 +632,7 @@ impl<W: Write> TraceWriter<W> {
 
     fn thread_track(&mut self, thread: u32) -> u64 {
         let uuid = thread_uuid(thread);
-        if !self.threads.contains_key(&thread) {
-            self.threads.insert(thread, ());
+        if self.threads.insert(thread) {
             let d = descriptor(uuid, Some(PROCESS_TRACK), format!("host thread {thread}"));
             self.push(&d);
         }
