@@ -244,13 +244,13 @@ pub struct TraceWriter<W: Write> {
     open: FxHashMap<(u32, SpanKind), Vec<(StrId, u64)>>,
     written: Recent<InstanceKey, Option<Anchor>>,
     waiting: Recent<InstanceKey, Waiting>,
-    /// Reused for every slice: the packet's own fields (timestamp, clock,
-    /// sequence) and the event's per-slice fields (type, track, flows, the
-    /// `instance` arg).
+    /// The fields every slice packet shares, encoded once.
+    fixed: Fixed,
+    /// Reused for markers: the packet's own fields.
     head: pb::TracePacket,
-    event: pb::TrackEvent,
-    /// Reused for the end of every slice.
-    end: pb::TrackEvent,
+    /// The flows the next slice begins and ends.
+    next_flows: Vec<u64>,
+    next_ends: Vec<u64>,
     /// Reused for every `dependency` marker.
     marker: pb::TrackEvent,
 }
@@ -385,6 +385,109 @@ fn encode_event(
     buf.len() - before
 }
 
+/// The per-slice fields of a track event: its type and track, the flows
+/// it begins and ends, and the `instance` arg.
+struct Fields<'a> {
+    kind: Type,
+    track: u64,
+    flows: &'a [u64],
+    ends: &'a [u64],
+    instance: Option<u64>,
+}
+
+/// The prost encodings made once per writer that [`encode_slice_event`]
+/// puts around the per-slice fields.
+struct Fixed {
+    /// `TracePacket` fields 58 (`timestamp_clock_id`: CLOCK_MONOTONIC) and
+    /// 10 (`trusted_packet_sequence_id`).
+    packet: Vec<u8>,
+    /// `DebugAnnotation` field 10 (`name`: `instance`).
+    instance_name: Vec<u8>,
+}
+
+impl Fixed {
+    fn new() -> Fixed {
+        let mut packet = packet(None);
+        packet.timestamp_clock_id = Some(CLOCK_MONOTONIC);
+        Fixed {
+            packet: packet.encode_to_vec(),
+            instance_name: pb::DebugAnnotation {
+                name_field: Some(ArgName::Name("instance".to_string())),
+                value: None,
+            }
+            .encode_to_vec(),
+        }
+    }
+}
+
+/// Appends to `buf` the packet of a slice's begin or end at `ts`: a
+/// `TracePacket` whose `TrackEvent` has `fields`, then `tail` (a node's
+/// name and args, encoded once per node); returns the bytes appended.
+///
+/// This runs for every slice, so it writes the fields with prost's field
+/// encoders (`prost::encoding`, what the generated `encode_raw` calls)
+/// rather than through a generated message: the generated
+/// `TrackEvent::encode` walked every field of the message three times
+/// (length, length again, write), about 900 instructions a packet. The
+/// field numbers are those of the types in `perfetto_protos.rs`;
+/// `tests/scripts/check_pftrace.py` decodes the result with Perfetto's own
+/// definitions.
+fn encode_slice_event(buf: &mut Vec<u8>, fixed: &Fixed, ts: u64, f: &Fields, tail: &[u8]) -> usize {
+    use prost::encoding::{
+        encode_key, encode_varint, encoded_len_varint, fixed64, int32, key_len, uint64, WireType,
+    };
+    /// `TracePacket.timestamp`.
+    const TIMESTAMP: u32 = 8;
+    /// `TracePacket.track_event`.
+    const TRACK_EVENT: u32 = 11;
+    /// `TrackEvent.type`, `.track_uuid`, `.flow_ids`,
+    /// `.terminating_flow_ids`, `.debug_annotations`.
+    const TYPE: u32 = 9;
+    const TRACK_UUID: u32 = 11;
+    const FLOW_IDS: u32 = 47;
+    const TERMINATING_FLOW_IDS: u32 = 48;
+    const DEBUG_ANNOTATIONS: u32 = 4;
+    /// `DebugAnnotation.uint_value`.
+    const UINT_VALUE: u32 = 3;
+    let kind = f.kind as i32;
+    let arg_len = f
+        .instance
+        .map(|v| fixed.instance_name.len() + uint64::encoded_len(UINT_VALUE, &v));
+    let event_len = int32::encoded_len(TYPE, &kind)
+        + uint64::encoded_len(TRACK_UUID, &f.track)
+        + fixed64::encoded_len_repeated(FLOW_IDS, f.flows)
+        + fixed64::encoded_len_repeated(TERMINATING_FLOW_IDS, f.ends)
+        + arg_len.map_or(0, |n| {
+            key_len(DEBUG_ANNOTATIONS) + encoded_len_varint(n as u64) + n
+        })
+        + tail.len();
+    let packet_len = uint64::encoded_len(TIMESTAMP, &ts)
+        + fixed.packet.len()
+        + key_len(TRACK_EVENT)
+        + encoded_len_varint(event_len as u64)
+        + event_len;
+    let before = buf.len();
+    buf.reserve(packet_len + 16);
+    encode_key(PACKET_FIELD, WireType::LengthDelimited, buf);
+    encode_varint(packet_len as u64, buf);
+    uint64::encode(TIMESTAMP, &ts, buf);
+    buf.extend_from_slice(&fixed.packet);
+    encode_key(TRACK_EVENT, WireType::LengthDelimited, buf);
+    encode_varint(event_len as u64, buf);
+    int32::encode(TYPE, &kind, buf);
+    uint64::encode(TRACK_UUID, &f.track, buf);
+    fixed64::encode_repeated(FLOW_IDS, f.flows, buf);
+    fixed64::encode_repeated(TERMINATING_FLOW_IDS, f.ends, buf);
+    if let (Some(v), Some(n)) = (f.instance, arg_len) {
+        encode_key(DEBUG_ANNOTATIONS, WireType::LengthDelimited, buf);
+        encode_varint(n as u64, buf);
+        buf.extend_from_slice(&fixed.instance_name);
+        uint64::encode(UINT_VALUE, &v, buf);
+    }
+    buf.extend_from_slice(tail);
+    buf.len() - before
+}
+
 /// One word for an instance key.
 fn key_word((node, instance): InstanceKey) -> u64 {
     (u64::from(node) << 40) ^ instance
@@ -439,11 +542,9 @@ impl<W: Write> TraceWriter<W> {
                 p.timestamp_clock_id = Some(CLOCK_MONOTONIC);
                 p
             },
-            event: pb::TrackEvent::default(),
-            end: pb::TrackEvent {
-                r#type: Some(Type::SliceEnd as i32),
-                ..Default::default()
-            },
+            fixed: Fixed::new(),
+            next_flows: Vec::new(),
+            next_ends: Vec::new(),
             marker: pb::TrackEvent {
                 r#type: Some(Type::Instant as i32),
                 name_field: Some(NameField::Name("dependency".to_string())),
@@ -572,8 +673,14 @@ impl<W: Write> TraceWriter<W> {
     }
 
     fn push_end(&mut self, track: u64, ns: u64) {
-        self.end.track_uuid = Some(track);
-        self.bytes += encode_event(&mut self.buf, &mut self.head, ns, &self.end, &[]) as u64;
+        let end = Fields {
+            kind: Type::SliceEnd,
+            track,
+            flows: &[],
+            ends: &[],
+            instance: None,
+        };
+        self.bytes += encode_slice_event(&mut self.buf, &self.fixed, ns, &end, &[]) as u64;
     }
 
     /// A zero-length `dependency` marker at `at` that begins (`out`) or
@@ -675,20 +782,10 @@ impl<W: Write> TraceWriter<W> {
         uuid
     }
 
-    /// Makes `self.event` the begin of a slice of `instance` on `track`,
-    /// without flows yet.
-    fn begin_event(&mut self, track: u64, instance: u64) {
-        let e = &mut self.event;
-        e.r#type = Some(Type::SliceBegin as i32);
-        e.track_uuid = Some(track);
-        e.flow_ids.clear();
-        e.terminating_flow_ids.clear();
-        if e.debug_annotations.is_empty() {
-            e.debug_annotations
-                .push(arg("instance", Value::UintValue(0)));
-        }
-        e.debug_annotations.truncate(1);
-        e.debug_annotations[0].value = Some(Value::UintValue(instance));
+    /// Empties the flow lists for the next slice.
+    fn begin_event(&mut self) {
+        self.next_flows.clear();
+        self.next_ends.clear();
     }
 
     /// Writes the slices of a finalised instance: its task span on its
@@ -722,17 +819,28 @@ impl<W: Write> TraceWriter<W> {
         let mut anchor = None;
         if let Some((begin, end, thread)) = host {
             let track = self.thread_track(thread);
-            self.begin_event(track, key.1);
+            self.begin_event();
             if device.is_some() {
-                self.event.flow_ids.push(submit);
+                self.next_flows.push(submit);
             } else {
-                self.event.flow_ids.extend(waiting.out.iter());
-                self.event.terminating_flow_ids.extend(waiting.into.iter());
+                self.next_flows.extend(waiting.out.iter());
+                self.next_ends.extend(waiting.into.iter());
             }
             let tail =
                 std::mem::take(&mut self.nodes.get_mut(&done.node).expect("made above").host);
-            self.bytes +=
-                encode_event(&mut self.buf, &mut self.head, begin, &self.event, &tail) as u64;
+            self.bytes += encode_slice_event(
+                &mut self.buf,
+                &self.fixed,
+                begin,
+                &Fields {
+                    kind: Type::SliceBegin,
+                    track,
+                    flows: &self.next_flows,
+                    ends: &self.next_ends,
+                    instance: Some(key.1),
+                },
+                &tail,
+            ) as u64;
             self.nodes.get_mut(&done.node).expect("made above").host = tail;
             self.push_end(track, end);
             self.slices += 1;
@@ -748,17 +856,28 @@ impl<W: Write> TraceWriter<W> {
                 .or_else(|| node.metadata_value(QUEUE_ID_KEY)?.trim().parse().ok())
                 .unwrap_or(u64::MAX);
             let track = self.queue_track(queue, node, start, end);
-            self.begin_event(track, key.1);
-            self.event.flow_ids.extend(waiting.out.iter());
-            self.event.terminating_flow_ids.extend(waiting.into.iter());
+            self.begin_event();
+            self.next_flows.extend(waiting.out.iter());
+            self.next_ends.extend(waiting.into.iter());
             if host.is_some() {
-                self.event.terminating_flow_ids.push(submit);
+                self.next_ends.push(submit);
                 self.flows += 1;
             }
             let tail =
                 std::mem::take(&mut self.nodes.get_mut(&done.node).expect("made above").device);
-            self.bytes +=
-                encode_event(&mut self.buf, &mut self.head, start, &self.event, &tail) as u64;
+            self.bytes += encode_slice_event(
+                &mut self.buf,
+                &self.fixed,
+                start,
+                &Fields {
+                    kind: Type::SliceBegin,
+                    track,
+                    flows: &self.next_flows,
+                    ends: &self.next_ends,
+                    instance: Some(key.1),
+                },
+                &tail,
+            ) as u64;
             self.nodes.get_mut(&done.node).expect("made above").device = tail;
             self.push_end(track, end);
             self.slices += 1;
