@@ -127,17 +127,28 @@ impl<K: Hash + Eq, V> Default for Recent<K, V> {
 
 impl<K: Hash + Eq, V> Recent<K, V> {
     fn get(&self, k: &K) -> Option<&V> {
-        self.current.get(k).or_else(|| self.older.get(k))
+        match self.current.get(k) {
+            None if !self.older.is_empty() => self.older.get(k),
+            found => found,
+        }
     }
 
     fn remove(&mut self, k: &K) -> Option<V> {
-        self.current.remove(k).or_else(|| self.older.remove(k))
+        match self.current.remove(k) {
+            None if !self.older.is_empty() => self.older.remove(k),
+            found => found,
+        }
     }
 
     /// The entry for `k` (moved into the current generation), made by
     /// `make` when absent.
     fn entry(&mut self, k: K, make: impl FnOnce() -> V) -> &mut V {
-        let v = match self.older.remove(&k) {
+        let older = if self.older.is_empty() {
+            None
+        } else {
+            self.older.remove(&k)
+        };
+        let v = match older {
             Some(v) => v,
             None => {
                 if !self.current.contains_key(&k) && self.current.len() >= RECENT {
@@ -153,7 +164,9 @@ impl<K: Hash + Eq, V> Recent<K, V> {
     }
 
     fn insert(&mut self, k: K, v: V) {
-        self.older.remove(&k);
+        if !self.older.is_empty() {
+            self.older.remove(&k);
+        }
         if self.current.len() >= RECENT && !self.current.contains_key(&k) {
             self.older = std::mem::take(&mut self.current);
         }
@@ -240,7 +253,8 @@ pub struct TraceWriter<W: Write> {
     flows: u64,
     threads: FxHashSet<u32>,
     queues: FxHashMap<u64, QueueTracks>,
-    nodes: FxHashMap<u32, NodeEvents>,
+    /// By node id (ids are dense from 0).
+    nodes: Vec<Option<NodeEvents>>,
     open: FxHashMap<(u32, SpanKind), Vec<(StrId, u64)>>,
     written: Recent<InstanceKey, Option<Anchor>>,
     waiting: Recent<InstanceKey, Waiting>,
@@ -533,7 +547,7 @@ impl<W: Write> TraceWriter<W> {
             flows: 0,
             threads: FxHashSet::default(),
             queues: FxHashMap::default(),
-            nodes: FxHashMap::default(),
+            nodes: Vec::new(),
             open: FxHashMap::default(),
             written: Recent::default(),
             waiting: Recent::default(),
@@ -594,12 +608,13 @@ impl<W: Write> TraceWriter<W> {
         self.bytes += (self.buf.len() - before) as u64;
     }
 
-    /// Room for about `n` more bytes under the bound; counts a drop if not.
-    fn room(&mut self, n: u64) -> bool {
+    /// Room for about `n` more bytes under the bound for `slices` more
+    /// slices (or markers); counts them as dropped if not.
+    fn room(&mut self, n: u64, slices: u64) -> bool {
         if self.bytes.saturating_add(n) <= self.max_bytes {
             true
         } else {
-            self.dropped += 1;
+            self.dropped += slices;
             false
         }
     }
@@ -626,7 +641,7 @@ impl<W: Write> TraceWriter<W> {
                 else {
                     return;
                 };
-                if ns < begin || !self.room(256) {
+                if ns < begin || !self.room(256, 1) {
                     return;
                 }
                 let name = format!(
@@ -686,7 +701,7 @@ impl<W: Write> TraceWriter<W> {
     /// A zero-length `dependency` marker at `at` that begins (`out`) or
     /// ends a flow.
     fn marker(&mut self, at: Anchor, flow: u64, out: bool) {
-        if !self.room(64) {
+        if !self.room(64, 1) {
             return;
         }
         let e = &mut self.marker;
@@ -807,14 +822,22 @@ impl<W: Write> TraceWriter<W> {
             self.written.insert(key, None);
             return;
         }
-        if !self.room(1024) {
+        if !self.room(
+            1024,
+            u64::from(host.is_some()) + u64::from(device.is_some()),
+        ) {
             self.written.insert(key, None);
             return;
         }
-        let cached = self.nodes.get(&done.node).map(|n| n.revision);
-        if cached != Some(node.revision()) {
-            self.nodes.insert(done.node, NodeEvents::new(node));
+        let at = done.node as usize;
+        if self.nodes.len() <= at {
+            self.nodes.resize_with(at + 1, || None);
         }
+        // Taken out while its slices are written, put back after.
+        let events = match self.nodes[at].take() {
+            Some(e) if e.revision == node.revision() => e,
+            _ => NodeEvents::new(node),
+        };
         let submit = submit_flow(key);
         let mut anchor = None;
         if let Some((begin, end, thread)) = host {
@@ -826,8 +849,7 @@ impl<W: Write> TraceWriter<W> {
                 self.next_flows.extend(waiting.out.iter());
                 self.next_ends.extend(waiting.into.iter());
             }
-            let tail =
-                std::mem::take(&mut self.nodes.get_mut(&done.node).expect("made above").host);
+            let tail = &events.host;
             self.bytes += encode_slice_event(
                 &mut self.buf,
                 &self.fixed,
@@ -841,7 +863,6 @@ impl<W: Write> TraceWriter<W> {
                 },
                 &tail,
             ) as u64;
-            self.nodes.get_mut(&done.node).expect("made above").host = tail;
             self.push_end(track, end);
             self.slices += 1;
             anchor = Some(Anchor {
@@ -863,8 +884,7 @@ impl<W: Write> TraceWriter<W> {
                 self.next_ends.push(submit);
                 self.flows += 1;
             }
-            let tail =
-                std::mem::take(&mut self.nodes.get_mut(&done.node).expect("made above").device);
+            let tail = &events.device;
             self.bytes += encode_slice_event(
                 &mut self.buf,
                 &self.fixed,
@@ -878,7 +898,6 @@ impl<W: Write> TraceWriter<W> {
                 },
                 &tail,
             ) as u64;
-            self.nodes.get_mut(&done.node).expect("made above").device = tail;
             self.push_end(track, end);
             self.slices += 1;
             anchor = Some(Anchor {
@@ -887,6 +906,7 @@ impl<W: Write> TraceWriter<W> {
                 ts: start,
             });
         }
+        self.nodes[at] = Some(events);
         self.written.insert(key, anchor);
         if self.buf.len() >= BUFFER_BYTES {
             // An error shows at the next flush, which reports it.
