@@ -861,7 +861,7 @@ impl<W: Write> TraceWriter<W> {
                     ends: &self.next_ends,
                     instance: Some(key.1),
                 },
-                &tail,
+                tail,
             ) as u64;
             self.push_end(track, end);
             self.slices += 1;
@@ -896,7 +896,7 @@ impl<W: Write> TraceWriter<W> {
                     ends: &self.next_ends,
                     instance: Some(key.1),
                 },
-                &tail,
+                tail,
             ) as u64;
             self.push_end(track, end);
             self.slices += 1;
