@@ -443,6 +443,9 @@ impl Fixed {
 /// rather than through a generated message: the generated
 /// `TrackEvent::encode` walked every field of the message three times
 /// (length, length again, write), about 900 instructions a packet. The
+/// `prost::encoding` is public but left out of prost's documentation
+/// (it is what generated code calls), so a prost upgrade may change it;
+/// the version is pinned in Cargo.lock. The
 /// field numbers are those of the types in `perfetto_protos.rs`;
 /// `tests/scripts/check_pftrace.py` decodes the result with Perfetto's own
 /// definitions.
