@@ -6,6 +6,8 @@
 //! [`TaskGraph::finish`] at the end (streaming what it flushes too), and
 //! writes `graph.dot` and `summary.csv` with [`write_all`];
 //! [`summary_table`] is the same summary for stderr.
+//! [`TraceWriter`] streams the same records and instances into a Perfetto
+//! trace (`trace.pftrace`).
 //!
 //! ```
 //! use syclgraph_graph::{summary_table, write_all, KernelRowWriter, Record, TaskGraph};
