@@ -21,6 +21,8 @@ PIP_REQUIREMENTS=(
   networkx==3.6.1
   pytest==9.2.0
   pytest-timeout==2.4.0
+  perfetto==0.59.1
+  protobuf==7.36.2
 )
 
 log() { echo "setup: $*" >&2; }

@@ -6,6 +6,8 @@
 //! [`TaskGraph::finish`] at the end (streaming what it flushes too), and
 //! writes `graph.dot` and `summary.csv` with [`write_all`];
 //! [`summary_table`] is the same summary for stderr.
+//! [`TraceWriter`] streams the same records and instances into a Perfetto
+//! trace (`trace.pftrace`).
 //!
 //! ```
 //! use syclgraph_graph::{summary_table, write_all, KernelRowWriter, Record, TaskGraph};
@@ -52,6 +54,8 @@ pub mod node;
 pub mod output;
 mod pending;
 mod per_node;
+pub mod perfetto;
+mod perfetto_protos;
 pub mod queues;
 pub mod record;
 pub mod spans;
@@ -69,6 +73,7 @@ pub use kind::{classify, Classification, NodeKind};
 pub use model::{Limits, Stats, TaskGraph};
 pub use node::{Node, NodeTimes};
 pub use output::{write_all, write_atomically, write_kernels_csv};
+pub use perfetto::TraceWriter;
 pub use queues::Queue;
 pub use record::Record;
 pub use spans::HostSpan;

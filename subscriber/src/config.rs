@@ -33,6 +33,9 @@ pub struct Config {
     /// table once it is known (`1`, default: cheapest), or only through the
     /// UR tracing layer on `ur.call.debug` (`0`).
     pub ur_hooks: bool,
+    /// `SYCLGRAPH_TRACE_MAX_MB`: the largest `trace.pftrace` (MiB) before
+    /// later slices are dropped and counted; 0 writes no trace.
+    pub trace_max_mb: u64,
 }
 
 impl Config {
@@ -73,6 +76,7 @@ impl Config {
         let queue_capacity = number("SYCLGRAPH_QUEUE_CAPACITY", 65536, 16, 1 << 26) as usize;
         let drain_timeout_ms = number("SYCLGRAPH_DRAIN_TIMEOUT_MS", 10_000, 0, 3_600_000);
         let max_ur_calls = number("SYCLGRAPH_MAX_UR_CALLS", 100_000, 0, u64::MAX / 2);
+        let trace_max_mb = number("SYCLGRAPH_TRACE_MAX_MB", 1024, 0, 1 << 30);
         let mut flag = |name: &str, default: bool| -> bool {
             match lookup(name).as_deref().map(str::trim) {
                 None => default,
@@ -101,6 +105,7 @@ impl Config {
             max_ur_calls,
             force_profiling,
             ur_hooks,
+            trace_max_mb,
         }
     }
 }
@@ -131,6 +136,7 @@ mod tests {
         assert_eq!(c.output_dir, PathBuf::from("syclgraph-42"));
         assert_eq!(c.max_instances, 5000);
         assert!(c.device_timing);
+        assert_eq!(c.trace_max_mb, 1024);
     }
 
     #[test]
@@ -159,8 +165,10 @@ mod tests {
             ("SYCLGRAPH_MAX_INSTANCES", "10"),
             ("SYCLGRAPH_DEVICE_TIMING", "0"),
             ("SYCLGRAPH_UR_HOOKS", "0"),
+            ("SYCLGRAPH_TRACE_MAX_MB", "0"),
         ]);
         assert!(w.is_empty());
+        assert_eq!(c.trace_max_mb, 0);
         assert!(!c.ur_hooks);
         assert_eq!(c.output_dir, PathBuf::from("/tmp/x"));
         assert_eq!(c.max_instances, 10);

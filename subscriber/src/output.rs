@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use syclgraph_graph::critical_output::critical_path_text;
 use syclgraph_graph::kernels_csv::KernelRowWriter;
 use syclgraph_graph::output::{write_atomically, write_critical_files};
+use syclgraph_graph::perfetto::{TraceWriter, CLOCK_MONOTONIC};
 use syclgraph_graph::record::Record;
 use syclgraph_graph::spans::span_kind_str;
 use syclgraph_graph::timing::format_ns;
@@ -58,6 +59,10 @@ pub struct Output {
     quiet: bool,
     graph: TaskGraph,
     kernels: Option<KernelRowWriter<WholeRows>>,
+    /// `trace.pftrace`, streamed like kernels.csv (`None`: off or failed).
+    trace: Option<TraceWriter<WholeRows>>,
+    /// `SYCLGRAPH_TRACE_MAX_MB`, for the summary.
+    trace_max_mb: u64,
     completed: Vec<Completed>,
     /// Records applied since the last snapshot of graph.dot/summary.csv.
     changed: bool,
@@ -78,6 +83,8 @@ impl Output {
             }
         };
         Output {
+            trace: start_trace(config),
+            trace_max_mb: config.trace_max_mb,
             dir: config.output_dir.clone(),
             quiet: config.quiet,
             graph: TaskGraph::with_limits(Limits {
@@ -98,6 +105,9 @@ impl Output {
 
     /// Applies one record; streams the rows of the instances it completed.
     pub fn apply(&mut self, record: Record) {
+        if let Some(trace) = &mut self.trace {
+            trace.observe(&self.graph, &record);
+        }
         self.graph.apply(record, &mut self.completed);
         self.changed = true;
         self.write_completed();
@@ -113,6 +123,14 @@ impl Output {
             if let Err(e) = kernels.flush() {
                 warn(format_args!("kernels.csv: {e}; no more rows are written"));
                 self.kernels = None;
+            }
+        }
+        if let Some(trace) = &mut self.trace {
+            if let Err(e) = trace.flush() {
+                warn(format_args!(
+                    "trace.pftrace: {e}; no more slices are written"
+                ));
+                self.trace = None;
             }
         }
     }
@@ -146,6 +164,15 @@ impl Output {
         if self.completed.is_empty() {
             return;
         }
+        if let Some(trace) = &mut self.trace {
+            for done in &self.completed {
+                trace.write(&self.graph, done);
+            }
+            self.unflushed = true;
+            if trace.pending() + trace.get_ref().pending() > MAX_PENDING_BYTES {
+                self.flush_rows();
+            }
+        }
         if let Some(kernels) = &mut self.kernels {
             // Read in place (an instance is a few hundred bytes to move).
             for done in &self.completed {
@@ -178,6 +205,13 @@ impl Output {
         if let Some(mut kernels) = self.kernels.take() {
             kernels.flush()?;
         }
+        let trace_dropped = match self.trace.take() {
+            Some(mut trace) => {
+                trace.flush()?;
+                trace.dropped()
+            }
+            None => 0,
+        };
         self.write_graph_files()?;
         write_atomically(&self.dir.join("instances.dot"), |w| {
             instances_dot::write_instances_dot(w, &self.graph)
@@ -187,10 +221,47 @@ impl Output {
             text.push_str(&host_wait_lines(&self.graph));
             let path = self.graph.critical_path().report();
             text.push_str(&critical_path_text(&self.graph, &path));
+            if trace_dropped > 0 {
+                text.push_str(&format!(
+                    "dropped: {trace_dropped} trace.pftrace slices (the file reached SYCLGRAPH_TRACE_MAX_MB={} MiB)\n",
+                    self.trace_max_mb
+                ));
+            }
             text.push_str(&loss_lines(losses));
             eprint!("syclgraph: outputs in {}\n{text}", self.dir.display());
         }
         Ok(())
+    }
+}
+
+/// Starts `trace.pftrace` unless `SYCLGRAPH_TRACE_MAX_MB` is 0.
+fn start_trace(config: &Config) -> Option<TraceWriter<WholeRows>> {
+    if config.trace_max_mb == 0 {
+        return None;
+    }
+    let name = std::env::current_exe()
+        .ok()
+        .and_then(|p| Some(p.file_name()?.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "program".to_string());
+    let clocks = [(CLOCK_MONOTONIC, crate::clock::monotonic_ns())];
+    let max_bytes = config.trace_max_mb.saturating_mul(1 << 20);
+    let trace = File::create(config.output_dir.join("trace.pftrace")).and_then(|f| {
+        let mut t = TraceWriter::new(
+            WholeRows::new(f),
+            std::process::id(),
+            &name,
+            &clocks,
+            max_bytes,
+        )?;
+        t.flush()?;
+        Ok(t)
+    });
+    match trace {
+        Ok(t) => Some(t),
+        Err(e) => {
+            warn(format_args!("cannot write trace.pftrace: {e}"));
+            None
+        }
     }
 }
 

@@ -1,0 +1,1092 @@
+//! `trace.pftrace`: a Perfetto trace (protobuf `TracePacket`s holding
+//! `TrackEvent`s and `TrackDescriptor`s), streamed as instances complete
+//! ([`TraceWriter`]). It opens in ui.perfetto.dev.
+//!
+//! What is in it:
+//!
+//! - a process track (the traced program, by pid), and under it
+//! - one track per host thread (`host thread N`, N the `thread_id` of
+//!   `kernels.csv`) with the XPTI task span (task_begin..task_end) of every
+//!   submission made on it, named `submit <operation>` (a host task's span,
+//!   which is its run, is named by its operation, `host task`), and the
+//!   waits and barriers (`wait: <what>`, `barrier: <what>`);
+//! - one track per device queue (`queue <id> <device>`) with every timed
+//!   device command as a slice from its device start to its device end,
+//!   the very numbers of `kernels.csv`'s `start_ns`/`end_ns`, named by the
+//!   kernel or operation. Commands of one queue that overlap in time (an
+//!   out-of-order queue) go on extra tracks `queue <id> <device> #2`, ...
+//!   so that no slice partly overlaps another on one track;
+//! - args on the slices: `node`, `instance`, `kind`, `queue`, `bytes`,
+//!   `global_size`, `local_size`, `source` (file:line), as known;
+//! - flows: from each submission's task span to its device slice, and along
+//!   every dependency edge between instances (the instance graph's edges)
+//!   from the producer's slice to the consumer's (the device slice when
+//!   timed, else the task span).
+//!
+//! Times are CLOCK_MONOTONIC ns: every packet says `timestamp_clock_id` 3
+//! (`BUILTIN_CLOCK_MONOTONIC`), and the first packet is a clock snapshot
+//! that makes it the trace's primary clock, so the UI shows the same
+//! numbers as `kernels.csv`.
+//!
+//! **Dependency flows when an edge comes late.** A slice is written when its
+//! instance completes, with the flows known by then. A dependency usually
+//! arrives before both its ends complete (at the consumer's submission), and
+//! then it is on the two slices themselves. When the producer's slice was
+//! already written, the flow starts at a zero-length `dependency` marker
+//! at the producer slice's start, on its track (inside it); likewise a
+//! marker at the consumer slice's start when that was written first. An
+//! edge to or from an instance that has no slice (untimed, no task span)
+//! has no flow. The tables that remember written and waiting instances
+//! keep the most recent [`RECENT`] entries twice over (two generations);
+//! an edge naming an older instance gets no flow.
+//!
+//! Packets are encoded with prost; each is appended whole, so a file cut
+//! at any [`TraceWriter::flush`] parses, and a size bound drops every slice
+//! after it is reached (counted in [`TraceWriter::dropped`]).
+
+use std::hash::Hash;
+use std::io::{self, Write};
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::instance::Completed;
+use crate::instance_graph::InstanceKey;
+use crate::kind::NodeKind;
+use crate::model::TaskGraph;
+use crate::node::{Node, GLOBAL_SIZE_KEY, LOCAL_SIZE_KEY, QUEUE_ID_KEY};
+use crate::perfetto_protos as pb;
+use crate::record::{InstanceEdge, Record, SpanKind, StrId};
+use crate::spans::span_kind_str;
+
+use prost::Message;
+
+use pb::debug_annotation::{NameField as ArgName, Value};
+use pb::track_event::{NameField, Type};
+
+/// `BUILTIN_CLOCK_MONOTONIC`.
+pub const CLOCK_MONOTONIC: u32 = pb::BuiltinClock::Monotonic as u32;
+/// `BUILTIN_CLOCK_BOOTTIME`.
+pub const CLOCK_BOOTTIME: u32 = pb::BuiltinClock::Boottime as u32;
+
+/// Entries per generation of the tables of recently written instances and
+/// of flows waiting for an end.
+pub const RECENT: usize = 1 << 16;
+
+/// The one packet sequence this writer makes.
+const SEQUENCE: u32 = 1;
+/// `Trace.packet`'s field number: the file is a `Trace` message.
+const PACKET_FIELD: u32 = 1;
+/// `SEQ_INCREMENTAL_STATE_CLEARED`.
+const STATE_CLEARED: u32 = 1;
+/// Bytes buffered before they are handed to the writer.
+const BUFFER_BYTES: usize = 64 * 1024;
+/// Open waits/barriers kept per thread and kind.
+const MAX_OPEN: usize = 256;
+/// Tracks per queue for commands that overlap in time.
+const MAX_LANES: usize = 32;
+
+/// The process track.
+const PROCESS_TRACK: u64 = 1;
+/// Host thread N's track is `2 + 2 N` and lane L of the I-th queue's
+/// `3 + 2 (I * 32 + L)`: even and odd, small numbers, so the uuid every
+/// event carries is a one- or two-byte varint.
+fn thread_uuid(thread: u32) -> u64 {
+    2 + 2 * u64::from(thread)
+}
+
+/// See [`thread_uuid`].
+fn queue_uuid(index: u64, lane: usize) -> u64 {
+    3 + 2 * (index * MAX_LANES as u64 + lane as u64)
+}
+
+/// Where a written instance's slice is: the track and its start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Anchor {
+    key: InstanceKey,
+    track: u64,
+    ts: u64,
+}
+
+/// A map that forgets its oldest entries: two generations of at most
+/// [`RECENT`] entries; when the current one is full the older one is
+/// dropped and the current one becomes the older.
+#[derive(Debug)]
+struct Recent<K, V> {
+    current: FxHashMap<K, V>,
+    older: FxHashMap<K, V>,
+}
+
+impl<K: Hash + Eq, V> Default for Recent<K, V> {
+    fn default() -> Self {
+        Recent {
+            current: FxHashMap::default(),
+            older: FxHashMap::default(),
+        }
+    }
+}
+
+impl<K: Hash + Eq, V> Recent<K, V> {
+    fn get(&self, k: &K) -> Option<&V> {
+        match self.current.get(k) {
+            None if !self.older.is_empty() => self.older.get(k),
+            found => found,
+        }
+    }
+
+    fn remove(&mut self, k: &K) -> Option<V> {
+        match self.current.remove(k) {
+            None if !self.older.is_empty() => self.older.remove(k),
+            found => found,
+        }
+    }
+
+    /// The entry for `k` (moved into the current generation), made by
+    /// `make` when absent.
+    fn entry(&mut self, k: K, make: impl FnOnce() -> V) -> &mut V {
+        let older = if self.older.is_empty() {
+            None
+        } else {
+            self.older.remove(&k)
+        };
+        let v = match older {
+            Some(v) => v,
+            None => {
+                if !self.current.contains_key(&k) && self.current.len() >= RECENT {
+                    self.older = std::mem::take(&mut self.current);
+                }
+                return self.current.entry(k).or_insert_with(make);
+            }
+        };
+        if self.current.len() >= RECENT {
+            self.older = std::mem::take(&mut self.current);
+        }
+        self.current.entry(k).or_insert(v)
+    }
+
+    fn insert(&mut self, k: K, v: V) {
+        if !self.older.is_empty() {
+            self.older.remove(&k);
+        }
+        if self.current.len() >= RECENT && !self.current.contains_key(&k) {
+            self.older = std::mem::take(&mut self.current);
+        }
+        self.current.insert(k, v);
+    }
+}
+
+/// Flow ids, the first two without an allocation (most instances have a
+/// dependency or two).
+#[derive(Debug, Default)]
+struct Ids {
+    first: [u64; 2],
+    len: usize,
+    more: Vec<u64>,
+}
+
+impl Ids {
+    fn push(&mut self, id: u64) {
+        if self.len < 2 {
+            self.first[self.len] = id;
+        } else {
+            self.more.push(id);
+        }
+        self.len += 1;
+    }
+
+    fn contains(&self, id: u64) -> bool {
+        self.first[..self.len.min(2)].contains(&id) || self.more.contains(&id)
+    }
+
+    fn iter(&self) -> impl Iterator<Item = u64> + '_ {
+        self.first[..self.len.min(2)]
+            .iter()
+            .chain(&self.more)
+            .copied()
+    }
+}
+
+/// The flow ids waiting for one instance's slice.
+#[derive(Debug, Default)]
+struct Waiting {
+    /// Flows that begin at it (it is the producer).
+    out: Ids,
+    /// Flows that end at it (it is the consumer).
+    into: Ids,
+}
+
+/// What a node's slices share, encoded once per node and
+/// [`Node::revision`]: the prost encoding of a `TrackEvent` holding only
+/// the name and the shared args. A slice's `TrackEvent` is the encoding of
+/// its own fields (type, track, flows, instance) followed by these bytes:
+/// fields of one message may come in any order, and none is in both parts.
+struct NodeEvents {
+    revision: u64,
+    /// The device slice's name and args.
+    device: Vec<u8>,
+    /// The task span's name and args.
+    host: Vec<u8>,
+}
+
+/// The tracks of one device queue.
+#[derive(Debug)]
+struct QueueTracks {
+    index: u64,
+    name: String,
+    /// The latest end on each lane so far.
+    lanes: Vec<u64>,
+}
+
+/// Streams `trace.pftrace`: feed it every [`Record`] before the graph
+/// applies it ([`TraceWriter::observe`]) and every [`Completed`] instance
+/// ([`TraceWriter::write`]), and [`TraceWriter::flush`] it when the other
+/// streamed files are flushed. Packets are handed to the underlying writer
+/// whole (about 64 KiB at a time, and on flush).
+pub struct TraceWriter<W: Write> {
+    inner: Option<W>,
+    buf: Vec<u8>,
+    /// Bytes made so far (written or buffered).
+    bytes: u64,
+    max_bytes: u64,
+    /// Slices and markers left out once `max_bytes` was reached.
+    dropped: u64,
+    slices: u64,
+    flows: u64,
+    threads: FxHashSet<u32>,
+    queues: FxHashMap<u64, QueueTracks>,
+    /// By node id (ids are dense from 0).
+    nodes: Vec<Option<NodeEvents>>,
+    open: FxHashMap<(u32, SpanKind), Vec<(StrId, u64)>>,
+    written: Recent<InstanceKey, Option<Anchor>>,
+    waiting: Recent<InstanceKey, Waiting>,
+    /// The fields every slice packet shares, encoded once.
+    fixed: Fixed,
+    /// Reused for markers: the packet's own fields.
+    head: pb::TracePacket,
+    /// The flows the next slice begins and ends.
+    next_flows: Vec<u64>,
+    next_ends: Vec<u64>,
+    /// Reused for every `dependency` marker.
+    marker: pb::TrackEvent,
+}
+
+/// A packet with the fields every packet of this writer has.
+fn packet(data: Option<pb::trace_packet::Data>) -> pb::TracePacket {
+    pb::TracePacket {
+        timestamp: None,
+        timestamp_clock_id: None,
+        sequence_flags: None,
+        optional_trusted_packet_sequence_id: Some(
+            pb::trace_packet::OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(SEQUENCE),
+        ),
+        data,
+    }
+}
+
+/// An event packet on CLOCK_MONOTONIC.
+fn event_packet(kind: Type, name: Option<String>) -> pb::TracePacket {
+    let mut p = packet(Some(pb::trace_packet::Data::TrackEvent(pb::TrackEvent {
+        r#type: Some(kind as i32),
+        name_field: name.map(NameField::Name),
+        ..Default::default()
+    })));
+    p.timestamp_clock_id = Some(CLOCK_MONOTONIC);
+    p
+}
+
+fn event_mut(p: &mut pb::TracePacket) -> &mut pb::TrackEvent {
+    match &mut p.data {
+        Some(pb::trace_packet::Data::TrackEvent(e)) => e,
+        _ => unreachable!("an event packet holds a track event"),
+    }
+}
+
+fn descriptor(uuid: u64, parent: Option<u64>, name: String) -> pb::TracePacket {
+    packet(Some(pb::trace_packet::Data::TrackDescriptor(
+        pb::TrackDescriptor {
+            uuid: Some(uuid),
+            parent_uuid: parent,
+            process: None,
+            static_or_dynamic_name: Some(pb::track_descriptor::StaticOrDynamicName::Name(name)),
+        },
+    )))
+}
+
+fn arg(name: &str, value: Value) -> pb::DebugAnnotation {
+    pb::DebugAnnotation {
+        name_field: Some(ArgName::Name(name.to_string())),
+        value: Some(value),
+    }
+}
+
+/// The args a node's slices share (all but the instance).
+fn node_args(node: &Node) -> Vec<pb::DebugAnnotation> {
+    let mut args = vec![
+        arg("node", Value::UintValue(u64::from(node.id))),
+        arg("kind", Value::StringValue(node.kind.as_str().to_string())),
+    ];
+    let text = |key: &str, value: Option<&str>| {
+        value.map(|v| match v.trim().parse::<u64>() {
+            Ok(n) => arg(key, Value::UintValue(n)),
+            Err(_) => arg(key, Value::StringValue(v.to_string())),
+        })
+    };
+    args.extend(text("queue", node.metadata_value(QUEUE_ID_KEY)));
+    args.extend(text("bytes", node.bytes()));
+    args.extend(text("global_size", node.metadata_value(GLOBAL_SIZE_KEY)));
+    args.extend(text("local_size", node.metadata_value(LOCAL_SIZE_KEY)));
+    args.extend(
+        node.location()
+            .map(|l| arg("source", Value::StringValue(l))),
+    );
+    args
+}
+
+impl NodeEvents {
+    fn new(node: &Node) -> NodeEvents {
+        let args = node_args(node);
+        let tail = |name: String| {
+            pb::TrackEvent {
+                name_field: Some(NameField::Name(name)),
+                debug_annotations: args.clone(),
+                ..Default::default()
+            }
+            .encode_to_vec()
+        };
+        let host_name = if node.kind == NodeKind::HostTask {
+            node.operation.clone()
+        } else {
+            format!("submit {}", node.operation)
+        };
+        NodeEvents {
+            revision: node.revision(),
+            device: tail(node.operation.clone()),
+            host: tail(host_name),
+        }
+    }
+}
+
+/// Appends to `buf` a packet at `ts` (`head`: the packet's own fields)
+/// whose event is `event` followed by `tail` (a node's encoded name and
+/// args); returns the bytes appended. prost encodes every part; the two
+/// enclosing length-delimited fields (`Trace.packet`,
+/// `TracePacket.track_event`) are framed with prost's own key and varint
+/// encoders.
+fn encode_event(
+    buf: &mut Vec<u8>,
+    head: &mut pb::TracePacket,
+    ts: u64,
+    event: &pb::TrackEvent,
+    tail: &[u8],
+) -> usize {
+    use prost::encoding::{encode_key, encode_varint, encoded_len_varint, key_len, WireType};
+    /// `TracePacket.track_event`.
+    const TRACK_EVENT_FIELD: u32 = 11;
+    head.timestamp = Some(ts);
+    let event_len = event.encoded_len() + tail.len();
+    let packet_len = head.encoded_len()
+        + key_len(TRACK_EVENT_FIELD)
+        + encoded_len_varint(event_len as u64)
+        + event_len;
+    let before = buf.len();
+    buf.reserve(packet_len + 16);
+    encode_key(PACKET_FIELD, WireType::LengthDelimited, buf);
+    encode_varint(packet_len as u64, buf);
+    head.encode(buf).expect("a Vec grows as needed");
+    encode_key(TRACK_EVENT_FIELD, WireType::LengthDelimited, buf);
+    encode_varint(event_len as u64, buf);
+    event.encode(buf).expect("a Vec grows as needed");
+    buf.extend_from_slice(tail);
+    buf.len() - before
+}
+
+/// The per-slice fields of a track event: its type and track, the flows
+/// it begins and ends, and the `instance` arg.
+struct Fields<'a> {
+    kind: Type,
+    track: u64,
+    flows: &'a [u64],
+    ends: &'a [u64],
+    instance: Option<u64>,
+}
+
+/// The prost encodings made once per writer that [`encode_slice_event`]
+/// puts around the per-slice fields.
+struct Fixed {
+    /// `TracePacket` fields 58 (`timestamp_clock_id`: CLOCK_MONOTONIC) and
+    /// 10 (`trusted_packet_sequence_id`).
+    packet: Vec<u8>,
+    /// `DebugAnnotation` field 10 (`name`: `instance`).
+    instance_name: Vec<u8>,
+}
+
+impl Fixed {
+    fn new() -> Fixed {
+        let mut packet = packet(None);
+        packet.timestamp_clock_id = Some(CLOCK_MONOTONIC);
+        Fixed {
+            packet: packet.encode_to_vec(),
+            instance_name: pb::DebugAnnotation {
+                name_field: Some(ArgName::Name("instance".to_string())),
+                value: None,
+            }
+            .encode_to_vec(),
+        }
+    }
+}
+
+/// Appends to `buf` the packet of a slice's begin or end at `ts`: a
+/// `TracePacket` whose `TrackEvent` has `fields`, then `tail` (a node's
+/// name and args, encoded once per node); returns the bytes appended.
+///
+/// This runs for every slice, so it writes the fields with prost's field
+/// encoders (`prost::encoding`, what the generated `encode_raw` calls)
+/// rather than through a generated message: the generated
+/// `TrackEvent::encode` walked every field of the message three times
+/// (length, length again, write), about 900 instructions a packet. The
+/// `prost::encoding` is public but left out of prost's documentation
+/// (it is what generated code calls), so a prost upgrade may change it;
+/// the version is pinned in Cargo.lock. The
+/// field numbers are those of the types in `perfetto_protos.rs`;
+/// `tests/scripts/check_pftrace.py` decodes the result with Perfetto's own
+/// definitions.
+fn encode_slice_event(buf: &mut Vec<u8>, fixed: &Fixed, ts: u64, f: &Fields, tail: &[u8]) -> usize {
+    use prost::encoding::{
+        encode_key, encode_varint, encoded_len_varint, fixed64, int32, key_len, uint64, WireType,
+    };
+    /// `TracePacket.timestamp`.
+    const TIMESTAMP: u32 = 8;
+    /// `TracePacket.track_event`.
+    const TRACK_EVENT: u32 = 11;
+    /// `TrackEvent.type`, `.track_uuid`, `.flow_ids`,
+    /// `.terminating_flow_ids`, `.debug_annotations`.
+    const TYPE: u32 = 9;
+    const TRACK_UUID: u32 = 11;
+    const FLOW_IDS: u32 = 47;
+    const TERMINATING_FLOW_IDS: u32 = 48;
+    const DEBUG_ANNOTATIONS: u32 = 4;
+    /// `DebugAnnotation.uint_value`.
+    const UINT_VALUE: u32 = 3;
+    let kind = f.kind as i32;
+    let arg_len = f
+        .instance
+        .map(|v| fixed.instance_name.len() + uint64::encoded_len(UINT_VALUE, &v));
+    let event_len = int32::encoded_len(TYPE, &kind)
+        + uint64::encoded_len(TRACK_UUID, &f.track)
+        + fixed64::encoded_len_repeated(FLOW_IDS, f.flows)
+        + fixed64::encoded_len_repeated(TERMINATING_FLOW_IDS, f.ends)
+        + arg_len.map_or(0, |n| {
+            key_len(DEBUG_ANNOTATIONS) + encoded_len_varint(n as u64) + n
+        })
+        + tail.len();
+    let packet_len = uint64::encoded_len(TIMESTAMP, &ts)
+        + fixed.packet.len()
+        + key_len(TRACK_EVENT)
+        + encoded_len_varint(event_len as u64)
+        + event_len;
+    let before = buf.len();
+    buf.reserve(packet_len + 16);
+    encode_key(PACKET_FIELD, WireType::LengthDelimited, buf);
+    encode_varint(packet_len as u64, buf);
+    uint64::encode(TIMESTAMP, &ts, buf);
+    buf.extend_from_slice(&fixed.packet);
+    encode_key(TRACK_EVENT, WireType::LengthDelimited, buf);
+    encode_varint(event_len as u64, buf);
+    int32::encode(TYPE, &kind, buf);
+    uint64::encode(TRACK_UUID, &f.track, buf);
+    fixed64::encode_repeated(FLOW_IDS, f.flows, buf);
+    fixed64::encode_repeated(TERMINATING_FLOW_IDS, f.ends, buf);
+    if let (Some(v), Some(n)) = (f.instance, arg_len) {
+        encode_key(DEBUG_ANNOTATIONS, WireType::LengthDelimited, buf);
+        encode_varint(n as u64, buf);
+        buf.extend_from_slice(&fixed.instance_name);
+        uint64::encode(UINT_VALUE, &v, buf);
+    }
+    buf.extend_from_slice(tail);
+    buf.len() - before
+}
+
+/// One word for an instance key.
+fn key_word((node, instance): InstanceKey) -> u64 {
+    (u64::from(node) << 40) ^ instance
+}
+
+/// A flow id for `key`'s submission → device slice arrow.
+fn submit_flow(key: InstanceKey) -> u64 {
+    mix(mix(key_word(key)) ^ 0x5eed)
+}
+
+/// A flow id for the dependency `from` → `to`.
+fn edge_flow(from: InstanceKey, to: InstanceKey) -> u64 {
+    mix(mix(key_word(from)).rotate_left(23) ^ key_word(to))
+}
+
+/// splitmix64's finaliser: distinct inputs give distinct outputs.
+fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+impl<W: Write> TraceWriter<W> {
+    /// Starts a trace on `w`: a clock snapshot (`clocks`: (BuiltinClock id,
+    /// ns) pairs read at one moment; CLOCK_MONOTONIC is made the trace's
+    /// clock) and the process track. `max_bytes` bounds the file (`u64::MAX`:
+    /// no bound).
+    pub fn new(
+        w: W,
+        pid: u32,
+        process_name: &str,
+        clocks: &[(u32, u64)],
+        max_bytes: u64,
+    ) -> io::Result<TraceWriter<W>> {
+        let mut t = TraceWriter {
+            inner: Some(w),
+            buf: Vec::with_capacity(2 * BUFFER_BYTES),
+            bytes: 0,
+            max_bytes,
+            dropped: 0,
+            slices: 0,
+            flows: 0,
+            threads: FxHashSet::default(),
+            queues: FxHashMap::default(),
+            nodes: Vec::new(),
+            open: FxHashMap::default(),
+            written: Recent::default(),
+            waiting: Recent::default(),
+            head: {
+                let mut p = packet(None);
+                p.timestamp_clock_id = Some(CLOCK_MONOTONIC);
+                p
+            },
+            fixed: Fixed::new(),
+            next_flows: Vec::new(),
+            next_ends: Vec::new(),
+            marker: pb::TrackEvent {
+                r#type: Some(Type::Instant as i32),
+                name_field: Some(NameField::Name("dependency".to_string())),
+                debug_annotations: vec![
+                    arg("node", Value::UintValue(0)),
+                    arg("instance", Value::UintValue(0)),
+                ],
+                ..Default::default()
+            },
+        };
+        let mut snapshot = packet(Some(pb::trace_packet::Data::ClockSnapshot(
+            pb::ClockSnapshot {
+                clocks: clocks
+                    .iter()
+                    .map(|&(id, ns)| pb::clock_snapshot::Clock {
+                        clock_id: Some(id),
+                        timestamp: Some(ns),
+                    })
+                    .collect(),
+                primary_trace_clock: Some(pb::BuiltinClock::Monotonic as i32),
+            },
+        )));
+        snapshot.sequence_flags = Some(STATE_CLEARED);
+        t.push(&snapshot);
+        let process = packet(Some(pb::trace_packet::Data::TrackDescriptor(
+            pb::TrackDescriptor {
+                uuid: Some(PROCESS_TRACK),
+                parent_uuid: None,
+                process: Some(pb::ProcessDescriptor {
+                    pid: Some(pid as i32),
+                    process_name: Some(process_name.to_string()),
+                }),
+                static_or_dynamic_name: Some(pb::track_descriptor::StaticOrDynamicName::Name(
+                    format!("{process_name} (pid {pid})"),
+                )),
+            },
+        )));
+        t.push(&process);
+        t.write_buffer()?;
+        Ok(t)
+    }
+
+    /// Appends one packet (field 1 of `Trace`, length-delimited, by prost).
+    fn push(&mut self, p: &pb::TracePacket) {
+        let before = self.buf.len();
+        prost::encoding::message::encode(PACKET_FIELD, p, &mut self.buf);
+        self.bytes += (self.buf.len() - before) as u64;
+    }
+
+    /// Room for about `n` more bytes under the bound for `slices` more
+    /// slices (or markers); counts them as dropped if not.
+    fn room(&mut self, n: u64, slices: u64) -> bool {
+        if self.bytes.saturating_add(n) <= self.max_bytes {
+            true
+        } else {
+            self.dropped += slices;
+            false
+        }
+    }
+
+    /// Sees a record before the graph applies it: waits and barriers become
+    /// slices on their thread's track as they end; instance edges become
+    /// flows.
+    pub fn observe(&mut self, graph: &TaskGraph, record: &Record) {
+        match *record {
+            Record::SpanBegin {
+                kind,
+                label,
+                thread,
+                ns,
+            } => {
+                let stack = self.open.entry((thread, kind)).or_default();
+                if stack.len() >= MAX_OPEN {
+                    stack.remove(0);
+                }
+                stack.push((label, ns));
+            }
+            Record::SpanEnd { kind, thread, ns } => {
+                let Some((label, begin)) = self.open.get_mut(&(thread, kind)).and_then(Vec::pop)
+                else {
+                    return;
+                };
+                if ns < begin || !self.room(256, 1) {
+                    return;
+                }
+                let name = format!(
+                    "{}: {}",
+                    span_kind_str(kind),
+                    graph.string(label).unwrap_or("?")
+                );
+                let track = self.thread_track(thread);
+                let mut p = event_packet(Type::SliceBegin, Some(name));
+                p.timestamp = Some(begin);
+                event_mut(&mut p).track_uuid = Some(track);
+                self.push(&p);
+                self.push_end(track, ns);
+                self.slices += 1;
+            }
+            Record::InstanceEdge(edge) => self.edge(edge),
+            // A submission on an in-order queue: the queue's order from
+            // the previous one, as the instance graph takes it.
+            Record::SubmittedAfter {
+                node,
+                instance,
+                after,
+                ..
+            }
+            | Record::SubmittedTask {
+                node,
+                instance,
+                after: Some(after),
+                ..
+            }
+            | Record::SubmissionAnnounced {
+                node,
+                instance,
+                after: Some(after),
+            } => self.edge(InstanceEdge {
+                source: after.0,
+                source_instance: after.1,
+                target: node,
+                target_instance: instance,
+                queue_order: true,
+            }),
+            _ => {}
+        }
+    }
+
+    fn push_end(&mut self, track: u64, ns: u64) {
+        let end = Fields {
+            kind: Type::SliceEnd,
+            track,
+            flows: &[],
+            ends: &[],
+            instance: None,
+        };
+        self.bytes += encode_slice_event(&mut self.buf, &self.fixed, ns, &end, &[]) as u64;
+    }
+
+    /// A zero-length `dependency` marker at `at` that begins (`out`) or
+    /// ends a flow.
+    fn marker(&mut self, at: Anchor, flow: u64, out: bool) {
+        if !self.room(64, 1) {
+            return;
+        }
+        let e = &mut self.marker;
+        e.track_uuid = Some(at.track);
+        e.debug_annotations[0].value = Some(Value::UintValue(u64::from(at.key.0)));
+        e.debug_annotations[1].value = Some(Value::UintValue(at.key.1));
+        e.flow_ids.clear();
+        e.terminating_flow_ids.clear();
+        if out {
+            e.flow_ids.push(flow);
+        } else {
+            e.terminating_flow_ids.push(flow);
+        }
+        self.bytes += encode_event(&mut self.buf, &mut self.head, at.ts, &self.marker, &[]) as u64;
+    }
+
+    /// A dependency between two instances: a flow from the producer's
+    /// slice to the consumer's.
+    fn edge(&mut self, edge: InstanceEdge) {
+        let from = (edge.source, edge.source_instance);
+        let to = (edge.target, edge.target_instance);
+        if from == to {
+            return;
+        }
+        let id = edge_flow(from, to);
+        let source = self.written.get(&from).copied();
+        let target = self.written.get(&to).copied();
+        // An end known to have no slice: no flow.
+        if matches!(source, Some(None)) || matches!(target, Some(None)) {
+            return;
+        }
+        match target {
+            None => {
+                let w = self.waiting.entry(to, Waiting::default);
+                if w.into.contains(id) {
+                    return; // the same pair again (queue order and data)
+                }
+                w.into.push(id);
+            }
+            Some(Some(at)) => self.marker(at, id, false),
+            Some(None) => unreachable!(),
+        }
+        self.flows += 1;
+        match source {
+            None => self.waiting.entry(from, Waiting::default).out.push(id),
+            Some(Some(at)) => self.marker(at, id, true),
+            Some(None) => unreachable!(),
+        }
+    }
+
+    fn thread_track(&mut self, thread: u32) -> u64 {
+        let uuid = thread_uuid(thread);
+        if self.threads.insert(thread) {
+            let d = descriptor(uuid, Some(PROCESS_TRACK), format!("host thread {thread}"));
+            self.push(&d);
+        }
+        uuid
+    }
+
+    /// The track of a device slice [start, end] on `queue`: the first lane
+    /// whose slices all ended by `start`.
+    fn queue_track(&mut self, queue: u64, node: &Node, start: u64, end: u64) -> u64 {
+        let next = self.queues.len() as u64;
+        let q = self.queues.entry(queue).or_insert_with(|| QueueTracks {
+            index: next,
+            name: match (queue, node.device.as_deref()) {
+                (u64::MAX, Some(d)) => format!("queue ? {d}"),
+                (u64::MAX, None) => "queue ?".to_string(),
+                (q, Some(d)) => format!("queue {q} {d}"),
+                (q, None) => format!("queue {q}"),
+            },
+            lanes: Vec::new(),
+        });
+        let lane = match q.lanes.iter().position(|&last| last <= start) {
+            Some(l) => l,
+            None if q.lanes.len() < MAX_LANES => q.lanes.len(),
+            // More overlapping commands than lanes: the last lane.
+            None => MAX_LANES - 1,
+        };
+        let uuid = queue_uuid(q.index, lane);
+        if lane == q.lanes.len() {
+            q.lanes.push(end);
+            let name = if lane == 0 {
+                q.name.clone()
+            } else {
+                format!("{} #{}", q.name, lane + 1)
+            };
+            let d = descriptor(uuid, Some(PROCESS_TRACK), name);
+            self.push(&d);
+        } else {
+            q.lanes[lane] = q.lanes[lane].max(end);
+        }
+        uuid
+    }
+
+    /// Empties the flow lists for the next slice.
+    fn begin_event(&mut self) {
+        self.next_flows.clear();
+        self.next_ends.clear();
+    }
+
+    /// Writes the slices of a finalised instance: its task span on its
+    /// thread's track and, when timed, its device slice on its queue's
+    /// track, with their flows.
+    pub fn write(&mut self, graph: &TaskGraph, done: &Completed) {
+        let key = (done.node, done.instance.instance);
+        let Some(node) = graph.node(done.node) else {
+            return;
+        };
+        let i = &done.instance;
+        let host = match (i.begin_ns, i.end_ns, i.task_thread.or(i.thread)) {
+            (Some(b), Some(e), Some(t)) if e >= b => Some((b, e, t)),
+            _ => None,
+        };
+        let device = i.device_span().filter(|(s, e)| e >= s);
+        let waiting = self.waiting.remove(&key).unwrap_or_default();
+        if host.is_none() && device.is_none() {
+            self.written.insert(key, None);
+            return;
+        }
+        if !self.room(
+            1024,
+            u64::from(host.is_some()) + u64::from(device.is_some()),
+        ) {
+            self.written.insert(key, None);
+            return;
+        }
+        let at = done.node as usize;
+        if self.nodes.len() <= at {
+            self.nodes.resize_with(at + 1, || None);
+        }
+        // Taken out while its slices are written, put back after.
+        let events = match self.nodes[at].take() {
+            Some(e) if e.revision == node.revision() => e,
+            _ => NodeEvents::new(node),
+        };
+        let submit = submit_flow(key);
+        let mut anchor = None;
+        if let Some((begin, end, thread)) = host {
+            let track = self.thread_track(thread);
+            self.begin_event();
+            if device.is_some() {
+                self.next_flows.push(submit);
+            } else {
+                self.next_flows.extend(waiting.out.iter());
+                self.next_ends.extend(waiting.into.iter());
+            }
+            let tail = &events.host;
+            self.bytes += encode_slice_event(
+                &mut self.buf,
+                &self.fixed,
+                begin,
+                &Fields {
+                    kind: Type::SliceBegin,
+                    track,
+                    flows: &self.next_flows,
+                    ends: &self.next_ends,
+                    instance: Some(key.1),
+                },
+                tail,
+            ) as u64;
+            self.push_end(track, end);
+            self.slices += 1;
+            anchor = Some(Anchor {
+                key,
+                track,
+                ts: begin,
+            });
+        }
+        if let Some((start, end)) = device {
+            let queue = i
+                .queue
+                .or_else(|| node.metadata_value(QUEUE_ID_KEY)?.trim().parse().ok())
+                .unwrap_or(u64::MAX);
+            let track = self.queue_track(queue, node, start, end);
+            self.begin_event();
+            self.next_flows.extend(waiting.out.iter());
+            self.next_ends.extend(waiting.into.iter());
+            if host.is_some() {
+                self.next_ends.push(submit);
+                self.flows += 1;
+            }
+            let tail = &events.device;
+            self.bytes += encode_slice_event(
+                &mut self.buf,
+                &self.fixed,
+                start,
+                &Fields {
+                    kind: Type::SliceBegin,
+                    track,
+                    flows: &self.next_flows,
+                    ends: &self.next_ends,
+                    instance: Some(key.1),
+                },
+                tail,
+            ) as u64;
+            self.push_end(track, end);
+            self.slices += 1;
+            anchor = Some(Anchor {
+                key,
+                track,
+                ts: start,
+            });
+        }
+        self.nodes[at] = Some(events);
+        self.written.insert(key, anchor);
+        if self.buf.len() >= BUFFER_BYTES {
+            // An error shows at the next flush, which reports it.
+            let _ = self.write_buffer();
+        }
+    }
+
+    fn write_buffer(&mut self) -> io::Result<()> {
+        if let Some(w) = &mut self.inner {
+            if !self.buf.is_empty() {
+                let r = w.write_all(&self.buf);
+                self.buf.clear();
+                r?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Hands every buffered packet to the writer and flushes it.
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.write_buffer()?;
+        match &mut self.inner {
+            Some(w) => w.flush(),
+            None => Ok(()),
+        }
+    }
+
+    /// The underlying writer.
+    pub fn get_ref(&self) -> &W {
+        self.inner.as_ref().expect("never taken")
+    }
+
+    /// Bytes buffered, not yet handed to the writer.
+    pub fn pending(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// Slices and dependency markers left out because the size bound was
+    /// reached.
+    pub fn dropped(&self) -> u64 {
+        self.dropped
+    }
+
+    /// Slices written.
+    pub fn slices(&self) -> u64 {
+        self.slices
+    }
+
+    /// Flows written (submission → device, and dependencies).
+    pub fn flows(&self) -> u64 {
+        self.flows
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{DeviceTimes, NodeInfo, TimingStatus};
+
+    /// `perfetto.protos.Trace`: the file.
+    #[derive(Clone, PartialEq, ::prost::Message)]
+    struct Trace {
+        #[prost(message, repeated, tag = "1")]
+        packet: Vec<pb::TracePacket>,
+    }
+
+    fn graph_with_kernel() -> TaskGraph {
+        let mut g = TaskGraph::new();
+        let mut done = Vec::new();
+        g.apply(
+            Record::NodeDefined(Box::new(NodeInfo {
+                id: 0,
+                uid: 7,
+                kind_hint: "command_group_node".into(),
+                name: "saxpy".into(),
+                source_file: Some("a.cpp".into()),
+                source_line: Some(3),
+                source_column: None,
+                metadata: vec![
+                    ("kernel_name".into(), "saxpy".into()),
+                    ("queue_id".into(), "1".into()),
+                ],
+            })),
+            &mut done,
+        );
+        g
+    }
+
+    fn kernel(instance: u64, start: u64) -> Completed {
+        let mut i = crate::Instance::new(instance);
+        i.thread = Some(1);
+        i.begin_ns = Some(start - 50);
+        i.end_ns = Some(start - 40);
+        i.device = Some(DeviceTimes {
+            node: 0,
+            instance,
+            status: TimingStatus::Ok,
+            start_ns: start,
+            end_ns: start + 10,
+        });
+        Completed {
+            node: 0,
+            instance: i,
+        }
+    }
+
+    fn events(bytes: &[u8]) -> Vec<pb::TrackEvent> {
+        let trace = <Trace as prost::Message>::decode(bytes).expect("the file parses");
+        trace
+            .packet
+            .into_iter()
+            .filter_map(|p| match p.data {
+                Some(pb::trace_packet::Data::TrackEvent(e)) => Some(e),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn slices_and_flows_of_a_dependency_known_before_and_after() {
+        let g = graph_with_kernel();
+        let mut t =
+            TraceWriter::new(Vec::new(), 1, "p", &[(CLOCK_MONOTONIC, 5)], u64::MAX).unwrap();
+        let edge = |a: u64, b: u64| {
+            Record::InstanceEdge(InstanceEdge {
+                source: 0,
+                source_instance: a,
+                target: 0,
+                target_instance: b,
+                queue_order: true,
+            })
+        };
+        // 1 -> 2 known before both complete; 1 -> 3 after 1 was written.
+        t.observe(&g, &edge(1, 2));
+        t.write(&g, &kernel(1, 1000));
+        t.observe(&g, &edge(1, 3));
+        t.observe(&g, &edge(1, 3));
+        t.write(&g, &kernel(2, 2000));
+        t.write(&g, &kernel(3, 3000));
+        t.flush().unwrap();
+        let ev = events(t.get_ref());
+        let begins: Vec<_> = ev
+            .iter()
+            .filter(|e| e.r#type == Some(Type::SliceBegin as i32))
+            .collect();
+        assert_eq!(begins.len(), 6); // a task span and a device slice each
+        let markers: Vec<_> = ev
+            .iter()
+            .filter(|e| e.r#type == Some(Type::Instant as i32))
+            .collect();
+        assert_eq!(markers.len(), 1, "one marker for the late edge, once");
+        let d1 = edge_flow((0, 1), (0, 2));
+        let d2 = edge_flow((0, 1), (0, 3));
+        assert!(begins[1].flow_ids.contains(&d1));
+        assert!(begins[3].terminating_flow_ids.contains(&d1));
+        assert_eq!(markers[0].flow_ids, vec![d2]);
+        assert!(begins[5].terminating_flow_ids.contains(&d2));
+        // submission -> device
+        assert_eq!(begins[0].flow_ids, vec![submit_flow((0, 1))]);
+        assert!(begins[1]
+            .terminating_flow_ids
+            .contains(&submit_flow((0, 1))));
+        assert_eq!(t.dropped(), 0);
+    }
+
+    #[test]
+    fn the_size_bound_cuts_between_whole_packets_and_counts() {
+        let g = graph_with_kernel();
+        let mut t = TraceWriter::new(Vec::new(), 1, "p", &[(CLOCK_MONOTONIC, 5)], 4096).unwrap();
+        for i in 1..=200 {
+            t.write(&g, &kernel(i, 1000 * i + 100));
+        }
+        t.flush().unwrap();
+        assert!(t.get_ref().len() <= 4096, "{}", t.get_ref().len());
+        assert!(t.dropped() > 100, "{}", t.dropped());
+        let written = events(t.get_ref()).len() as u64 / 2;
+        assert_eq!(written, t.slices());
+        assert!(written > 4, "{written}");
+    }
+}

@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""Checks a syclgraph output directory's trace.pftrace with Perfetto's own
+trace proto (perfetto/protos/perfetto/trace/perfetto_trace_pb2.py from the
+`perfetto` package, with `protobuf`).
+
+usage: check_pftrace.py DIR [--partial]
+
+Checks:
+  - the file parses as a perfetto.protos.Trace;
+  - every track an event names is described, and every track has a name;
+  - nesting: on each track, with the events sorted by time as Perfetto's
+    importer sorts them (ties in file order), every slice end closes the
+    slice it was written for (no slice ends before it begins, no partial
+    overlap on one track);
+  - each timed kernels.csv row is exactly one device slice (name, instance,
+    start, end equal), and each device slice is a row;
+  - (not --partial) each edge of instances.dot whose two ends have a slice
+    is a flow from a slice (or marker) of the producer to one of the
+    consumer; each device slice with a task span has its submission flow.
+
+--partial: for a program killed by a signal: kernels.csv may hold rows the
+trace has not got yet, and there is no instances.dot.
+
+Prints a one-line summary and exits 0, or prints the problems and exits 1.
+"""
+
+import csv
+import re
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+try:
+    from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
+except ImportError as e:  # pragma: no cover
+    sys.exit(f"check_pftrace: the perfetto package is needed ({e}); run scripts/setup.sh")
+
+TE = pb.TrackEvent
+MONOTONIC = 3
+
+
+def args_of(event):
+    out = {}
+    for a in event.debug_annotations:
+        kind = a.WhichOneof("value")
+        out[a.name] = getattr(a, kind) if kind else None
+    return out
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    out = Path(sys.argv[1])
+    partial = "--partial" in sys.argv[2:]
+    problems = []
+    trace = pb.Trace()
+    data = (out / "trace.pftrace").read_bytes()
+    trace.ParseFromString(data)
+
+    names = {}
+    events = []  # (track, ts, file index, type, event)
+    clock_snapshot = False
+    for i, p in enumerate(trace.packet):
+        if p.HasField("clock_snapshot"):
+            clock_snapshot = any(c.clock_id == MONOTONIC for c in p.clock_snapshot.clocks)
+        if p.HasField("track_descriptor"):
+            d = p.track_descriptor
+            name = d.name or (d.process.process_name if d.HasField("process") else "")
+            if not name:
+                problems.append(f"track {d.uuid} has no name")
+            names[d.uuid] = name
+        if p.HasField("track_event"):
+            if p.timestamp_clock_id != MONOTONIC:
+                problems.append(f"packet {i}: timestamp_clock_id {p.timestamp_clock_id}")
+            events.append((p.track_event.track_uuid, p.timestamp, i, p.track_event.type, p.track_event))
+    if not clock_snapshot:
+        problems.append("no clock snapshot with CLOCK_MONOTONIC")
+
+    # Slices as written: a BEGIN and the END that follows it on its track.
+    slices = []  # dict(track, name, start, end, args, flows, ends)
+    open_by_track = defaultdict(list)
+    for track, ts, i, typ, ev in events:
+        if track not in names:
+            problems.append(f"packet {i}: track {track} was never described")
+        if typ == TE.TYPE_SLICE_BEGIN:
+            s = dict(track=track, name=ev.name, start=ts, end=None, args=args_of(ev),
+                     flows=list(ev.flow_ids), ends=list(ev.terminating_flow_ids), first=i,
+                     instant=False)
+            slices.append(s)
+            open_by_track[track].append(s)
+        elif typ == TE.TYPE_SLICE_END:
+            if not open_by_track[track]:
+                problems.append(f"packet {i}: slice end with nothing open on {names.get(track)}")
+                continue
+            s = open_by_track[track].pop()
+            s["end"] = ts
+            s["last"] = i
+        elif typ == TE.TYPE_INSTANT:
+            slices.append(dict(track=track, name=ev.name, start=ts, end=ts, args=args_of(ev),
+                               flows=list(ev.flow_ids), ends=list(ev.terminating_flow_ids),
+                               first=i, last=i, instant=True))
+    for track, left in open_by_track.items():
+        if left and not partial:
+            problems.append(f"{len(left)} slices never ended on {names.get(track)}")
+    done = [s for s in slices if s["end"] is not None]
+    for s in done:
+        if s["end"] < s["start"]:
+            problems.append(f"{s['name']} on {names.get(s['track'])} ends before it begins")
+
+    # Nesting as Perfetto's importer sees it: events sorted by (ts, file order).
+    by_track = defaultdict(list)
+    for s in done:
+        if s["instant"]:
+            continue
+        by_track[s["track"]].append((s["start"], s["first"], "B", id(s)))
+        by_track[s["track"]].append((s["end"], s["last"], "E", id(s)))
+    for track, evs in by_track.items():
+        evs.sort(key=lambda e: (e[0], e[1]))
+        stack = []
+        for ts, _, kind, sid in evs:
+            if kind == "B":
+                stack.append(sid)
+            elif not stack or stack[-1] != sid:
+                problems.append(f"partial overlap on track {names.get(track)!r} at {ts}")
+                break
+            else:
+                stack.pop()
+
+    # kernels.csv rows against device slices.
+    device_tracks = {u for u, n in names.items() if n.startswith("queue ")}
+    device = [s for s in done if s["track"] in device_tracks and not s["instant"]]
+    got = defaultdict(int)
+    for s in device:
+        got[(s["name"], s["args"].get("instance"), s["start"], s["end"])] += 1
+    with open(out / "kernels.csv", newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["timing"] == "ok"]
+    want = defaultdict(int)
+    for r in rows:
+        want[(r["name"], int(r["instance"]), int(r["start_ns"]), int(r["end_ns"]))] += 1
+    for k, n in want.items():
+        if got.get(k, 0) != n and not (partial and got.get(k, 0) == 0):
+            problems.append(f"kernels.csv row {k}: {n} rows, {got.get(k, 0)} device slices")
+    for k, n in got.items():
+        if want.get(k, 0) != n:
+            problems.append(f"device slice {k}: {n} slices, {want.get(k, 0)} kernels.csv rows")
+
+    # Flows: id -> begin events, end events; each resolved to (node, instance).
+    def key(s):
+        a = s["args"]
+        return (a.get("node"), a.get("instance"))
+
+    starts, stops = defaultdict(list), defaultdict(list)
+    for s in done:
+        for f in s["flows"]:
+            starts[f].append(s)
+        for f in s["ends"]:
+            stops[f].append(s)
+    flows = set()
+    for f, begins in starts.items():
+        for a in begins:
+            for b in stops.get(f, []):
+                flows.add((key(a), key(b)))
+    with_slice = {key(s) for s in done}
+
+    edges_checked = edges_without_slice = 0
+    if not partial:
+        dot = (out / "instances.dot").read_text()
+        for m in re.finditer(r"^\s*i(\d+)_(\d+) -> i(\d+)_(\d+)", dot, re.M):
+            a = (int(m.group(1)), int(m.group(2)))
+            b = (int(m.group(3)), int(m.group(4)))
+            if a not in with_slice or b not in with_slice:
+                edges_without_slice += 1
+                continue
+            edges_checked += 1
+            if (a, b) not in flows:
+                problems.append(f"instance edge {a} -> {b} is not a flow")
+        host_keys = {key(s) for s in done if s["track"] not in device_tracks and not s["instant"]}
+        for s in device:
+            k = key(s)
+            if k in host_keys and (k, k) not in flows:
+                problems.append(f"no submission flow to the device slice of {k}")
+
+    if problems:
+        print(f"check_pftrace: {len(problems)} problems in {out / 'trace.pftrace'}:")
+        for p in problems[:40]:
+            print("  " + p)
+        sys.exit(1)
+    print(
+        f"check_pftrace: ok: {len(trace.packet)} packets, {len(names)} tracks, "
+        f"{len(done)} slices ({len(device)} device), {len(rows)} timed kernels.csv rows, "
+        f"{len(flows)} flows, {edges_checked} instance edges checked "
+        f"({edges_without_slice} with an end without a slice)"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,132 @@
+//! `trace.pftrace` on the real runtime, checked with Perfetto's own trace
+//! proto by `tests/scripts/check_pftrace.py` (the `perfetto` and `protobuf`
+//! packages, installed by scripts/setup.sh): the demo, a host-task program,
+//! a USM program, the dpnp workload, and a program killed by SIGTERM.
+
+use std::io::{BufRead, BufReader};
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use syclgraph_tests::*;
+
+/// Runs the checker on `dir`; panics with its report unless it passes.
+/// Returns its summary line.
+fn check(dir: &Path, partial: bool) -> String {
+    let mut cmd = Command::new(venv().join("bin/python"));
+    cmd.arg(repo_root().join("tests/scripts/check_pftrace.py"))
+        .arg(dir);
+    if partial {
+        cmd.arg("--partial");
+    }
+    let out = cmd.output().expect("run check_pftrace.py");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.status.success(),
+        "check_pftrace.py {}:\n{text}",
+        dir.display()
+    );
+    text
+}
+
+/// The number after `label` in the checker's summary line.
+fn count(summary: &str, label: &str) -> u64 {
+    let at = summary
+        .find(label)
+        .unwrap_or_else(|| panic!("{label} in {summary}"));
+    summary[..at]
+        .split_whitespace()
+        .last()
+        .and_then(|n| n.trim_start_matches('(').parse().ok())
+        .unwrap_or_else(|| panic!("a number before {label} in {summary}"))
+}
+
+#[test]
+fn the_demo_trace_has_every_timed_command_and_every_instance_edge() {
+    let traced = run_both(
+        "pftrace-pipeline",
+        || runtime_command(&program("pipeline")),
+        &[],
+    );
+    let summary = check(&traced.dir, false);
+    // The demo's 16 timed commands and its instance edges (39 on this
+    // runtime; the checker compares them one by one).
+    assert!(count(&summary, "device)") >= 10, "{summary}");
+    assert!(count(&summary, "instance edges checked") >= 20, "{summary}");
+    let stderr = traced.stderr();
+    assert!(!stderr.contains("trace.pftrace"), "{stderr}");
+}
+
+#[test]
+fn host_task_and_usm_programs_give_valid_traces() {
+    for name in ["host_tasks", "usm_chain"] {
+        let traced = run_both(
+            &format!("pftrace-{name}"),
+            || runtime_command(&program(name)),
+            &[],
+        );
+        let summary = check(&traced.dir, false);
+        assert!(count(&summary, "slices") > 0, "{name}: {summary}");
+        assert!(count(&summary, "flows") > 0, "{name}: {summary}");
+    }
+}
+
+#[test]
+fn the_dpnp_workload_gives_a_valid_trace() {
+    let script = repo_root().join("tests/programs/dpnp_workload.py");
+    let traced = run_both("pftrace-dpnp", || python_command(&script), &[]);
+    let summary = check(&traced.dir, false);
+    assert!(count(&summary, "device)") > 0, "{summary}");
+}
+
+#[test]
+fn no_trace_with_a_zero_bound() {
+    // The bound itself (a cut trace that still parses, the dropped count)
+    // is tested in graph/src/perfetto.rs; the demo writes ~11 KB.
+    let traced = run_both(
+        "pftrace-off",
+        || runtime_command(&program("pipeline")),
+        &[("SYCLGRAPH_TRACE_MAX_MB", "0")],
+    );
+    assert!(!traced.dir.join("trace.pftrace").exists());
+    assert!(traced.dir.join("kernels.csv").exists());
+}
+
+#[test]
+fn a_program_killed_by_sigterm_leaves_a_trace_that_parses() {
+    const SRC: &str = "tests/programs/long_running.cpp";
+    let dir = fresh_dir("pftrace-sigterm");
+    let mut cmd = runtime_command(&program("long_running"));
+    with_xpti(&mut cmd, &subscriber());
+    cmd.env("SYCLGRAPH_OUTPUT_DIR", &dir)
+        .arg("120")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let mut child = cmd.spawn().expect("start long_running");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let first = lines.next().and_then(Result::ok);
+    assert_eq!(first.as_deref(), Some("ready"));
+    std::thread::sleep(Duration::from_millis(1500));
+    let _ = Command::new("kill")
+        .arg("-TERM")
+        .arg(child.id().to_string())
+        .status();
+    let status = child.wait().expect("wait");
+    assert_eq!(status.signal(), Some(15), "{status:?}");
+
+    let summary = check(&dir, true);
+    // Device slices of the long kernel were flushed before the signal.
+    let rows = read_csv(&dir.join("kernels.csv"));
+    let timed = rows_at(&rows, SRC, tag_line(SRC, "long_kernel"))
+        .iter()
+        .filter(|r| r["timing"] == "ok")
+        .count();
+    assert!(timed > 0, "no timed long_kernel row");
+    assert!(count(&summary, "device)") > 0, "{summary}");
+}
