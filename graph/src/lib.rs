@@ -54,6 +54,7 @@ pub mod record;
 pub mod spans;
 pub mod summary;
 pub mod timing;
+pub mod windows;
 
 pub use dot::{render_dot, to_dot, write_dot};
 pub use duration_samples::DurationSamples;

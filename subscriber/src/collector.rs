@@ -98,6 +98,9 @@ pub struct Collector {
     /// kernel's records usually come so), the two are applied as the one
     /// `SubmittedTask` they amount to (see [`Collector::handle`]).
     held_submission: Option<Record>,
+    /// Timed start/stop, the toggle signal and control file, and the
+    /// callbacks removed while stopped ([`crate::control`]).
+    timers: crate::control::Timers,
 }
 
 /// Whether the collector loaded its timestamp source yet.
@@ -133,7 +136,10 @@ impl Collector {
     /// A collector writing to `config.output_dir`.
     pub fn new(config: Config, slot: TimingSlot, losses: Arc<LossCounters>) -> Collector {
         let output = crate::output::Output::new(&config);
+        let timers =
+            crate::control::Timers::new(config.delay, config.duration, config.output_dir.clone());
         Collector {
+            timers,
             config,
             slot,
             timestamps: None,
@@ -178,6 +184,7 @@ impl Collector {
             self.poll();
             if let Some(recorder) = crate::recorder() {
                 recorder.forget_old_entries();
+                self.start_stop(recorder);
             }
             self.follow_ur_calls();
             self.unsubscribe_ur_calls_at_limit();
@@ -208,6 +215,23 @@ impl Collector {
                 };
                 inbox.wait(wait);
             }
+        }
+    }
+
+    /// Applies timed, signalled and file-asked starts/stops, removes or
+    /// restores callbacks, and records the windows' bounds.
+    fn start_stop(&mut self, recorder: &crate::recorder::Recorder) {
+        let (output, held) = (&self.output, &self.held_submission);
+        self.timers.tick(recorder, || {
+            held.is_some() || output.graph().pending().any(|(_, i)| i.end_ns.is_none())
+        });
+        self.apply_toggles(recorder);
+    }
+
+    /// Records the starts and stops noted since the last pass.
+    fn apply_toggles(&mut self, recorder: &crate::recorder::Recorder) {
+        while let Some((on, ns)) = recorder.toggles.pop() {
+            self.output.apply(Record::Tracing { on, ns });
         }
     }
 
@@ -489,7 +513,14 @@ impl Collector {
             self.output
                 .apply(timed_record(&lost, Readout::Untimed(Untimed::Failed)));
         }
+        if let Some(recorder) = crate::recorder() {
+            self.apply_toggles(recorder);
+        }
+        let toggles_lost = crate::recorder().map_or(0, |r| r.toggles.lost.load(Ordering::Relaxed));
         let losses = crate::output::Losses {
+            while_stopped: self.losses.while_stopped.load(Ordering::Relaxed),
+            edges_while_stopped: self.losses.edges_while_stopped.load(Ordering::Relaxed),
+            toggles_lost,
             queue_full: self.losses.queue_full.load(Ordering::Relaxed),
             after_finish: self.losses.after_finish.load(Ordering::Relaxed),
             without_event: self.losses.without_event.load(Ordering::Relaxed),
