@@ -246,7 +246,7 @@ fn window_lines(graph: &TaskGraph, losses: &Losses, now: u64) -> String {
     let mut lines = format!("{}\n", windows::windows_line(graph.windows(), now));
     if losses.while_stopped > 0 || graph.windows().len() != 1 {
         lines.push_str(&format!(
-            "not recorded: {} submission(s) made while tracing was stopped{}\n",
+            "not recorded: {} command(s) submitted while tracing was stopped{}\n",
             losses.while_stopped,
             match losses.edges_while_stopped {
                 0 => String::new(),

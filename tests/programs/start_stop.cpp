@@ -12,9 +12,12 @@
 //           prints "waiting for start"/"waiting for stop" and polls
 //           syclgraph_is_active() (at most 20 s)
 //   none  : nobody (the program must run the same without syclgraph)
+//   loop  : no phases: one-memcpy submissions (tag loop_memcpy) for n ms,
+//           for SYCLGRAPH_DELAY / SYCLGRAPH_DURATION; prints "done" only
 // Phases, n USM memcpys each on an in-order profiling queue:
 //   A stopped (tag a_memcpy), B on (tag b_memcpy, plus b_host: a host task
-//   writing a buffer that runs 300 ms, so it ends after the stop), C stopped
+//   writing a buffer that runs 300 ms, so it ends after the stop, and
+//   b_late_memcpy queued behind it, so it runs after the stop), C stopped
 //   (tag c_memcpy), D on (tag d_host: a host task reading that buffer: the
 //   B -> D edge spans two windows; tag d_memcpy).
 // Output: "submitted <phase> <count>" per phase, "sum <value>", "done".
@@ -105,6 +108,17 @@ int main(int argc, char **argv) {
   sycl::queue q{sycl::cpu_selector_v, progs::profiling_in_order()};
   int *dev = sycl::malloc_device<int>(64, q);
   int host[64] = {0};
+  if (how == "loop") {
+    auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(n);
+    for (int i = 1; std::chrono::steady_clock::now() < until; ++i) {
+      q.memcpy(dev, host, sizeof(host));  // @node loop_memcpy
+      if (i % 64 == 0) q.wait();
+    }
+    q.wait();
+    sycl::free(dev, q);
+    std::printf("done\n");
+    return 0;
+  }
   sycl::buffer<int, 1> shared{sycl::range<1>(4)};
 
   for (int i = 0; i < n; ++i) q.memcpy(dev, host, sizeof(host));  // @node a_memcpy
@@ -123,8 +137,10 @@ int main(int argc, char **argv) {
       for (int i = 0; i < 4; ++i) out[i] = i + 1;
     });
   });
+  // Queued behind the host task: it runs, and is timed, after the stop.
+  q.memcpy(dev, host, sizeof(host));  // @node b_late_memcpy
   if (domain && itt_task_end) itt_task_end(domain);
-  std::printf("submitted b %d\n", n + 1);
+  std::printf("submitted b %d\n", n + 2);
   stop();
 
   for (int i = 0; i < n; ++i) q.memcpy(dev, host, sizeof(host));  // @node c_memcpy
