@@ -277,7 +277,7 @@ mod tests {
     #[test]
     fn api_init_fills_ours_and_null_funcs() {
         let mut pause_ptr: *mut c_void = std::ptr::null_mut();
-        let mut other_ptr: *mut c_void = 1 as *mut c_void;
+        let mut other_ptr: *mut c_void = std::ptr::dangling_mut::<c_void>();
         let null_func = 0x1234 as *mut c_void;
         let mut list = [
             IttApiInfo {
