@@ -19,6 +19,7 @@ PIP_REQUIREMENTS=(
   dpnp==0.20.0
   pydot==4.0.1
   networkx==3.6.1
+  ittapi==1.2.2
 )
 
 log() { echo "setup: $*" >&2; }
