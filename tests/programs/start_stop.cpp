@@ -14,6 +14,7 @@
 //   none  : nobody (the program must run the same without syclgraph)
 //   loop  : no phases: one-memcpy submissions (tag loop_memcpy) for n ms,
 //           for SYCLGRAPH_DELAY / SYCLGRAPH_DURATION; prints "done" only
+//           (and "loop submissions <count>" on stderr)
 // Phases, n USM memcpys each on an in-order profiling queue:
 //   A stopped (tag a_memcpy), B on (tag b_memcpy, plus b_host: a host task
 //   writing a buffer that runs 300 ms, so it ends after the stop, and
@@ -110,10 +111,12 @@ int main(int argc, char **argv) {
   int host[64] = {0};
   if (how == "loop") {
     auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(n);
-    for (int i = 1; std::chrono::steady_clock::now() < until; ++i) {
+    int i = 0;
+    while (std::chrono::steady_clock::now() < until) {
       q.memcpy(dev, host, sizeof(host));  // @node loop_memcpy
-      if (i % 64 == 0) q.wait();
+      if (++i % 64 == 0) q.wait();
     }
+    std::fprintf(stderr, "loop submissions %d\n", i);
     q.wait();
     sycl::free(dev, q);
     std::printf("done\n");
