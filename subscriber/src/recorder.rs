@@ -782,12 +782,12 @@ impl Recorder {
         if state != RUNNING && state != PAUSED {
             return;
         }
+        if begin && state != RUNNING {
+            STATE.with(|s| s.unsent_span_begins.set(s.unsent_span_begins.get() + 1));
+            return;
+        }
         let (thread, ns) = (thread_number::current(), monotonic_ns());
         if begin {
-            if state != RUNNING {
-                STATE.with(|s| s.unsent_span_begins.set(s.unsent_span_begins.get() + 1));
-                return;
-            }
             let label = if labelled { label } else { self.intern("task") };
             self.release_held();
             self.send(Record::SpanBegin {
