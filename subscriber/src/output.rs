@@ -183,10 +183,12 @@ impl Output {
             kernels.flush()?;
         }
         self.write_graph_files()?;
+        let now = crate::clock::monotonic_ns();
+        let windows_line = windows::windows_line(self.graph.windows(), now);
         write_atomically(&self.dir.join("instances.dot"), |w| {
+            writeln!(w, "// syclgraph {windows_line}")?;
             instances_dot::write_instances_dot(w, &self.graph)
         })?;
-        let now = crate::clock::monotonic_ns();
         write_atomically(&self.dir.join("windows.csv"), |w| {
             windows::write_windows_csv(w, self.graph.windows(), now)
         })?;

@@ -107,6 +107,11 @@ fn check_phases(traced: &Traced) {
     assert!(stderr.contains("recorded: 2 windows"), "{stderr}");
     let dot = std::fs::read_to_string(traced.dir.join("graph.dot")).unwrap();
     assert!(dot.starts_with("// syclgraph recorded: 2 windows"), "{dot}");
+    let instances = std::fs::read_to_string(traced.dir.join("instances.dot")).unwrap();
+    assert!(
+        instances.starts_with("// syclgraph recorded: 2 windows"),
+        "{instances}"
+    );
 }
 
 fn start_stop(how: &str) -> impl Fn() -> std::process::Command + '_ {
