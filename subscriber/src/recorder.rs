@@ -131,9 +131,17 @@ impl Recorder {
     /// Counts an event that came after the exit drain started.
     #[cold]
     fn not_running(&self) {
-        if !self.paused() {
+        if self.finishing() {
             self.losses.after_finish.fetch_add(1, Ordering::Relaxed);
         }
+    }
+
+    /// True once the exit drain started (or in a forked child). Asked after
+    /// [`Recorder::running`] said no: a start racing with the callback may
+    /// have made it `RUNNING` since, which is then taken as stopped.
+    #[inline]
+    fn finishing(&self) -> bool {
+        matches!(self.state.load(Ordering::Relaxed), FINISHING | FINISHED)
     }
 
     /// True while tracing is stopped (not finishing).
@@ -156,7 +164,7 @@ impl Recorder {
 
     #[cold]
     fn stopped_submission(&self, event: EventRef<'_>) -> Option<Binding> {
-        if !self.paused() {
+        if self.finishing() {
             self.losses.after_finish.fetch_add(1, Ordering::Relaxed);
             return None;
         }
@@ -169,7 +177,7 @@ impl Recorder {
     /// made inside a recorded submission's task is still merged into it.
     #[cold]
     fn node_create_stopped(&self, event: EventRef<'_>) {
-        if !self.paused() {
+        if self.finishing() {
             self.losses.after_finish.fetch_add(1, Ordering::Relaxed);
             return;
         }
@@ -380,7 +388,7 @@ impl Recorder {
 
     /// edge_create: a dependency between two submissions.
     pub fn edge_create(&self, event: EventRef<'_>) {
-        if !self.running() && !self.paused() {
+        if !self.running() && self.finishing() {
             self.not_running();
             return;
         }
@@ -696,7 +704,7 @@ impl Recorder {
             return;
         };
         // Set only for a recorded submission: followed while stopped too.
-        if self.running() || self.paused() {
+        if !self.finishing() {
             self.device_event(node, instance, device_event);
         }
     }
@@ -779,7 +787,7 @@ impl Recorder {
     /// `labelled`: false for a task without a name (label `task`).
     pub fn user_span(&self, kind: SpanKind, begin: bool, label: StrId, labelled: bool) {
         let state = self.state.load(Ordering::Relaxed);
-        if state != RUNNING && state != PAUSED {
+        if matches!(state, FINISHING | FINISHED) {
             return;
         }
         if begin && state != RUNNING {
@@ -813,7 +821,7 @@ impl Recorder {
     /// queue_create (`created`) or queue_destroy.
     pub fn queue(&self, created: bool, event: Option<EventRef<'_>>) {
         // Followed while stopped too (rare; in-order queues must be known).
-        if !self.running() && !self.paused() {
+        if !self.running() && self.finishing() {
             self.not_running();
             return;
         }
