@@ -304,8 +304,9 @@ impl Registrations {
 static SIGNALS: AtomicU64 = AtomicU64::new(0);
 
 extern "C" fn on_toggle_signal(_: c_int) {
-    // Only an atomic add: async-signal-safe.
-    SIGNALS.fetch_add(1, Ordering::Relaxed);
+    // Only an atomic add: async-signal-safe (and it cannot panic; the
+    // catch_unwind is the project's rule for every C entry point).
+    let _ = catch_unwind(|| SIGNALS.fetch_add(1, Ordering::Relaxed));
 }
 
 /// Installs the toggle signal's handler (`SYCLGRAPH_TOGGLE_SIGNAL`), the
