@@ -184,11 +184,14 @@ fn itt_pause_and_resume_from_python() {
 #[test]
 fn delay_and_duration_bound_one_window() {
     let mut cmd = runtime_command(&program("start_stop"));
-    cmd.args(["loop", "1500"]);
+    // The delay counts from syclgraph's start (the runtime's), the loop
+    // from the end of the program's start-up, which takes up to about a
+    // second on a loaded machine: the window must fall inside the loop.
+    cmd.args(["loop", "4000"]);
     let traced = run_traced_within(
         "start-stop-delay",
         cmd,
-        &[("SYCLGRAPH_DELAY", "0.4"), ("SYCLGRAPH_DURATION", "0.3")],
+        &[("SYCLGRAPH_DELAY", "1.6"), ("SYCLGRAPH_DURATION", "0.3")],
         Duration::from_secs(120),
     );
     let stderr = traced.stderr();
