@@ -184,13 +184,17 @@ impl Collector {
             self.poll();
             if let Some(recorder) = crate::recorder() {
                 recorder.forget_old_entries();
-                self.start_stop(recorder);
             }
             self.follow_ur_calls();
             self.unsubscribe_ur_calls_at_limit();
             if last_flush.elapsed() >= FLUSH_EVERY {
                 self.output.flush_rows();
                 last_flush = Instant::now();
+                // Starts/stops are timed and applied at this pace (not at
+                // every pass: a pass can be as frequent as a few records).
+                if let Some(recorder) = crate::recorder() {
+                    self.start_stop(recorder);
+                }
             }
             if last_snapshot.elapsed() >= snapshot_pause {
                 let began = Instant::now();

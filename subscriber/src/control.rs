@@ -13,7 +13,8 @@
 //! - from outside: a signal named by `SYCLGRAPH_TOGGLE_SIGNAL` (its
 //!   handler only counts, in an atomic) and the control file
 //!   `<output dir>/.syclgraph-control` (`start` or `stop`), both applied by
-//!   the collector thread.
+//!   the collector thread (which looks every 100 ms, and for the file every
+//!   500 ms).
 //!
 //! While stopped, submissions are counted, not recorded; those made while
 //! tracing was on are followed to their end (task end, signal, device
@@ -22,7 +23,7 @@
 //! rare queue ones, so the runtime neither builds nor sends those events
 //! ([`Registrations::quiesce`]); a start puts them back before it returns
 //! (or, when the collector is changing them at that instant, the collector
-//! does right after).
+//! does on its next look, within 100 ms).
 
 use std::ffi::{c_int, CStr};
 use std::panic::catch_unwind;
@@ -330,8 +331,9 @@ pub fn install_signal(signal: c_int) -> Result<(), String> {
 /// The control file's name in the output directory.
 pub const CONTROL_FILE: &str = ".syclgraph-control";
 
-/// How often the collector looks for the control file.
-const CONTROL_FILE_EVERY: Duration = Duration::from_millis(100);
+/// How often the collector looks for the control file (a failed `open`
+/// each time: cheap, but callgrind's slow-down would multiply it).
+const CONTROL_FILE_EVERY: Duration = Duration::from_millis(500);
 
 /// A stopped tracer removes its callbacks once no command submitted while
 /// it was on awaits its task end, or after this long anyway.
@@ -373,7 +375,7 @@ impl Timers {
         }
     }
 
-    /// One pass (every collector loop, at least every 50 ms).
+    /// One pass (the collector calls it every 100 ms).
     /// `awaiting_task_end`: whether a recorded command still awaits its
     /// task end (its callbacks must stay).
     pub fn tick(&mut self, recorder: &Recorder, awaiting_task_end: impl FnOnce() -> bool) {

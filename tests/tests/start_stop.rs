@@ -44,7 +44,9 @@ fn windows(traced: &Traced) -> Vec<(u64, u64, bool)> {
 /// timed, A and C counted only, the host task of B (ending after the stop)
 /// and the memcpy queued behind it (running after the stop) complete, the
 /// B -> D buffer edge kept across the stopped phase C.
-fn check_phases(traced: &Traced) {
+/// `prompt`: the stop took effect at the call (API, ITT), not up to half a
+/// second later (signal, control file), so the late memcpy ran after it.
+fn check_phases(traced: &Traced, prompt: bool) {
     let stderr = traced.stderr();
     let rows = traced.csv("kernels.csv");
     for (tag, want) in [
@@ -72,7 +74,9 @@ fn check_phases(traced: &Traced) {
         submit >= wins[0].0 && submit <= wins[0].1,
         "{late:?} {wins:?}"
     );
-    assert!(end > wins[0].1, "ran after the stop: {late:?} {wins:?}");
+    if prompt {
+        assert!(end > wins[0].1, "ran after the stop: {late:?} {wins:?}");
+    }
     // Every recorded row was submitted inside a window.
     for r in &rows {
         let s: u64 = r["submit_ns"].parse().unwrap();
@@ -130,7 +134,7 @@ fn c_api_through_the_header_records_only_the_windows() {
         start_stop("api"),
         &[("SYCLGRAPH_START", "paused")],
     );
-    check_phases(&traced);
+    check_phases(&traced, true);
 }
 
 #[test]
@@ -142,7 +146,7 @@ fn itt_pause_and_resume_from_cpp_and_task_ranges() {
         start_stop("itt"),
         &[("SYCLGRAPH_START", "paused"), ("INTEL_LIBITTNOTIFY64", lib)],
     );
-    check_phases(&traced);
+    check_phases(&traced, true);
     let stderr = traced.stderr();
     let task = stderr
         .lines()
@@ -271,7 +275,7 @@ fn a_signal_and_the_control_file_from_outside() {
     assert_eq!(waits, 4, "{seen}");
     assert!(seen.ends_with("done\n"), "{seen}");
     assert!(!traced.dir.join(".syclgraph-control").exists(), "consumed");
-    check_phases(&traced);
+    check_phases(&traced, false);
 }
 
 #[test]
