@@ -24,6 +24,9 @@
 #                           with and without SYCLGRAPH_FORCE_PROFILING=0 in the
 #                           environment to see what forcing profiling costs)
 #                           (interop_kernels N; default N 500 and 1000)
+#   --stopped               both modes: add a fourth configuration, syclgraph started
+#                           paused (SYCLGRAPH_START=paused) and never started: the
+#                           cost of a stopped tracer (docs/performance.md)
 #   --syclgraph-lib PATH    measure PATH in the syclgraph slot (skips building syclgraph;
 #                           e.g. the empty subscriber itself, to test the script)
 #   --no-build              use the libraries and programs already built
@@ -59,8 +62,9 @@ repeat=3
 sg_lib=""
 build=1
 keep=""
+stopped=0
 
-usage() { sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "bench: $*" >&2; exit 2; }
 log() { echo "bench: $*" >&2; }
 
@@ -77,6 +81,7 @@ while (($#)); do
     --cg-workload) cg_workload="${2:?}"; shift ;;
     --syclgraph-lib) sg_lib="$(realpath "${2:?}")"; shift ;;
     --no-build) build=0 ;;
+    --stopped) stopped=1 ;;
     --keep) keep="${2:?}"; shift ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown argument: $1" ;;
@@ -146,18 +151,20 @@ run_config() {
     empty)
       env XPTI_TRACE_ENABLE=1 XPTI_FRAMEWORK_DISPATCHER="$VENV/lib/libxptifw.so" \
         XPTI_SUBSCRIBERS="$EMPTY_LIB" timeout "$RUN_TIMEOUT" "$@" ;;
-    syclgraph)
-      local out
+    syclgraph|stopped)
+      local out paused=on
+      [[ "$config" == stopped ]] && paused=paused
       out="$(mktemp -d "$WORK/sg-out.XXXXXX")"
       local rc=0
       env XPTI_TRACE_ENABLE=1 XPTI_FRAMEWORK_DISPATCHER="$VENV/lib/libxptifw.so" \
-        XPTI_SUBSCRIBERS="$SG_LIB" SYCLGRAPH_OUTPUT_DIR="$out" SYCLGRAPH_QUIET=1 \
+        XPTI_SUBSCRIBERS="$SG_LIB" SYCLGRAPH_OUTPUT_DIR="$out" SYCLGRAPH_QUIET=1 SYCLGRAPH_START="$paused" \
         timeout "$RUN_TIMEOUT" "$@" || rc=$?
       rm -rf "$out"
       return "$rc" ;;
   esac
 }
 CONFIGS=(noxpti empty syclgraph)
+((stopped)) && CONFIGS+=(stopped)
 
 machine_line() {
   local cpu
@@ -219,7 +226,7 @@ wall_mode() {
   done
   echo
   echo "$MACHINE"
-  echo "command: scripts/bench.sh$([[ -n "$sg_lib" ]] && echo " --syclgraph-lib $sg_lib") --rounds $rounds --workloads $workloads$( ((quick)) && echo ' --quick')"
+  echo "command: scripts/bench.sh$( ((stopped)) && echo ' --stopped')$([[ -n "$sg_lib" ]] && echo " --syclgraph-lib $sg_lib") --rounds $rounds --workloads $workloads$( ((quick)) && echo ' --quick')"
   echo
   "$PY" "$REPORT" wall "$results"
 }
@@ -266,7 +273,7 @@ callgrind_mode() {
   done
   echo
   echo "$MACHINE"
-  echo "command: scripts/bench.sh --callgrind$([[ -n "$sg_lib" ]] && echo " --syclgraph-lib $sg_lib") --cg-workload $cg_workload --n1 $n1 --n2 $n2 --repeat $repeat"
+  echo "command: scripts/bench.sh --callgrind$( ((stopped)) && echo ' --stopped')$([[ -n "$sg_lib" ]] && echo " --syclgraph-lib $sg_lib") --cg-workload $cg_workload --n1 $n1 --n2 $n2 --repeat $repeat"
   echo
   "$PY" "$REPORT" callgrind "$runs" "$n1" "$n2" "${cg_cmd[*]}"
 }

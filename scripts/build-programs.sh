@@ -15,7 +15,7 @@ VENV="${SYCLGRAPH_VENV:-$ROOT/.venv}"
 OUT="${SYCLGRAPH_PROGRAMS_OUT:-$ROOT/build/programs}"
 CXX="${CXX:-g++}"
 CXXFLAGS=(-std=c++17 -O1 -g -Wall -Wno-deprecated-declarations -Wno-comment -DSYCL_DISABLE_FSYCL_SYCLHPP_WARNING)
-INCLUDES=(-I"$VENV/include")
+INCLUDES=(-I"$VENV/include" -I"$ROOT/include")
 # Up to 2025.x the headers include <CL/__spirv/...>, which lives under
 # include/sycl (the DPC++ driver adds that directory itself).
 [[ -d "$VENV/include/sycl/CL" ]] && INCLUDES+=(-I"$VENV/include/sycl")

@@ -23,6 +23,7 @@ PIP_REQUIREMENTS=(
   pytest-timeout==2.4.0
   perfetto==0.59.1
   protobuf==7.36.2
+  ittapi==1.2.2
 )
 
 log() { echo "setup: $*" >&2; }

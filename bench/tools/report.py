@@ -24,7 +24,9 @@ import sys
 from collections import defaultdict
 
 CONFIGS = ("noxpti", "empty", "syclgraph")
-TITLES = {"noxpti": "no XPTI", "empty": "empty sub", "syclgraph": "syclgraph"}
+TITLES = {"noxpti": "no XPTI", "empty": "empty sub", "syclgraph": "syclgraph",
+          "stopped": "sg stopped"}
+# With --stopped: syclgraph started paused and never started.
 
 # The OpenCL CPU runtime's own objects, left out of instruction counts: how
 # much they execute depends on how far submission runs ahead of the device.
@@ -165,12 +167,20 @@ def cmd_wall(path):
             failures += 1
         print(f"{w:<18} {tasks:>6} {fmt(m['noxpti'], 9)} {fmt(m['empty'], 9)}"
               f" {fmt(m['syclgraph'], 9)} {fmt(ratio, 8, 3)} {target:>6.2f}  {result}")
+    if any(rows[w]["stopped"] for w in order):
+        print()
+        print("syclgraph started paused, never started (SYCLGRAPH_START=paused), median µs/task:")
+        for w in order:
+            st = med(rows[w]["stopped"])
+            e, n = med(rows[w]["empty"]), med(rows[w]["noxpti"])
+            print(f"  {w:<18} stopped {fmt(st, 0).strip()}; stopped/empty {fmt(st / e if e > 0 else float('nan'), 0, 3).strip()};"
+                  f" stopped/no XPTI {fmt(st / n if n > 0 else float('nan'), 0, 3).strip()}")
     print()
     print("spread over rounds (min..max µs/task); paired = median over rounds of")
     print("syclgraph/empty measured back to back in the same round; best = ratio of the minima")
     for w in order:
         parts = []
-        for c in CONFIGS:
+        for c in CONFIGS + (("stopped",) if rows[w]["stopped"] else ()):
             good = [v for v in rows[w][c] if not math.isnan(v)]
             bad = len(rows[w][c]) - len(good)
             s = f"{min(good):.2f}..{max(good):.2f}" if good else "-"
@@ -217,7 +227,8 @@ def cmd_callgrind(path, n1, n2, command="tiny_memcpy N 1"):
         return sum(v for o, v in d.items() if EXCLUDED.match(o))
 
     rows = []  # (label, key, median counted, per-run values, median left out)
-    for c in CONFIGS:
+    configs = CONFIGS + (("stopped",) if per_task["stopped"] else ())
+    for c in configs:
         if not per_task[c]:
             rows.append((TITLES[c], c, None, [], None))
             continue
@@ -254,22 +265,32 @@ def cmd_callgrind(path, n1, n2, command="tiny_memcpy N 1"):
             print(f"{label}{d:+8.0f} per task (target <= +{CALLGRIND_TARGET})  {verdict}")
     else:
         status = 1
+    if "stopped" in summary and "empty" in summary and "noxpti" in summary:
+        d = summary["stopped"] - summary["empty"]
+        verdict = "PASS" if d <= 0 else "FAIL"
+        if verdict == "FAIL":
+            status = 1
+        print(f"syclgraph stopped - empty subscriber: {d:+8.0f} per task (target <= 0)  {verdict}")
+        print(f"syclgraph stopped - no XPTI:          {summary['stopped'] - summary['noxpti']:+8.0f} per task")
     print()
     print("where the counted instructions go, per task (median over runs; objects >= 50):")
     medians = {}
-    for c in CONFIGS:
+    for c in configs:
         objs = set().union(*(d for d, _ in per_task[c])) if per_task[c] else set()
         medians[c] = {o: statistics.median(d.get(o, 0) for d, _ in per_task[c]) for o in objs}
     objs = sorted({o for c in CONFIGS for o, v in medians[c].items()
                    if not EXCLUDED.match(o) and abs(v) >= 50},
                   key=lambda o: -max(medians[c].get(o, 0) for c in CONFIGS))
-    print(f"  {'object':<22} {'no XPTI':>9} {'empty':>9} {'syclgraph':>9} {'empty-noX':>10} {'sg-empty':>9}")
+    stopped = "stopped" in configs
+    print(f"  {'object':<22} {'no XPTI':>9} {'empty':>9} {'syclgraph':>9} {'empty-noX':>10} {'sg-empty':>9}"
+          + (f" {'stopped':>9}" if stopped else ""))
     for o in objs:
         v = {c: medians[c].get(o, 0) if medians[c] else None for c in CONFIGS}
         d1 = v["empty"] - v["noxpti"] if None not in (v["empty"], v["noxpti"]) else None
         d2 = v["syclgraph"] - v["empty"] if None not in (v["syclgraph"], v["empty"]) else None
         print(f"  {o:<22} {fmt(v['noxpti'], 9, 0)} {fmt(v['empty'], 9, 0)} {fmt(v['syclgraph'], 9, 0)}"
-              f" {fmt(d1, 10, 0)} {fmt(d2, 9, 0)}")
+              f" {fmt(d1, 10, 0)} {fmt(d2, 9, 0)}"
+              + (f" {fmt(medians['stopped'].get(o, 0), 9, 0)}" if stopped else ""))
     if per_task["syclgraph"]:
         g = statistics.median(g for _, g in per_task["syclgraph"])
         print(f"  {'(graph-file rewrites)':<22} {'':>9} {'':>9} {g:>9.0f}   (inclusive, part of the rows above)")

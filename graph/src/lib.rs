@@ -61,6 +61,7 @@ pub mod record;
 pub mod spans;
 pub mod summary;
 pub mod timing;
+pub mod windows;
 
 pub use critical_path::{CriticalPath, GapCause, PathReport, Step};
 pub use dot::{render_dot, to_dot, write_dot};

@@ -50,8 +50,9 @@ use crate::record::{
     DeviceTimes, EdgeId, EdgeInfo, InstanceEdge, NodeId, NodeInfo, Record, SpanKind, StrId,
     TimingStatus,
 };
-use crate::spans::{HostSpan, SpanTracker};
+use crate::spans::{HostSpan, SpanRecord, SpanTracker};
 use crate::timing::UntimedCounts;
+use crate::windows::{Window, Windows};
 
 /// How much the graph keeps in memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -159,6 +160,8 @@ pub struct TaskGraph {
     early_edge_instances: HashMap<EdgeId, u64>,
     pending: PendingTable,
     spans: SpanTracker,
+    /// When tracing was on (see [`Record::Tracing`]).
+    windows: Windows,
     queues: QueueTable,
     strings: HashMap<StrId, Box<str>>,
     limits: Limits,
@@ -228,6 +231,7 @@ impl TaskGraph {
             early_edge_instances: HashMap::default(),
             pending: PendingTable::new(limits.max_pending, limits.recent_finalised),
             spans: SpanTracker::default(),
+            windows: Windows::default(),
             queues: QueueTable::default(),
             strings: HashMap::default(),
             limits,
@@ -410,6 +414,7 @@ impl TaskGraph {
                 }
                 self.spans.end(kind, thread, ns)
             }
+            Record::Tracing { on, ns } => self.windows.tracing(on, ns),
             Record::QueueCreated {
                 queue_id,
                 device,
@@ -555,6 +560,19 @@ impl TaskGraph {
     /// Host waits and barriers, aggregated per label, largest total first.
     pub fn host_spans(&self) -> Vec<HostSpan> {
         self.spans.spans(|id| self.string_or_id(id))
+    }
+
+    /// Each completed host span (waits, barriers, ITT tasks) as it
+    /// happened, in the order they ended: the first
+    /// [`MAX_KEPT_SPANS`](crate::spans::MAX_KEPT_SPANS), for a timeline.
+    pub fn span_records(&self) -> Vec<SpanRecord> {
+        self.spans.kept(|id| self.string_or_id(id))
+    }
+
+    /// The windows in which tracing was on, in order (the last one may
+    /// still be open).
+    pub fn windows(&self) -> &[Window] {
+        self.windows.list()
     }
 
     /// The queues seen, by id.

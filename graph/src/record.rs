@@ -63,6 +63,9 @@ pub enum SpanKind {
     Wait,
     /// `barrier_begin`/`barrier_end`.
     Barrier,
+    /// An ITT task range (`__itt_task_begin`/`__itt_task_end`) the
+    /// application marked; its label is the task's name.
+    Task,
 }
 
 /// How far a device command could be timed (see `kernels.csv`'s `timing` column).
@@ -323,6 +326,14 @@ pub enum Record {
         kind: SpanKind,
         /// Thread number.
         thread: u32,
+        /// Host CLOCK_MONOTONIC ns.
+        ns: u64,
+    },
+    /// Tracing was switched on (`on`) or off at `ns` (host
+    /// CLOCK_MONOTONIC): the bounds of the recorded windows.
+    Tracing {
+        /// True: a window starts; false: it ends.
+        on: bool,
         /// Host CLOCK_MONOTONIC ns.
         ns: u64,
     },

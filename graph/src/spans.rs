@@ -29,7 +29,27 @@ pub fn span_kind_str(kind: SpanKind) -> &'static str {
     match kind {
         SpanKind::Wait => "wait",
         SpanKind::Barrier => "barrier",
+        SpanKind::Task => "task",
     }
+}
+
+/// Completed spans kept one by one (for a timeline such as a Perfetto
+/// trace); past this many, later ones are only aggregated and counted.
+pub const MAX_KEPT_SPANS: usize = 65_536;
+
+/// One completed host span, as it happened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpanRecord {
+    /// Wait, barrier or ITT task.
+    pub kind: SpanKind,
+    /// Its label (what was waited for, or the ITT task's name).
+    pub label: String,
+    /// Thread number.
+    pub thread: u32,
+    /// Begin, host CLOCK_MONOTONIC ns.
+    pub begin_ns: u64,
+    /// End, host CLOCK_MONOTONIC ns.
+    pub end_ns: u64,
 }
 
 /// Count, total and maximum for one (kind, label).
@@ -51,6 +71,11 @@ pub(crate) struct SpanTracker {
     pub unmatched_ends: u64,
     /// Begins given up because too many were open on one thread.
     pub abandoned_begins: u64,
+    /// The first [`MAX_KEPT_SPANS`] completed spans: (kind, label, thread,
+    /// begin, end).
+    kept: Vec<(SpanKind, StrId, u32, u64, u64)>,
+    /// Completed spans past [`MAX_KEPT_SPANS`] (aggregated only).
+    pub not_kept: u64,
 }
 
 impl SpanTracker {
@@ -72,10 +97,30 @@ impl SpanTracker {
             return;
         };
         let d = ns.saturating_sub(begin);
+        if self.kept.len() < MAX_KEPT_SPANS {
+            self.kept.push((kind, label, thread, begin, ns));
+        } else {
+            self.not_kept += 1;
+        }
         let t = self.totals.entry((kind, label)).or_default();
         t.count += 1;
         t.total_ns = t.total_ns.saturating_add(d);
         t.max_ns = t.max_ns.max(d);
+    }
+
+    /// The completed spans kept one by one, in the order they ended,
+    /// labels resolved with `label`.
+    pub fn kept(&self, label: impl Fn(StrId) -> String) -> Vec<SpanRecord> {
+        self.kept
+            .iter()
+            .map(|&(kind, id, thread, begin_ns, end_ns)| SpanRecord {
+                kind,
+                label: label(id),
+                thread,
+                begin_ns,
+                end_ns,
+            })
+            .collect()
     }
 
     /// Spans begun and not ended yet.

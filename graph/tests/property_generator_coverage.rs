@@ -114,6 +114,7 @@ fn streams_reach_every_oddity() {
                 Record::SpanEnd { .. } => hit("span end", true),
                 Record::QueueCreated { .. } => hit("queue created", true),
                 Record::QueueDestroyed { .. } => hit("queue destroyed", true),
+                Record::Tracing { .. } => hit("tracing", true),
                 Record::InstanceQueue { .. } => hit("instance queue", true),
                 Record::InstanceEdge(e) => {
                     hit("instance edge", true);

@@ -134,8 +134,8 @@ impl Replay {
                     .2
                     .get_or_insert(*ns);
             }
-            // property_instance_graph covers these.
-            Record::InstanceEdge(_) => {}
+            // property_instance_graph covers these; windows.rs the windows.
+            Record::InstanceEdge(_) | Record::Tracing { .. } => {}
             Record::InstanceQueue { node, .. } => self.touch(*node),
         }
     }

@@ -102,6 +102,9 @@ pub struct Collector {
     /// kernel's records usually come so), the two are applied as the one
     /// `SubmittedTask` they amount to (see [`Collector::handle`]).
     held_submission: Option<Record>,
+    /// Timed start/stop, the toggle signal and control file, and the
+    /// callbacks removed while stopped ([`crate::control`]).
+    timers: crate::control::Timers,
 }
 
 /// The CPU time this thread has used so far (zero if it cannot be read).
@@ -178,7 +181,10 @@ impl Collector {
     /// A collector writing to `config.output_dir`.
     pub fn new(config: Config, slot: TimingSlot, losses: Arc<LossCounters>) -> Collector {
         let output = crate::output::Output::new(&config);
+        let timers =
+            crate::control::Timers::new(config.delay, config.duration, config.output_dir.clone());
         Collector {
+            timers,
             config,
             slot,
             timestamps: None,
@@ -236,6 +242,11 @@ impl Collector {
             if last_flush.elapsed() >= FLUSH_EVERY {
                 self.output.flush_rows();
                 last_flush = Instant::now();
+                // Starts/stops are timed and applied at this pace (not at
+                // every pass: a pass can be as frequent as a few records).
+                if let Some(recorder) = crate::recorder() {
+                    self.start_stop(recorder);
+                }
             }
             if last_snapshot.elapsed() >= snapshot_pause {
                 let began = thread_cpu_time();
@@ -260,6 +271,23 @@ impl Collector {
                 };
                 inbox.wait(wait);
             }
+        }
+    }
+
+    /// Applies timed, signalled and file-asked starts/stops, removes or
+    /// restores callbacks, and records the windows' bounds.
+    fn start_stop(&mut self, recorder: &crate::recorder::Recorder) {
+        let (output, held) = (&self.output, &self.held_submission);
+        self.timers.tick(recorder, || {
+            held.is_some() || output.graph().pending().any(|(_, i)| i.end_ns.is_none())
+        });
+        self.apply_toggles(recorder);
+    }
+
+    /// Records the starts and stops noted since the last pass.
+    fn apply_toggles(&mut self, recorder: &crate::recorder::Recorder) {
+        while let Some((on, ns)) = recorder.toggles.pop() {
+            self.output.apply(Record::Tracing { on, ns });
         }
     }
 
@@ -508,7 +536,14 @@ impl Collector {
             self.output
                 .apply(timed_record(&lost, Readout::Untimed(Untimed::Failed)));
         }
+        if let Some(recorder) = crate::recorder() {
+            self.apply_toggles(recorder);
+        }
+        let toggles_lost = crate::recorder().map_or(0, |r| r.toggles.lost.load(Ordering::Relaxed));
         let losses = crate::output::Losses {
+            while_stopped: self.losses.while_stopped.load(Ordering::Relaxed),
+            edges_while_stopped: self.losses.edges_while_stopped.load(Ordering::Relaxed),
+            toggles_lost,
             queue_full: self.losses.queue_full.load(Ordering::Relaxed),
             after_finish: self.losses.after_finish.load(Ordering::Relaxed),
             without_event: self.losses.without_event.load(Ordering::Relaxed),

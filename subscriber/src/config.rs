@@ -36,6 +36,20 @@ pub struct Config {
     /// `SYCLGRAPH_TRACE_MAX_MB`: the largest `trace.pftrace` (MiB) before
     /// later slices are dropped and counted; 0 writes no trace.
     pub trace_max_mb: u64,
+    /// `SYCLGRAPH_START`: `paused` begins with tracing stopped (started by
+    /// the C API, ITT, the toggle signal or the control file); `on`
+    /// (default) begins with it on.
+    pub start_paused: bool,
+    /// `SYCLGRAPH_DELAY`: seconds after start-up before tracing starts
+    /// (0: none), as nsys `--delay`.
+    pub delay: std::time::Duration,
+    /// `SYCLGRAPH_DURATION`: seconds tracing stays on once started, then
+    /// it stops (0: no limit), as nsys `--duration`.
+    pub duration: std::time::Duration,
+    /// `SYCLGRAPH_TOGGLE_SIGNAL`: a signal (`USR1`, `USR2`, or a number)
+    /// whose handler starts tracing when stopped and stops it when on.
+    /// Unset: syclgraph installs no signal handler.
+    pub toggle_signal: Option<i32>,
 }
 
 impl Config {
@@ -95,6 +109,52 @@ impl Config {
         let quiet = flag("SYCLGRAPH_QUIET", false);
         let force_profiling = flag("SYCLGRAPH_FORCE_PROFILING", true);
         let ur_hooks = flag("SYCLGRAPH_UR_HOOKS", true);
+        let start_paused = match lookup("SYCLGRAPH_START").as_deref().map(str::trim) {
+            None | Some("on" | "1" | "") => false,
+            Some("paused" | "off" | "0" | "stopped") => true,
+            Some(other) => {
+                warn(format!(
+                    "SYCLGRAPH_START={other:?} is neither on nor paused; using on"
+                ));
+                false
+            }
+        };
+        let mut seconds = |name: &str| -> std::time::Duration {
+            let Some(raw) = lookup(name) else {
+                return std::time::Duration::ZERO;
+            };
+            match raw.trim().parse::<f64>() {
+                Ok(v) if v.is_finite() && (0.0..=1e9).contains(&v) => {
+                    std::time::Duration::from_secs_f64(v)
+                }
+                _ => {
+                    warn(format!(
+                        "{name}={raw:?} is not a number of seconds (0 or more); using 0"
+                    ));
+                    std::time::Duration::ZERO
+                }
+            }
+        };
+        let delay = seconds("SYCLGRAPH_DELAY");
+        let duration = seconds("SYCLGRAPH_DURATION");
+        let toggle_signal = lookup("SYCLGRAPH_TOGGLE_SIGNAL").and_then(|raw| {
+            let name = raw.trim().to_ascii_uppercase();
+            let name = name.strip_prefix("SIG").unwrap_or(&name);
+            let signal = match name {
+                "USR1" => Some(libc::SIGUSR1),
+                "USR2" => Some(libc::SIGUSR2),
+                n => n
+                    .parse::<i32>()
+                    .ok()
+                    .filter(|&s| s == libc::SIGUSR1 || s == libc::SIGUSR2 || (libc::SIGRTMIN()..=libc::SIGRTMAX()).contains(&s)),
+            };
+            if signal.is_none() {
+                warn(format!(
+                    "SYCLGRAPH_TOGGLE_SIGNAL={raw:?} is not USR1, USR2 or a real-time signal number; no signal is used"
+                ));
+            }
+            signal
+        });
         Config {
             output_dir,
             max_instances,
@@ -106,6 +166,10 @@ impl Config {
             force_profiling,
             ur_hooks,
             trace_max_mb,
+            start_paused,
+            delay,
+            duration,
+            toggle_signal,
         }
     }
 }
@@ -173,5 +237,38 @@ mod tests {
         assert_eq!(c.output_dir, PathBuf::from("/tmp/x"));
         assert_eq!(c.max_instances, 10);
         assert!(!c.device_timing);
+    }
+
+    #[test]
+    fn start_stop_settings() {
+        let (c, w) = read(&[]);
+        assert!(w.is_empty());
+        assert!(!c.start_paused);
+        let zero = std::time::Duration::ZERO;
+        assert_eq!((c.delay, c.duration, c.toggle_signal), (zero, zero, None));
+        let (c, w) = read(&[
+            ("SYCLGRAPH_START", "paused"),
+            ("SYCLGRAPH_DELAY", "1.5"),
+            ("SYCLGRAPH_DURATION", "2"),
+            ("SYCLGRAPH_TOGGLE_SIGNAL", "SIGUSR2"),
+        ]);
+        assert!(w.is_empty(), "{w:?}");
+        assert!(c.start_paused);
+        assert_eq!(c.delay, std::time::Duration::from_millis(1500));
+        assert_eq!(c.duration, std::time::Duration::from_secs(2));
+        assert_eq!(c.toggle_signal, Some(libc::SIGUSR2));
+        let (c, w) = read(&[
+            ("SYCLGRAPH_START", "later"),
+            ("SYCLGRAPH_DELAY", "-1"),
+            ("SYCLGRAPH_DURATION", "soon"),
+            ("SYCLGRAPH_TOGGLE_SIGNAL", "INT"),
+        ]);
+        assert_eq!(w.len(), 4, "{w:?}");
+        assert!(w[0].contains("SYCLGRAPH_START"));
+        assert!(w[1].contains("SYCLGRAPH_DELAY"));
+        assert!(w[2].contains("SYCLGRAPH_DURATION"));
+        assert!(w[3].contains("SYCLGRAPH_TOGGLE_SIGNAL"));
+        assert!(!c.start_paused);
+        assert_eq!((c.delay, c.duration, c.toggle_signal), (zero, zero, None));
     }
 }

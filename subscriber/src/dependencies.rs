@@ -104,6 +104,12 @@ impl Dependencies {
         self.owners.insert(event, submission);
     }
 
+    /// Forgets every event owner (off the hot path; see
+    /// [`crate::control`]).
+    pub fn forget_all_owners(&self) {
+        self.owners.clear();
+    }
+
     /// Forgets the oldest event owners once there are many (see
     /// [`RecentMap`]).
     pub fn forget_old_owners(&self) {

@@ -93,6 +93,13 @@ impl<K: std::hash::Hash + Eq, V: Copy> RecentMap<K, V> {
         true
     }
 
+    /// Forgets every entry (off the hot path).
+    pub fn clear(&self) {
+        for generation in &self.generations {
+            generation.clear();
+        }
+    }
+
     /// Entries in both generations.
     pub fn len(&self) -> usize {
         self.generations.iter().map(|g| g.len()).sum()
@@ -158,6 +165,24 @@ pub struct Binding {
     /// A scheduler command merged into the user submission around it: its
     /// task begin/end are not the submission's own.
     pub merged: bool,
+    /// Submitted while tracing was stopped: counted, not recorded; its
+    /// later callbacks are ignored (`node` and `instance` mean nothing).
+    pub unrecorded: bool,
+}
+
+impl Binding {
+    /// The binding of a submission made while tracing was stopped.
+    pub const UNRECORDED: Binding = Binding {
+        node: NodeId::MAX,
+        instance: 0,
+        flags: NodeFlags {
+            virtual_event: None,
+            unknown_location: false,
+            first_queue: 0,
+        },
+        merged: false,
+        unrecorded: true,
+    };
 }
 
 /// Code location → [`NodeId`], and live unique_id → submission.

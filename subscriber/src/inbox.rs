@@ -140,7 +140,8 @@ impl Inbox {
             .take()
     }
 
-    fn wake(&self) {
+    /// Wakes the collector now (a start or stop to apply).
+    pub fn wake(&self) {
         if let Some(collector) = self.collector.get() {
             collector.unpark();
         }

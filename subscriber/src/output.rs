@@ -3,7 +3,7 @@
 //! writes once at the end (`graph.dot`, `summary.csv`, the stderr summary).
 
 use std::fs::File;
-use std::io;
+use std::io::{self, Write};
 use std::path::PathBuf;
 
 use syclgraph_graph::critical_output::critical_path_text;
@@ -13,7 +13,7 @@ use syclgraph_graph::perfetto::{TraceWriter, CLOCK_MONOTONIC};
 use syclgraph_graph::record::Record;
 use syclgraph_graph::spans::span_kind_str;
 use syclgraph_graph::timing::format_ns;
-use syclgraph_graph::{dot, instances_dot, summary, Completed, Limits, TaskGraph};
+use syclgraph_graph::{dot, instances_dot, summary, windows, Completed, Limits, TaskGraph};
 
 use crate::config::Config;
 use crate::warn;
@@ -51,6 +51,12 @@ pub struct Losses {
     /// call chain after the hooks took over (`None`: it was taken out, or
     /// hooks were not used).
     pub tracing_layer_kept: Option<String>,
+    /// Submissions made while tracing was stopped (counted, not recorded).
+    pub while_stopped: u64,
+    /// Edges with an end submitted while tracing was stopped.
+    pub edges_while_stopped: u64,
+    /// Starts/stops whose time was lost (too many at once).
+    pub toggles_lost: u64,
 }
 
 /// The graph and the streamed `kernels.csv`.
@@ -151,7 +157,9 @@ impl Output {
     }
 
     fn write_graph_files(&self) -> io::Result<()> {
+        let windows = windows::windows_line(self.graph.windows(), crate::clock::monotonic_ns());
         write_atomically(&self.dir.join("graph.dot"), |w| {
+            writeln!(w, "// syclgraph {windows}")?;
             dot::write_dot(w, &self.graph)
         })?;
         write_atomically(&self.dir.join("summary.csv"), |w| {
@@ -213,8 +221,14 @@ impl Output {
             None => 0,
         };
         self.write_graph_files()?;
+        let now = crate::clock::monotonic_ns();
+        let windows_line = windows::windows_line(self.graph.windows(), now);
         write_atomically(&self.dir.join("instances.dot"), |w| {
+            writeln!(w, "// syclgraph {windows_line}")?;
             instances_dot::write_instances_dot(w, &self.graph)
+        })?;
+        write_atomically(&self.dir.join("windows.csv"), |w| {
+            windows::write_windows_csv(w, self.graph.windows(), now)
         })?;
         if !self.quiet {
             let mut text = summary::summary_table(&self.graph);
@@ -228,6 +242,7 @@ impl Output {
                 ));
             }
             text.push_str(&loss_lines(losses));
+            text.push_str(&window_lines(&self.graph, losses, now));
             eprint!("syclgraph: outputs in {}\n{text}", self.dir.display());
         }
         Ok(())
@@ -274,7 +289,16 @@ fn host_wait_lines(graph: &TaskGraph) -> String {
         return String::new();
     }
     spans.sort_by_key(|s| std::cmp::Reverse(s.total_ns));
-    let mut lines = String::from("host waits (count, total, longest):\n");
+    let mut lines = String::from(
+        if spans
+            .iter()
+            .any(|s| s.kind == syclgraph_graph::record::SpanKind::Task)
+        {
+            "host waits and ITT tasks (count, total, longest):\n"
+        } else {
+            "host waits (count, total, longest):\n"
+        },
+    );
     for span in spans.iter().take(SHOWN) {
         lines.push_str(&format!(
             "  {:<7} {:<48} {:>6} {:>9} {:>9}\n",
@@ -291,6 +315,28 @@ fn host_wait_lines(graph: &TaskGraph) -> String {
             "  … {} more, {} in all\n",
             rest.len(),
             format_ns(rest.iter().map(|s| s.total_ns).sum())
+        ));
+    }
+    lines
+}
+
+/// Which windows were recorded, and what came while tracing was stopped.
+fn window_lines(graph: &TaskGraph, losses: &Losses, now: u64) -> String {
+    let mut lines = format!("{}\n", windows::windows_line(graph.windows(), now));
+    if losses.while_stopped > 0 || graph.windows().len() != 1 {
+        lines.push_str(&format!(
+            "not recorded: {} command(s) submitted while tracing was stopped{}\n",
+            losses.while_stopped,
+            match losses.edges_while_stopped {
+                0 => String::new(),
+                n => format!(" ({n} edge(s) to them)"),
+            }
+        ));
+    }
+    if losses.toggles_lost > 0 {
+        lines.push_str(&format!(
+            "lost: {} start/stop times (too many at once); windows.csv misses them\n",
+            losses.toggles_lost
         ));
     }
     lines

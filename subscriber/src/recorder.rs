@@ -31,6 +31,10 @@ pub const RUNNING: u8 = 0;
 pub const FINISHING: u8 = 1;
 /// Outputs are written.
 pub const FINISHED: u8 = 2;
+/// Tracing is stopped (start/stop at run time, [`crate::control`]): new
+/// submissions are counted, not recorded; those submitted while it was on
+/// are still followed to their end.
+pub const PAUSED: u8 = 3;
 
 /// Counters of what could not be recorded.
 #[derive(Default)]
@@ -47,6 +51,11 @@ pub struct LossCounters {
     pub before_timing_ready: AtomicU64,
     /// Edges whose ends were submitted before tracing started (or are unknown).
     pub unknown_edge_end: AtomicU64,
+    /// Submissions (node_create) made while tracing was stopped: counted,
+    /// not recorded.
+    pub while_stopped: AtomicU64,
+    /// Edges with an end submitted while tracing was stopped.
+    pub edges_while_stopped: AtomicU64,
 }
 
 /// Everything the callbacks share.
@@ -59,8 +68,10 @@ pub struct Recorder {
     inbox: Arc<Inbox>,
     /// Where device timestamps come from, once the collector loaded it.
     pub timestamps: TimingSlot,
-    /// [`RUNNING`], [`FINISHING`] or [`FINISHED`].
+    /// [`RUNNING`], [`PAUSED`], [`FINISHING`] or [`FINISHED`].
     pub state: AtomicU8,
+    /// Starts and stops not yet seen by the collector (see [`crate::control`]).
+    pub toggles: crate::control::Toggles,
     /// What could not be recorded.
     pub losses: Arc<LossCounters>,
     /// Turn device profiling on for every queue (`SYCLGRAPH_FORCE_PROFILING`).
@@ -83,15 +94,21 @@ impl Recorder {
         losses: Arc<LossCounters>,
         force_profiling: bool,
         max_ur_calls: u64,
+        paused: bool,
     ) -> Recorder {
+        let toggles = crate::control::Toggles::default();
+        if !paused {
+            toggles.push(true, monotonic_ns());
+        }
         Recorder {
+            toggles,
             xpti,
             nodes: NodeTable::default(),
             edges: EdgeTable::default(),
             strings: Interner::default(),
             inbox,
             timestamps,
-            state: AtomicU8::new(RUNNING),
+            state: AtomicU8::new(if paused { PAUSED } else { RUNNING }),
             losses,
             force_profiling,
             max_ur_calls,
@@ -100,14 +117,88 @@ impl Recorder {
         }
     }
 
-    /// True while events are recorded; counts the ones that come too late.
+    /// True while events are recorded; counts the ones that come too late
+    /// (not those that come while tracing is stopped).
     #[inline]
     fn accepting(&self) -> bool {
         if self.running() {
             return true;
         }
-        self.losses.after_finish.fetch_add(1, Ordering::Relaxed);
+        self.not_running();
         false
+    }
+
+    /// Counts an event that came after the exit drain started.
+    #[cold]
+    fn not_running(&self) {
+        if self.finishing() {
+            self.losses.after_finish.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// True once the exit drain started (or in a forked child). Asked after
+    /// [`Recorder::running`] said no: a start racing with the callback may
+    /// have made it `RUNNING` since, which is then taken as stopped.
+    #[inline]
+    fn finishing(&self) -> bool {
+        matches!(self.state.load(Ordering::Relaxed), FINISHING | FINISHED)
+    }
+
+    /// True while tracing is stopped (not finishing).
+    #[inline]
+    pub fn paused(&self) -> bool {
+        self.state.load(Ordering::Relaxed) == PAUSED
+    }
+
+    /// The submission `event` stands for, for a task or signal callback:
+    /// while running, as [`Recorder::submission`]; while stopped, only a
+    /// submission bound at its node_create (made while tracing was on, or
+    /// marked [`Binding::UNRECORDED`]); none after the exit drain started.
+    #[inline]
+    fn followed_submission(&self, event: EventRef<'_>) -> Option<Binding> {
+        if self.running() {
+            return Some(self.submission(event));
+        }
+        self.stopped_submission(event)
+    }
+
+    #[cold]
+    fn stopped_submission(&self, event: EventRef<'_>) -> Option<Binding> {
+        if self.finishing() {
+            self.losses.after_finish.fetch_add(1, Ordering::Relaxed);
+            return None;
+        }
+        self.nodes.own_submission(event)
+    }
+
+    /// node_create while tracing is stopped: counted, and the event marked
+    /// [`Binding::UNRECORDED`], so that its task and signal are ignored
+    /// even if tracing starts again before they come. A scheduler command
+    /// made inside a recorded submission's task is still merged into it.
+    #[cold]
+    fn node_create_stopped(&self, event: EventRef<'_>) {
+        if self.finishing() {
+            self.losses.after_finish.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        if let Some((node, instance)) = dependencies::open_task() {
+            if !event.has_source_file() {
+                let binding = Binding {
+                    node,
+                    instance,
+                    flags: NodeFlags::default(),
+                    merged: true,
+                    unrecorded: false,
+                };
+                self.nodes.bind(event.unique_id(), binding);
+                return;
+            }
+        }
+        self.release_held();
+        dependencies::take_current();
+        STATE.with(|s| s.direct_submission.set(None));
+        self.losses.while_stopped.fetch_add(1, Ordering::Relaxed);
+        self.nodes.bind_here(event, Binding::UNRECORDED);
     }
 
     /// Queues a record; counts it when the queue is full. Returns whether it was queued.
@@ -144,6 +235,7 @@ impl Recorder {
             instance: event.instance_id(),
             flags: self.nodes.flags(event),
             merged: false,
+            unrecorded: false,
         })
     }
 
@@ -199,8 +291,8 @@ impl Recorder {
     /// `memory_transfer_node::memcpy`, ...): only read as text when the
     /// node is new.
     pub fn node_create(&self, event: EventRef<'_>, kind: CText) {
-        if !self.accepting() {
-            return;
+        if !self.running() {
+            return self.node_create_stopped(event);
         }
         if let Some((node, instance)) = dependencies::open_task() {
             // Decided from the payload itself: looking the command up in the
@@ -214,6 +306,7 @@ impl Recorder {
                     instance,
                     flags,
                     merged: true,
+                    unrecorded: false,
                 };
                 self.nodes.bind(event.unique_id(), binding);
                 return;
@@ -236,6 +329,7 @@ impl Recorder {
                 instance,
                 flags,
                 merged: false,
+                unrecorded: false,
             },
         );
         if flags.virtual_event.is_some() {
@@ -294,7 +388,8 @@ impl Recorder {
 
     /// edge_create: a dependency between two submissions.
     pub fn edge_create(&self, event: EventRef<'_>) {
-        if !self.accepting() {
+        if !self.running() && self.finishing() {
+            self.not_running();
             return;
         }
         self.release_held();
@@ -306,6 +401,13 @@ impl Recorder {
             self.losses.unknown_edge_end.fetch_add(1, Ordering::Relaxed);
             return;
         };
+        if source.unrecorded || target.unrecorded {
+            // Kept only when both ends were recorded (in any window).
+            self.losses
+                .edges_while_stopped
+                .fetch_add(1, Ordering::Relaxed);
+            return;
+        }
         let mut extra = Vec::new();
         let (mut source_node, mut source_instance) = (source.node, source.instance);
         if let Some(virtual_event) = source.flags.virtual_event {
@@ -458,11 +560,10 @@ impl Recorder {
 
     /// task_begin (`begin`) or task_end of an instance.
     pub fn task(&self, begin: bool, event: EventRef<'_>) {
-        if !self.accepting() {
+        let Some(binding) = self.followed_submission(event) else {
             return;
-        }
-        let binding = self.submission(event);
-        if binding.merged {
+        };
+        if binding.merged || binding.unrecorded {
             return;
         }
         let (node, instance) = (binding.node, binding.instance);
@@ -581,11 +682,13 @@ impl Recorder {
 
     /// signal: the instance's device event (`ur_event_handle_t`, may be null).
     pub fn signal(&self, event: EventRef<'_>, device_event: usize) {
-        if !self.accepting() {
+        let Some(binding) = self.followed_submission(event) else {
+            return;
+        };
+        self.release_held();
+        if binding.unrecorded {
             return;
         }
-        self.release_held();
-        let binding = self.submission(event);
         self.device_event(binding.node, binding.instance, device_event);
     }
 
@@ -595,7 +698,8 @@ impl Recorder {
         let Some((node, instance)) = STATE.with(|s| s.direct_submission.take()) else {
             return;
         };
-        if self.accepting() {
+        // Set only for a recorded submission: followed while stopped too.
+        if !self.finishing() {
             self.device_event(node, instance, device_event);
         }
     }
@@ -667,9 +771,53 @@ impl Recorder {
         }
     }
 
+    /// Interns a label for [`Recorder::user_span`] (sent once).
+    pub fn intern_label(&self, text: &str) -> StrId {
+        self.intern(text)
+    }
+
+    /// A span the application marked (ITT task): a begin is recorded
+    /// while tracing is on; an end is sent unless its begin was not
+    /// (begun while stopped), so a task begun in a window still ends.
+    /// `labelled`: false for a task without a name (label `task`).
+    pub fn user_span(&self, kind: SpanKind, begin: bool, label: StrId, labelled: bool) {
+        let state = self.state.load(Ordering::Relaxed);
+        if matches!(state, FINISHING | FINISHED) {
+            return;
+        }
+        if begin && state != RUNNING {
+            STATE.with(|s| s.unsent_span_begins.set(s.unsent_span_begins.get() + 1));
+            return;
+        }
+        let (thread, ns) = (thread_number::current(), monotonic_ns());
+        if begin {
+            let label = if labelled { label } else { self.intern("task") };
+            self.release_held();
+            self.send(Record::SpanBegin {
+                kind,
+                label,
+                thread,
+                ns,
+            });
+            return;
+        }
+        let unsent = STATE.with(|s| {
+            let n = s.unsent_span_begins.get();
+            if n > 0 {
+                s.unsent_span_begins.set(n - 1);
+            }
+            n > 0
+        });
+        if !unsent {
+            self.send(Record::SpanEnd { kind, thread, ns });
+        }
+    }
+
     /// queue_create (`created`) or queue_destroy.
     pub fn queue(&self, created: bool, event: Option<EventRef<'_>>) {
-        if !self.accepting() {
+        // Followed while stopped too (rare; in-order queues must be known).
+        if !self.running() && self.finishing() {
+            self.not_running();
             return;
         }
         self.release_held();
@@ -706,6 +854,12 @@ impl Recorder {
     pub fn forget_old_entries(&self) {
         self.nodes.forget_old_bindings();
         self.deps.forget_old_owners();
+    }
+
+    /// Forgets which submission owns each device event (see
+    /// [`crate::control`]: events not seen while callbacks were removed).
+    pub fn forget_event_owners(&self) {
+        self.deps.forget_all_owners();
     }
 
     /// Counts a callback that came without the event it needs.

@@ -14,11 +14,10 @@ use std::sync::mpsc::sync_channel;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use crate::callbacks::{on_sycl, TRACE_POINTS};
 use crate::collector::Collector;
 use crate::config::Config;
 use crate::inbox::{FinishRequest, Inbox};
-use crate::recorder::{LossCounters, Recorder, FINISHED, FINISHING, RUNNING};
+use crate::recorder::{LossCounters, Recorder, FINISHED, FINISHING, PAUSED, RUNNING};
 use crate::timing_slot::TimingSlot;
 use crate::ur_calls::{enable_tracing_layer, on_ur_call, LayerState};
 use crate::xpti::Xpti;
@@ -44,6 +43,11 @@ struct Control {
 pub(crate) const COLLECTOR_THREAD: &str = "syclgraph-collector";
 
 static CONTROL: OnceLock<Control> = OnceLock::new();
+
+/// The inbox to the collector, once tracing started (to wake it).
+pub fn inbox() -> Option<&'static Inbox> {
+    CONTROL.get().map(|c| &*c.inbox)
+}
 
 /// Sets tracing up. `None` (after one stderr line) when it cannot work:
 /// then the program runs untraced, unchanged.
@@ -93,6 +97,18 @@ pub fn start() -> Option<Recorder> {
         inbox: inbox.clone(),
         drain_timeout: Duration::from_millis(config.drain_timeout_ms),
     });
+    if let Err(e) = crate::control::publish_c_api() {
+        warn(format_args!(
+            "syclgraph_start/stop cannot be found through include/syclgraph.h ({e})"
+        ));
+    }
+    if let Some(signal) = config.toggle_signal {
+        if let Err(e) = crate::control::install_signal(signal) {
+            warn(format_args!(
+                "cannot install the SYCLGRAPH_TOGGLE_SIGNAL handler ({e})"
+            ));
+        }
+    }
     // SAFETY: `in_forked_child` only stores an atomic (async-signal-safe).
     unsafe { libc::pthread_atfork(None, None, Some(in_forked_child)) };
     // SAFETY: `at_exit` is an `extern "C" fn()` that never unwinds.
@@ -106,6 +122,7 @@ pub fn start() -> Option<Recorder> {
         losses,
         force_profiling,
         config.max_ur_calls,
+        crate::control::begins_paused(config.start_paused || !config.delay.is_zero()),
     ))
 }
 
@@ -181,7 +198,7 @@ extern "C" fn in_forked_child() {
 
 /// Registers our callbacks on a stream the runtime announced.
 pub fn register_stream(recorder: &Recorder, stream: &str) {
-    let name: &CStr = match stream {
+    let name: &'static CStr = match stream {
         "sycl" => c"sycl",
         "sycl.debug" => c"sycl.debug",
         "ur.call.debug" => {
@@ -195,9 +212,7 @@ pub fn register_stream(recorder: &Recorder, stream: &str) {
         }
         _ => return,
     };
-    for trace_type in TRACE_POINTS {
-        recorder.xpti.register(name, trace_type, on_sycl);
-    }
+    crate::control::REGISTRATIONS.add_stream(recorder, name);
 }
 
 extern "C" fn at_exit() {
@@ -209,12 +224,19 @@ pub fn finish(teardown: Teardown) {
     let (Some(recorder), Some(control)) = (recorder(), CONTROL.get()) else {
         return;
     };
-    if recorder
-        .state
-        .compare_exchange(RUNNING, FINISHING, Ordering::AcqRel, Ordering::Acquire)
-        .is_err()
-    {
-        return;
+    // From on or stopped (a start/stop racing with this retries).
+    loop {
+        let state = recorder.state.load(Ordering::Acquire);
+        if state != RUNNING && state != PAUSED {
+            return;
+        }
+        if recorder
+            .state
+            .compare_exchange(state, FINISHING, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+        {
+            break;
+        }
     }
     // This thread's direct-path submission kept back, if it is mid-call.
     recorder.release_held();

@@ -30,6 +30,9 @@ pub struct ThreadState {
     /// A direct-path submission not sent yet: it goes out with its task's
     /// end, or on its own at this thread's next other callback.
     pub held: Cell<Option<HeldSubmission>>,
+    /// ITT tasks begun on this thread while tracing was stopped and not
+    /// ended yet: their ends are not sent ([`crate::recorder::Recorder::user_span`]).
+    pub unsent_span_begins: Cell<u32>,
 }
 
 /// A submission (node_create) kept back to go out with its task.
@@ -55,6 +58,7 @@ thread_local! {
             open_task: Cell::new(None),
             direct_submission: Cell::new(None),
             held: Cell::new(None),
+            unsent_span_begins: Cell::new(0),
         }
     };
 }
