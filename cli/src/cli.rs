@@ -106,6 +106,20 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(0..=100_000_000))]
     pub max_instances: Option<u64>,
 
+    /// Start with tracing stopped (SYCLGRAPH_START=paused): the program
+    /// starts it with syclgraph_start(), __itt_resume(), the toggle signal or
+    /// the control file (see the user guide).
+    #[arg(long)]
+    pub start_paused: bool,
+
+    /// Start tracing SECONDS after the program starts (SYCLGRAPH_DELAY).
+    #[arg(long, value_name = "SECONDS", value_parser = seconds)]
+    pub delay: Option<f64>,
+
+    /// Stop tracing SECONDS after it started (SYCLGRAPH_DURATION).
+    #[arg(long, value_name = "SECONDS", value_parser = seconds)]
+    pub duration: Option<f64>,
+
     /// Print neither the summary table nor the closing block on stderr
     /// (SYCLGRAPH_QUIET=1); warnings still appear.
     #[arg(short, long)]
@@ -149,6 +163,14 @@ pub struct ReportArgs {
     /// Output directories of earlier runs.
     #[arg(value_name = "DIR", required = true)]
     pub dirs: Vec<PathBuf>,
+}
+
+/// A number of seconds, as `--delay` and `--duration` take it.
+fn seconds(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(s) if s.is_finite() && s >= 0.0 => Ok(s),
+        _ => Err(format!("{text:?} is not a number of seconds (0 or more)")),
+    }
 }
 
 #[cfg(test)]

@@ -61,7 +61,7 @@ impl Env {
 }
 
 /// The `SYCLGRAPH_*` settings chosen on the command line.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Settings {
     /// `SYCLGRAPH_OUTPUT_DIR` (absolute).
     pub output_dir: Option<PathBuf>,
@@ -73,6 +73,12 @@ pub struct Settings {
     pub max_instances: Option<u64>,
     /// `SYCLGRAPH_QUIET=1`.
     pub quiet: bool,
+    /// `SYCLGRAPH_START=paused`.
+    pub start_paused: bool,
+    /// `SYCLGRAPH_DELAY`, seconds.
+    pub delay: Option<f64>,
+    /// `SYCLGRAPH_DURATION`, seconds.
+    pub duration: Option<f64>,
 }
 
 /// One variable set for the program, and why.
@@ -146,6 +152,19 @@ pub fn additions(
     }
     if settings.quiet {
         add("SYCLGRAPH_QUIET", "1".into(), "--quiet".into());
+    }
+    if settings.start_paused {
+        add("SYCLGRAPH_START", "paused".into(), "--start-paused".into());
+    }
+    if let Some(s) = settings.delay {
+        add("SYCLGRAPH_DELAY", s.to_string().into(), "--delay".into());
+    }
+    if let Some(s) = settings.duration {
+        add(
+            "SYCLGRAPH_DURATION",
+            s.to_string().into(),
+            "--duration".into(),
+        );
     }
     if !runtime_env {
         return out;
@@ -347,6 +366,9 @@ mod tests {
             no_force_profiling: true,
             max_instances: Some(7),
             quiet: true,
+            start_paused: true,
+            delay: Some(1.5),
+            duration: Some(2.0),
         };
         let got = additions(
             &Env::default(),
@@ -367,6 +389,9 @@ mod tests {
                 ("SYCLGRAPH_FORCE_PROFILING", OsStr::new("0")),
                 ("SYCLGRAPH_MAX_INSTANCES", OsStr::new("7")),
                 ("SYCLGRAPH_QUIET", OsStr::new("1")),
+                ("SYCLGRAPH_START", OsStr::new("paused")),
+                ("SYCLGRAPH_DELAY", OsStr::new("1.5")),
+                ("SYCLGRAPH_DURATION", OsStr::new("2")),
             ]
         );
         fs::remove_dir_all(&f.dir).unwrap();

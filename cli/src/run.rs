@@ -53,6 +53,9 @@ pub fn run(args: RunArgs) -> u8 {
         no_force_profiling: args.no_force_profiling,
         max_instances: args.max_instances,
         quiet: args.quiet,
+        start_paused: args.start_paused,
+        delay: args.delay,
+        duration: args.duration,
     };
     let additions = env::additions(
         &env,

@@ -110,8 +110,12 @@ pub fn with_own_loader_environment<T>(f: impl FnOnce() -> T) -> T {
 
 #[cfg(test)]
 mod tests {
+    /// The tests change the one process environment: one at a time.
+    static ENVIRONMENT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
     #[test]
     fn a_published_entry_is_seen_and_the_other_entries_stay() {
+        let _one_at_a_time = ENVIRONMENT.lock().unwrap_or_else(|e| e.into_inner());
         let before = std::env::vars_os().count();
         let one = std::ffi::CString::new("SYCLGRAPH_TEST_ENTRY=one").ok();
         super::publish(&[("SYCLGRAPH_TEST_ENTRY", one)]);
@@ -127,6 +131,7 @@ mod tests {
 
     #[test]
     fn the_own_loader_environment_is_put_back() {
+        let _one_at_a_time = ENVIRONMENT.lock().unwrap_or_else(|e| e.into_inner());
         let layers = std::ffi::CString::new("UR_ENABLE_LAYERS=UR_LAYER_TSAN").ok();
         super::publish(&[("UR_ENABLE_LAYERS", layers)]);
         let inside = super::with_own_loader_environment(|| {

@@ -612,3 +612,29 @@ fn help_and_version() {
     let bad = syclgraph(&cwd, &[os("run")]).output().unwrap();
     assert_eq!(bad.status.code(), Some(2));
 }
+
+/// `--start-paused` reaches the subscriber: nothing is recorded, every
+/// submission is counted, and the program runs as untraced.
+#[test]
+fn start_paused_records_nothing_and_counts_the_submissions() {
+    let cwd = fresh_dir("cli-start-paused");
+    let dir = cwd.join("out");
+    let out = syclgraph(
+        &cwd,
+        &[
+            os("run"),
+            os("--start-paused"),
+            os("-o"),
+            dir.as_os_str(),
+            os("--"),
+            program("pipeline").as_os_str(),
+        ],
+    )
+    .output()
+    .unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let rows = read_csv(&dir.join("kernels.csv"));
+    assert!(rows.is_empty(), "{rows:?}");
+    assert!(stderr.contains("not recorded: "), "{stderr}");
+}
