@@ -88,6 +88,17 @@ fn one(dir: &Path) -> Result<String, String> {
     let lines = read_summary_csv(std::io::BufReader::new(file))
         .map_err(|e| format!("{}: {e}", summary.display()))?;
     let mut text = format!("syclgraph: outputs in {}\n", dir.display());
+    // The run's own end-of-run summary (critical path, waits, losses,
+    // windows), written at exit; a killed program has none.
+    match std::fs::read_to_string(dir.join("summary.txt")) {
+        Ok(end_of_run) => {
+            text.push_str(&end_of_run);
+            text.push_str("per node (summary.csv):\n");
+        }
+        Err(_) => text.push_str(
+            "no summary.txt (the program did not exit normally): no critical path, host waits or losses\n",
+        ),
+    }
     text.push_str(&format_table(&lines));
     let kernels = dir.join("kernels.csv");
     if kernels.is_file() {
@@ -167,6 +178,7 @@ mod tests {
             "kind,name,timing\nkernel,saxpy,ok\nmemcpy,memcpy,no_profiling\nmemcpy,memcpy,no_profiling\n",
         )
         .unwrap();
+        fs::write(dir.join("summary.txt"), "the run's own summary\n").unwrap();
         fs::create_dir_all(dir.join("pid-12")).unwrap();
         fs::write(dir.join("pid-12/summary.csv"), SUMMARY).unwrap();
         let (code, out, err) = run(std::slice::from_ref(&dir));
@@ -175,6 +187,9 @@ mod tests {
         assert_eq!(blocks.len(), 2, "{out}");
         let first: Vec<&str> = blocks[0].lines().collect();
         assert_eq!(first[0], format!("syclgraph: outputs in {}", dir.display()));
+        assert_eq!(first[1], "the run's own summary");
+        assert_eq!(first[2], "per node (summary.csv):");
+        let first = &first[2..];
         assert!(first[1].starts_with("kind    name"), "{out}");
         // The share comes from the totals (the only timed row: all of it),
         // not from the file's device_share column.
@@ -189,6 +204,10 @@ mod tests {
         assert_eq!(first[4], "untimed: 2 no_profiling");
         assert!(
             blocks[1].ends_with("untimed: not known (no kernels.csv)\n"),
+            "{out}"
+        );
+        assert!(
+            blocks[1].contains("\nno summary.txt (the program did not exit normally)"),
             "{out}"
         );
         fs::remove_dir_all(&dir).unwrap();

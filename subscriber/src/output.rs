@@ -230,24 +230,32 @@ impl Output {
         write_atomically(&self.dir.join("windows.csv"), |w| {
             windows::write_windows_csv(w, self.graph.windows(), now)
         })?;
+        let mut text = summary::summary_table(&self.graph);
+        text.push_str(&host_wait_lines(&self.graph));
+        let path = self.graph.critical_path().report();
+        text.push_str(&critical_path_text(&self.graph, &path));
+        if trace_dropped > 0 {
+            text.push_str(&format!(
+                "dropped: {trace_dropped} trace.pftrace slices (the file reached SYCLGRAPH_TRACE_MAX_MB={} MiB)\n",
+                self.trace_max_mb
+            ));
+        }
+        text.push_str(&loss_lines(losses));
+        text.push_str(&window_lines(&self.graph, losses, now));
+        // The same text in a file, for `syclgraph report` (quiet or not).
+        write_atomically(&self.dir.join(SUMMARY_TXT), |w| {
+            w.write_all(text.as_bytes())
+        })?;
         if !self.quiet {
-            let mut text = summary::summary_table(&self.graph);
-            text.push_str(&host_wait_lines(&self.graph));
-            let path = self.graph.critical_path().report();
-            text.push_str(&critical_path_text(&self.graph, &path));
-            if trace_dropped > 0 {
-                text.push_str(&format!(
-                    "dropped: {trace_dropped} trace.pftrace slices (the file reached SYCLGRAPH_TRACE_MAX_MB={} MiB)\n",
-                    self.trace_max_mb
-                ));
-            }
-            text.push_str(&loss_lines(losses));
-            text.push_str(&window_lines(&self.graph, losses, now));
             eprint!("syclgraph: outputs in {}\n{text}", self.dir.display());
         }
         Ok(())
     }
 }
+
+/// The end-of-run summary as printed on stderr (table, host waits, critical
+/// path, losses, windows), written at exit for `syclgraph report`.
+pub const SUMMARY_TXT: &str = "summary.txt";
 
 /// Starts `trace.pftrace` unless `SYCLGRAPH_TRACE_MAX_MB` is 0.
 fn start_trace(config: &Config) -> Option<TraceWriter<WholeRows>> {

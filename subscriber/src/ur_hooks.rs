@@ -262,7 +262,10 @@ unsafe extern "C" fn queue_create(
     // SAFETY: see above.
     let next: PFN_urQueueCreate = unsafe { std::mem::transmute(original(Hooked::QueueCreate)) };
     QUEUE_CREATIONS.fetch_add(1, Ordering::Relaxed);
-    let forcing = crate::recorder().is_some_and(|r| r.force_profiling && r.running());
+    // Also while tracing is stopped: a queue made then gives device times
+    // once tracing starts again, without being made anew.
+    let forcing =
+        crate::recorder().is_some_and(|r| r.force_profiling && (r.running() || r.paused()));
     let change = if forcing {
         // SAFETY: the runtime's properties (or null), valid for this call.
         unsafe { profiling_change(properties) }
