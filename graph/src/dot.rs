@@ -433,10 +433,7 @@ fn legend(graph: &TaskGraph) -> Id {
             "grey dashed (loop)",
             "loop-carried: a later iteration waits for an earlier one",
         ),
-        (
-            "thick red",
-            "on the critical path (critical_path.csv)",
-        ),
+        ("thick red", "on the critical path (critical_path.csv)"),
     ] {
         html.push_str(&format!(
             "<tr><td>{line}</td><td align=\"left\">{meaning}</td></tr>"

@@ -690,6 +690,34 @@ impl<W: Write> TraceWriter<W> {
         }
     }
 
+    /// Writes a track of its own under the process, `name`, with one slice
+    /// per `(label, start_ns, end_ns)`, in time order: what syclgraph
+    /// computed rather than saw (the critical path's steps, the windows
+    /// tracing was on), written once, at the end. A slice that would begin
+    /// before the one before it ended is moved to begin at that end.
+    /// `index` tells such tracks apart.
+    pub fn write_summary_track(&mut self, index: u64, name: &str, slices: &[(String, u64, u64)]) {
+        if slices.is_empty() || !self.room(64 * slices.len() as u64 + 64, slices.len() as u64) {
+            return;
+        }
+        // Far from the thread and queue tracks' small numbers.
+        let track = u64::MAX - index;
+        let d = descriptor(track, Some(PROCESS_TRACK), name.to_string());
+        self.push(&d);
+        let mut last_end = 0;
+        for (label, start, end) in slices {
+            let begin = (*start).max(last_end);
+            let end = (*end).max(begin);
+            let mut p = event_packet(Type::SliceBegin, Some(label.clone()));
+            p.timestamp = Some(begin);
+            event_mut(&mut p).track_uuid = Some(track);
+            self.push(&p);
+            self.push_end(track, end);
+            self.slices += 1;
+            last_end = end;
+        }
+    }
+
     fn push_end(&mut self, track: u64, ns: u64) {
         let end = Fields {
             kind: Type::SliceEnd,

@@ -215,6 +215,7 @@ impl Output {
         }
         let trace_dropped = match self.trace.take() {
             Some(mut trace) => {
+                self.write_summary_tracks(&mut trace);
                 trace.flush()?;
                 trace.dropped()
             }
@@ -250,6 +251,46 @@ impl Output {
             eprint!("syclgraph: outputs in {}\n{text}", self.dir.display());
         }
         Ok(())
+    }
+}
+
+impl Output {
+    /// The trace's tracks of what was computed at the end: the critical
+    /// path's kept steps (`critical_path.csv`'s rows) and the windows
+    /// tracing was on.
+    fn write_summary_tracks(&self, trace: &mut TraceWriter<WholeRows>) {
+        let path = self.graph.critical_path().report();
+        let steps: Vec<(String, u64, u64)> = path
+            .steps
+            .iter()
+            .map(|s| {
+                let name = self
+                    .graph
+                    .node(s.key.0)
+                    .map_or("?", |n| n.operation.as_str());
+                (
+                    format!("{name} #{} ({})", s.key.1, s.cause.as_str()),
+                    s.start_ns,
+                    s.end_ns,
+                )
+            })
+            .collect();
+        trace.write_summary_track(0, "critical path", &steps);
+        let now = crate::clock::monotonic_ns();
+        let windows: Vec<(String, u64, u64)> = self
+            .graph
+            .windows()
+            .iter()
+            .enumerate()
+            .map(|(i, w)| {
+                (
+                    format!("tracing on #{}", i + 1),
+                    w.start_ns,
+                    w.end_ns.unwrap_or(now),
+                )
+            })
+            .collect();
+        trace.write_summary_track(1, "tracing on", &windows);
     }
 }
 

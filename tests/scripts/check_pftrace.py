@@ -180,6 +180,20 @@ def main():
             if k in host_keys and (k, k) not in flows:
                 problems.append(f"no submission flow to the device slice of {k}")
 
+    # The tracks of what was computed at the end: the critical path's steps
+    # are critical_path.csv's rows, one slice each.
+    by_name = defaultdict(int)
+    for s in done:
+        by_name[names.get(s["track"], "")] += 1
+    critical = by_name.get("critical path", 0)
+    if not partial and (out / "critical_path.csv").exists():
+        with open(out / "critical_path.csv") as f:
+            steps = sum(1 for _ in csv.DictReader(f))
+        if steps != critical:
+            problems.append(f"{critical} slices on the critical path track, {steps} rows in critical_path.csv")
+        if by_name.get("tracing on", 0) < 1:
+            problems.append("no slice on the 'tracing on' track")
+
     if problems:
         print(f"check_pftrace: {len(problems)} problems in {out / 'trace.pftrace'}:")
         for p in problems[:40]:
@@ -189,7 +203,8 @@ def main():
         f"check_pftrace: ok: {len(trace.packet)} packets, {len(names)} tracks, "
         f"{len(done)} slices ({len(device)} device), {len(rows)} timed kernels.csv rows, "
         f"{len(flows)} flows, {edges_checked} instance edges checked "
-        f"({edges_without_slice} with an end without a slice)"
+        f"({edges_without_slice} with an end without a slice), "
+        f"{critical} critical path slices"
     )
 
 

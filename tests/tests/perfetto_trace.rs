@@ -58,6 +58,9 @@ fn the_demo_trace_has_every_timed_command_and_every_instance_edge() {
     // runtime; the checker compares them one by one).
     assert!(count(&summary, "device)") >= 10, "{summary}");
     assert!(count(&summary, "instance edges checked") >= 20, "{summary}");
+    // The critical path as a track of its own: one slice per row of
+    // critical_path.csv (the checker compares the two counts).
+    assert!(count(&summary, "critical path slices") >= 10, "{summary}");
     let stderr = traced.stderr();
     assert!(!stderr.contains("trace.pftrace"), "{stderr}");
 }
