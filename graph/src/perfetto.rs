@@ -653,12 +653,7 @@ impl<W: Write> TraceWriter<W> {
                     graph.string(label).unwrap_or("?")
                 );
                 let track = self.thread_track(thread);
-                let mut p = event_packet(Type::SliceBegin, Some(name));
-                p.timestamp = Some(begin);
-                event_mut(&mut p).track_uuid = Some(track);
-                self.push(&p);
-                self.push_end(track, ns);
-                self.slices += 1;
+                self.named_slice(track, name, begin, ns);
             }
             Record::InstanceEdge(edge) => self.edge(edge),
             // A submission on an in-order queue: the queue's order from
@@ -708,14 +703,53 @@ impl<W: Write> TraceWriter<W> {
         for (label, start, end) in slices {
             let begin = (*start).max(last_end);
             let end = (*end).max(begin);
-            let mut p = event_packet(Type::SliceBegin, Some(label.clone()));
-            p.timestamp = Some(begin);
-            event_mut(&mut p).track_uuid = Some(track);
-            self.push(&p);
-            self.push_end(track, end);
-            self.slices += 1;
+            self.named_slice(track, label.clone(), begin, end);
             last_end = end;
         }
+    }
+
+    /// An instance's slice on `track` from `begin` to `end`: its node's
+    /// pre-encoded fields `tail`, the instance, and the flows gathered in
+    /// `next_flows`/`next_ends`.
+    fn instance_slice(
+        &mut self,
+        key: InstanceKey,
+        track: u64,
+        begin: u64,
+        end: u64,
+        tail: &[u8],
+    ) -> Anchor {
+        self.bytes += encode_slice_event(
+            &mut self.buf,
+            &self.fixed,
+            begin,
+            &Fields {
+                kind: Type::SliceBegin,
+                track,
+                flows: &self.next_flows,
+                ends: &self.next_ends,
+                instance: Some(key.1),
+            },
+            tail,
+        ) as u64;
+        self.push_end(track, end);
+        self.slices += 1;
+        Anchor {
+            key,
+            track,
+            ts: begin,
+        }
+    }
+
+    /// A slice `name` on `track` from `begin` to `end`, with no args or
+    /// flows (host spans, the tracks written at the end).
+    fn named_slice(&mut self, track: u64, name: String, begin: u64, end: u64) {
+        let mut p = event_packet(Type::SliceBegin, Some(name));
+        p.timestamp = Some(begin);
+        event_mut(&mut p).track_uuid = Some(track);
+        self.push(&p);
+        self.push_end(track, end);
+        self.slices += 1;
     }
 
     fn push_end(&mut self, track: u64, ns: u64) {
@@ -880,27 +914,7 @@ impl<W: Write> TraceWriter<W> {
                 self.next_flows.extend(waiting.out.iter());
                 self.next_ends.extend(waiting.into.iter());
             }
-            let tail = &events.host;
-            self.bytes += encode_slice_event(
-                &mut self.buf,
-                &self.fixed,
-                begin,
-                &Fields {
-                    kind: Type::SliceBegin,
-                    track,
-                    flows: &self.next_flows,
-                    ends: &self.next_ends,
-                    instance: Some(key.1),
-                },
-                tail,
-            ) as u64;
-            self.push_end(track, end);
-            self.slices += 1;
-            anchor = Some(Anchor {
-                key,
-                track,
-                ts: begin,
-            });
+            anchor = Some(self.instance_slice(key, track, begin, end, &events.host));
         }
         if let Some((start, end)) = device {
             let queue = i
@@ -915,27 +929,7 @@ impl<W: Write> TraceWriter<W> {
                 self.next_ends.push(submit);
                 self.flows += 1;
             }
-            let tail = &events.device;
-            self.bytes += encode_slice_event(
-                &mut self.buf,
-                &self.fixed,
-                start,
-                &Fields {
-                    kind: Type::SliceBegin,
-                    track,
-                    flows: &self.next_flows,
-                    ends: &self.next_ends,
-                    instance: Some(key.1),
-                },
-                tail,
-            ) as u64;
-            self.push_end(track, end);
-            self.slices += 1;
-            anchor = Some(Anchor {
-                key,
-                track,
-                ts: start,
-            });
+            anchor = Some(self.instance_slice(key, track, start, end, &events.device));
         }
         self.nodes[at] = Some(events);
         self.written.insert(key, anchor);
