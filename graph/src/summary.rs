@@ -137,11 +137,7 @@ pub fn summary_rows(graph: &TaskGraph) -> Vec<SummaryRow> {
         .into_iter()
         .map(|((kind, name), acc)| {
             let (p50_ns, p95_ns) = acc.durations.into_two_percentiles(50.0, 95.0);
-            let device_share = if all_ns == 0 {
-                0.0
-            } else {
-                acc.device.total_ns as f64 / all_ns as f64
-            };
+            let device_share = share(acc.device.total_ns, all_ns);
             SummaryRow {
                 kind,
                 name: name.to_string(),
@@ -152,11 +148,7 @@ pub fn summary_rows(graph: &TaskGraph) -> Vec<SummaryRow> {
                 device_share,
                 untimed: acc.untimed,
                 critical_ns: acc.critical_ns,
-                critical_share: if path.length_ns() == 0 {
-                    0.0
-                } else {
-                    acc.critical_ns as f64 / path.length_ns() as f64
-                },
+                critical_share: share(acc.critical_ns, u128::from(path.length_ns())),
             }
         })
         .collect();
@@ -196,6 +188,15 @@ impl SummaryRow {
             self.critical_ns.to_string(),
             format!("{:.4}", self.critical_share),
         ]
+    }
+}
+
+/// `part` as a share of `of`, 0..1 (0 when `of` is 0).
+fn share(part: u64, of: u128) -> f64 {
+    if of == 0 {
+        0.0
+    } else {
+        part as f64 / of as f64
     }
 }
 
@@ -286,11 +287,7 @@ pub fn node_summary_rows(graph: &TaskGraph) -> Vec<NodeSummaryRow> {
                 steady_p95_ns,
                 steady_share: 0.0,
                 critical_ns: path.node_time(node.id),
-                critical_share: if path.length_ns() == 0 {
-                    0.0
-                } else {
-                    path.node_time(node.id) as f64 / path.length_ns() as f64
-                },
+                critical_share: share(path.node_time(node.id), u128::from(path.length_ns())),
             },
         ));
     }
@@ -302,13 +299,6 @@ pub fn node_summary_rows(graph: &TaskGraph) -> Vec<NodeSummaryRow> {
         .iter()
         .map(|(_, r)| u128::from(r.steady_total_ns))
         .sum();
-    let share = |part: u64, of: u128| {
-        if of == 0 {
-            0.0
-        } else {
-            part as f64 / of as f64
-        }
-    };
     for (_, r) in &mut rows {
         r.device_share = share(r.device.total_ns, all);
         r.steady_share = share(r.steady_total_ns, steady);
@@ -560,10 +550,8 @@ pub fn read_summary_csv<R: io::Read>(r: R) -> Result<Vec<SummaryLine>, String> {
         });
     }
     let all_ns: u128 = totals.iter().map(|&t| u128::from(t)).sum();
-    if all_ns > 0 {
-        for (line, total) in lines.iter_mut().zip(totals) {
-            line.device_share = total as f64 / all_ns as f64;
-        }
+    for (line, total) in lines.iter_mut().zip(totals) {
+        line.device_share = share(total, all_ns);
     }
     Ok(lines)
 }
