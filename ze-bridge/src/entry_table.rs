@@ -68,7 +68,7 @@ pub const MIN_ENTRIES: usize = 64;
 /// How far past a context's start its table is looked for.
 const SCAN_BYTES: usize = 64 * 1024;
 
-/// What [`bypass_tracing_layer`] did.
+/// What [`EntryTable::bypass`] did.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Bypassed {
     /// The runtime library whose loader table was changed.
@@ -87,7 +87,7 @@ pub struct LoadedLibrary {
     pub base: usize,
 }
 
-/// The symbols [`bypass_tracing_layer`] needs, with their file values.
+/// The symbols [`find_entry_table`] needs, with their file values.
 #[derive(Debug, Default)]
 pub struct LoaderSymbols {
     /// The loader context's singleton: value and size.
@@ -417,16 +417,6 @@ impl EntryTable {
             entries,
         })
     }
-}
-
-/// Takes the tracing layer out of the runtime's UR table (see the module
-/// docs): [`find_entry_table`] then [`EntryTable::bypass`].
-///
-/// # Safety
-/// As for [`EntryTable::bypass`].
-pub unsafe fn bypass_tracing_layer() -> Result<Bypassed, String> {
-    // SAFETY: guaranteed by the caller.
-    unsafe { find_entry_table()?.bypass() }
 }
 
 /// True when the function `sample` (its file value and first bytes) has
