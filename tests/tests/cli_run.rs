@@ -412,9 +412,15 @@ fn sighup_to_syclgraph_ends_the_program_with_129() {
 /// Runs `command` (a shell command line) with a terminal of its own, made by
 /// util-linux `script`; returns it and a channel of its output lines, once
 /// the first line is `ready`. Writing `\x03` to its stdin is typing Ctrl-C.
+///
+/// `script` starts `$SHELL -c`, or `/bin/sh -c` without `SHELL` (as in CI).
+/// Debian's dash does not exec a lone command there: it would stay in the
+/// terminal's foreground group and die of the Ctrl-C itself (130 whatever
+/// syclgraph does). `exec` makes the command the terminal's only process.
 fn under_a_terminal(cwd: &Path, command: &str) -> (std::process::Child, mpsc::Receiver<String>) {
     let mut cmd = Command::new("script");
-    cmd.args(["-qec", command, "/dev/null"]).current_dir(cwd);
+    cmd.args(["-qec", &format!("exec {command}"), "/dev/null"])
+        .current_dir(cwd);
     for var in CLEARED {
         cmd.env_remove(var);
     }
