@@ -1,7 +1,8 @@
 //! Per-instance cost of the graph crate, for profiling: applies the records
 //! of N tiny memcpys (one node, N instances, each in queue order after the
 //! previous one) the way the subscriber's collector does, streams their
-//! `kernels.csv` rows, then writes the exit outputs once.
+//! `kernels.csv` rows and `trace.pftrace` slices, then writes the exit
+//! outputs once.
 //!
 //! ```sh
 //! cargo build --release -p syclgraph-graph --example instance_cost
@@ -14,6 +15,7 @@
 use std::hint::black_box;
 
 use syclgraph_graph::record::{NodeInfo, Record, TimingStatus};
+use syclgraph_graph::perfetto::{TraceWriter, CLOCK_MONOTONIC};
 use syclgraph_graph::{dot, instances_dot, summary, KernelRowWriter, TaskGraph};
 
 fn memcpy_node() -> Record {
@@ -53,34 +55,49 @@ fn main() -> std::io::Result<()> {
         .unwrap_or(2000);
     let mut graph = TaskGraph::new();
     let mut rows = KernelRowWriter::new(Vec::with_capacity(1 << 20))?;
+    let mut trace = TraceWriter::new(
+        std::io::sink(),
+        1,
+        "instance_cost",
+        &[(CLOCK_MONOTONIC, 1)],
+        u64::MAX,
+    )?;
     let mut done = Vec::new();
     let mut apply = |graph: &mut TaskGraph, r: Record| -> std::io::Result<()> {
+        trace.observe(graph, &r);
         graph.apply(r, &mut done);
         for c in done.drain(..) {
             rows.write(graph, &c)?;
+            trace.write(graph, &c);
+        }
+        // Bounded memory, as the subscriber streams it to the file.
+        if trace.pending() > 1 << 16 {
+            trace.flush()?;
         }
         Ok(())
     };
     apply(&mut graph, memcpy_node())?;
     let t0 = 1_700_000_000_000_000u64;
+    // What the collector applies for a timed direct-path memcpy: its
+    // announcement on arrival, then the whole instance once timed. The
+    // program submits the next memcpy before this one is read, so its
+    // queue-order edge is known when this one's slice is written.
+    let announce = |i: u64| Record::SubmissionAnnounced {
+        node: 0,
+        instance: i,
+        after: (i > 1).then(|| (0, i - 1)),
+    };
+    apply(&mut graph, announce(1))?;
     for i in 1..=n {
+        if i < n {
+            apply(&mut graph, announce(i + 1))?;
+        }
         let t = t0 + i * 5_000;
-        let (node, instance) = (0, i);
-        // What the collector applies for a timed direct-path memcpy: its
-        // announcement on arrival, then the whole instance once timed.
-        apply(
-            &mut graph,
-            Record::SubmissionAnnounced {
-                node,
-                instance,
-                after: (i > 1).then(|| (0, i - 1)),
-            },
-        )?;
         apply(
             &mut graph,
             Record::TimedTask {
-                node,
-                instance,
+                node: 0,
+                instance: i,
                 thread: 1,
                 submit_ns: t,
                 begin_ns: t + 120,
@@ -95,7 +112,9 @@ fn main() -> std::io::Result<()> {
     graph.finish(&mut done);
     for c in done.drain(..) {
         rows.write(&graph, &c)?;
+        trace.write(&graph, &c);
     }
+    trace.flush()?;
     rows.flush()?;
     let csv = rows.into_inner()?;
     let mut dot_out = Vec::new();
