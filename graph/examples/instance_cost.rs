@@ -14,8 +14,8 @@
 
 use std::hint::black_box;
 
-use syclgraph_graph::record::{NodeInfo, Record, TimingStatus};
 use syclgraph_graph::perfetto::{TraceWriter, CLOCK_MONOTONIC};
+use syclgraph_graph::record::{NodeInfo, Record, TimingStatus};
 use syclgraph_graph::{dot, instances_dot, summary, KernelRowWriter, TaskGraph};
 
 fn memcpy_node() -> Record {

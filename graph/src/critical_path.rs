@@ -59,17 +59,23 @@
 //! waited for (its latest data dependency, its submission, the last host
 //! wait before that).
 
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+use std::cmp::Ordering;
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 
 use crate::idle_gaps::{Busy, IdleGaps};
 use crate::instance::Instance;
 use crate::instance_graph::InstanceKey;
 use crate::kind::NodeKind;
 use crate::record::{InstanceEdge, NodeId};
+use crate::start_order::StartOrder;
+
+/// An instance's dependencies: (source, is queue order). Mostly one (the
+/// previous command of an in-order queue), so no allocation for up to two.
+type Deps = SmallVec<[(InstanceKey, bool); 2]>;
 
 /// Finalised instances in which dependencies are looked up.
 pub const WINDOW: usize = 4096;
@@ -229,8 +235,71 @@ struct Finalised {
 #[derive(Debug)]
 struct Deferred {
     inst: Finalised,
-    deps: Vec<(InstanceKey, bool)>,
+    deps: Deps,
     missing: usize,
+}
+
+/// A finalised instance held to be taken on in start order: `at` is its
+/// start (or submission). Ordered by `(at, key)` only.
+#[derive(Debug)]
+struct Held {
+    at: u64,
+    inst: Finalised,
+}
+
+impl Held {
+    fn order(&self) -> (u64, InstanceKey) {
+        (self.at, self.inst.key)
+    }
+}
+
+impl PartialEq for Held {
+    fn eq(&self, other: &Held) -> bool {
+        self.order() == other.order()
+    }
+}
+
+impl Eq for Held {}
+
+impl PartialOrd for Held {
+    fn partial_cmp(&self, other: &Held) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Held {
+    fn cmp(&self, other: &Held) -> Ordering {
+        self.order().cmp(&other.order())
+    }
+}
+
+/// A step that ended, for the lookup of what ended last before a
+/// submission. Ordered by `(end_ns, key)` only.
+#[derive(Debug)]
+struct Ended {
+    end_ns: u64,
+    key: InstanceKey,
+    link: Arc<Link>,
+}
+
+impl PartialEq for Ended {
+    fn eq(&self, other: &Ended) -> bool {
+        (self.end_ns, self.key) == (other.end_ns, other.key)
+    }
+}
+
+impl Eq for Ended {}
+
+impl PartialOrd for Ended {
+    fn partial_cmp(&self, other: &Ended) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Ended {
+    fn cmp(&self, other: &Ended) -> Ordering {
+        (self.end_ns, self.key).cmp(&(other.end_ns, other.key))
+    }
 }
 
 /// The critical path and idle gaps, computed incrementally.
@@ -240,7 +309,7 @@ pub struct CriticalPath {
     window_size: usize,
     max_deferred: usize,
     /// Dependencies (source, is queue order) of instances not finalised yet.
-    waiting_edges: FxHashMap<InstanceKey, Vec<(InstanceKey, bool)>>,
+    waiting_edges: FxHashMap<InstanceKey, Deps>,
     /// Dependencies not kept because `waiting_edges` was full.
     pub edges_not_kept: u64,
     window: FxHashMap<InstanceKey, Entry>,
@@ -264,11 +333,10 @@ pub struct CriticalPath {
     open_waits: FxHashMap<u32, u64>,
     recent_waits: VecDeque<u64>,
     /// Finalised instances held to be taken in start order.
-    held: FxHashMap<InstanceKey, Finalised>,
-    held_order: BinaryHeap<Reverse<(u64, InstanceKey)>>,
+    held: StartOrder<Held>,
     reorder: usize,
     /// The last steps finalised, by end (and a sequence number).
-    ended: BTreeMap<(u64, InstanceKey), Arc<Link>>,
+    ended: StartOrder<Ended>,
     idle: IdleGaps,
 }
 
@@ -357,10 +425,9 @@ impl CriticalPath {
             queue_devices: FxHashMap::default(),
             open_waits: FxHashMap::default(),
             recent_waits: VecDeque::new(),
-            held: FxHashMap::default(),
-            held_order: BinaryHeap::new(),
+            held: StartOrder::default(),
             reorder: REORDER,
-            ended: BTreeMap::new(),
+            ended: StartOrder::default(),
             idle: IdleGaps::new(),
         }
     }
@@ -446,40 +513,38 @@ impl CriticalPath {
             self.first_ns = Some(self.first_ns.map_or(first, |f| f.min(first)));
         }
         let at = span.map(|s| s.0).or(instance.submit_ns).unwrap_or(0);
-        if self.held.insert(key, inst).is_none() {
-            self.held_order.push(Reverse((at, key)));
-        }
-        while self.held_order.len() > self.reorder {
+        self.held.push(Held { at, inst });
+        while self.held.len() > self.reorder {
             self.release_one();
         }
     }
 
     /// Takes the earliest-starting held instance on to the path.
     fn release_one(&mut self) {
-        let Some(Reverse((_, key))) = self.held_order.pop() else {
+        let Some(Held { inst, .. }) = self.held.pop() else {
             return;
         };
-        let Some(inst) = self.held.remove(&key) else {
-            return;
-        };
+        let key = inst.key;
+        if self.window.contains_key(&key) || self.deferred.contains_key(&key) {
+            return; // finalised twice: taken on once
+        }
         let deps = self.waiting_edges.remove(&key).unwrap_or_default();
-        let missing: Vec<InstanceKey> = deps
-            .iter()
-            .map(|d| d.0)
-            .filter(|s| !self.window.contains_key(s) && !self.gone(*s))
-            .collect();
-        if missing.is_empty() {
+        let mut missing = 0;
+        for &(source, _) in &deps {
+            if !self.window.contains_key(&source) && !self.gone(source) {
+                self.waiters.entry(source).or_default().push(key);
+                missing += 1;
+            }
+        }
+        if missing == 0 {
             self.process(inst, &deps);
         } else {
-            for s in &missing {
-                self.waiters.entry(*s).or_default().push(key);
-            }
             self.deferred.insert(
                 key,
                 Deferred {
                     inst,
                     deps,
-                    missing: missing.len(),
+                    missing,
                 },
             );
             self.deferred_order.push_back(key);
@@ -502,7 +567,7 @@ impl CriticalPath {
     /// Processes every deferred instance with what is known, and sweeps the
     /// idle gaps: call once the records have stopped.
     pub fn finish(&mut self) {
-        while !self.held_order.is_empty() {
+        while !self.held.is_empty() {
             self.release_one();
         }
         while let Some(oldest) = self.deferred_order.pop_front() {
@@ -517,24 +582,34 @@ impl CriticalPath {
     /// Makes a step (or a pass-through entry) of `inst`, puts it in the
     /// window and processes the deferred instances that waited for it.
     fn process(&mut self, inst: Finalised, deps: &[(InstanceKey, bool)]) {
-        let mut todo = vec![(inst, deps.to_vec())];
+        self.process_one(inst, deps);
+        if self.waiters.is_empty() {
+            return; // nothing deferred waits (the usual case)
+        }
+        let mut todo: Vec<(Finalised, Deps)> = Vec::new();
+        self.take_waiters(inst.key, &mut todo);
         while let Some((inst, deps)) = todo.pop() {
             self.process_one(inst, &deps);
-            let Some(waiting) = self.waiters.remove(&inst.key) else {
-                continue;
+            self.take_waiters(inst.key, &mut todo);
+        }
+    }
+
+    /// Moves the deferred instances that waited only for `key` to `todo`.
+    fn take_waiters(&mut self, key: InstanceKey, todo: &mut Vec<(Finalised, Deps)>) {
+        let Some(waiting) = self.waiters.remove(&key) else {
+            return;
+        };
+        for w in waiting {
+            let ready = match self.deferred.get_mut(&w) {
+                Some(d) => {
+                    d.missing = d.missing.saturating_sub(1);
+                    d.missing == 0
+                }
+                None => false,
             };
-            for w in waiting {
-                let ready = match self.deferred.get_mut(&w) {
-                    Some(d) => {
-                        d.missing = d.missing.saturating_sub(1);
-                        d.missing == 0
-                    }
-                    None => false,
-                };
-                if ready {
-                    if let Some(d) = self.deferred.remove(&w) {
-                        todo.push((d.inst, d.deps));
-                    }
+            if ready {
+                if let Some(d) = self.deferred.remove(&w) {
+                    todo.push((d.inst, d.deps));
                 }
             }
         }
@@ -597,11 +672,9 @@ impl CriticalPath {
                 }
                 let before_submit = || {
                     let submit = inst.submit_ns?;
-                    let (&(end, _), link) = self
-                        .ended
-                        .range(..=(submit, (NodeId::MAX, u64::MAX)))
-                        .next_back()?;
-                    Some((end, link.clone()))
+                    let at = self.ended.partition_point(|e| e.end_ns <= submit);
+                    let e = self.ended.get(at.checked_sub(1)?)?;
+                    Some((e.end_ns, e.link.clone()))
                 };
                 let (parent, gap_before_ns, cause) = match best {
                     None => match before_submit() {
@@ -648,9 +721,13 @@ impl CriticalPath {
                     cause,
                 };
                 let link = self.link(step, parent);
-                self.ended.insert((end_ns, inst.key), link.clone());
+                self.ended.push(Ended {
+                    end_ns,
+                    key: inst.key,
+                    link: link.clone(),
+                });
                 if self.ended.len() > self.window_size {
-                    self.ended.pop_first();
+                    self.ended.pop();
                 }
                 if inst.kind.is_device_command() {
                     if self
@@ -676,8 +753,8 @@ impl CriticalPath {
                         host_task,
                         wait_end_ns,
                     };
-                    let device = inst.device.map(|d| self.devices[d].clone());
-                    self.idle.add(device.as_deref(), inst.queue, busy);
+                    let device = inst.device.map(|d| self.devices[d].as_str());
+                    self.idle.add(device, inst.queue, busy);
                 }
                 Entry {
                     end_ns: Some(end_ns),

@@ -4,7 +4,7 @@
 //!
 //! Commands arrive as they are finalised, which is roughly but not exactly
 //! the order they ran in. Each device and queue holds the last
-//! [`REORDER`] commands in a heap by device start and sweeps the oldest
+//! [`REORDER`] commands in device-start order and sweeps the oldest
 //! out when it is full (and everything at [`IdleGaps::finish`]): a gap is
 //! the time from the end of everything swept so far to the start of the
 //! next command swept. A command finalised so late that a later-starting
@@ -14,10 +14,8 @@
 //! The cause of a gap is read from the command after it, from whatever
 //! that command waited for last (see [`IdleCause`]).
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use crate::instance_graph::InstanceKey;
+use crate::start_order::StartOrder;
 
 /// Commands held per device or queue to put them back in start order.
 pub const REORDER: usize = 4096;
@@ -144,12 +142,17 @@ impl Gap {
     pub fn idle_ns(&self) -> u64 {
         self.end_ns - self.start_ns
     }
+
+    /// Whether it is a device's gap (else a queue's).
+    fn is_device(&self) -> bool {
+        matches!(self.resource, Resource::Device(_))
+    }
 }
 
 /// One device's or queue's sweep.
 #[derive(Clone, Debug, Default)]
 pub struct Sweep {
-    heap: BinaryHeap<Reverse<Busy>>,
+    held: StartOrder<Busy>,
     /// End of everything swept so far, and the command that ended then.
     busy_until: Option<(u64, InstanceKey)>,
     /// The first start swept.
@@ -184,7 +187,7 @@ impl Sweep {
 #[derive(Clone, Debug, Default)]
 pub struct IdleGaps {
     sweeps: Vec<(Resource, Sweep)>,
-    longest: Vec<Gap>,
+    longest: Longest,
     reorder: usize,
 }
 
@@ -254,8 +257,8 @@ impl IdleGaps {
     }
 
     fn push(&mut self, at: usize, busy: Busy) {
-        self.sweeps[at].1.heap.push(Reverse(busy));
-        if self.sweeps[at].1.heap.len() > self.reorder {
+        self.sweeps[at].1.held.push(busy);
+        if self.sweeps[at].1.held.len() > self.reorder {
             self.sweep_one(at);
         }
     }
@@ -263,7 +266,7 @@ impl IdleGaps {
     /// Sweeps the earliest-starting held command of sweep `at`.
     fn sweep_one(&mut self, at: usize) {
         let (resource, s) = &mut self.sweeps[at];
-        let Some(Reverse(b)) = s.heap.pop() else {
+        let Some(b) = s.held.pop() else {
             return;
         };
         s.commands += 1;
@@ -284,15 +287,15 @@ impl IdleGaps {
                     s.idle_ns[cause.index()] =
                         s.idle_ns[cause.index()].saturating_add(b.start_ns - until);
                     s.gaps[cause.index()] += 1;
-                    let gap = Gap {
+                    let device = matches!(resource, Resource::Device(_));
+                    self.longest.keep(device, b.start_ns - until, || Gap {
                         resource: resource.clone(),
                         cause,
                         start_ns: until,
                         end_ns: b.start_ns,
                         before: Some(before),
                         after: b.key,
-                    };
-                    keep_longest(&mut self.longest, gap);
+                    });
                 }
                 if end > until {
                     s.busy_ns = s.busy_ns.saturating_add(end - b.start_ns.max(until));
@@ -305,7 +308,7 @@ impl IdleGaps {
     /// Sweeps everything held: call once the commands have stopped.
     pub fn finish(&mut self) {
         for at in 0..self.sweeps.len() {
-            while !self.sweeps[at].1.heap.is_empty() {
+            while !self.sweeps[at].1.held.is_empty() {
                 self.sweep_one(at);
             }
         }
@@ -322,6 +325,7 @@ impl IdleGaps {
     pub fn longest(&self, scope: &str) -> Vec<&Gap> {
         let mut v: Vec<&Gap> = self
             .longest
+            .gaps
             .iter()
             .filter(|g| g.resource.scope() == scope)
             .collect();
@@ -347,19 +351,46 @@ impl IdleGaps {
     }
 }
 
-/// Keeps `gap` among the [`LONGEST`] longest of its scope.
-fn keep_longest(longest: &mut Vec<Gap>, gap: Gap) {
-    let scope = gap.resource.scope();
-    let same: Vec<usize> = (0..longest.len())
-        .filter(|&i| longest[i].resource.scope() == scope)
-        .collect();
-    if same.len() < LONGEST {
-        longest.push(gap);
-        return;
-    }
-    if let Some(&shortest) = same.iter().min_by_key(|&&i| longest[i].idle_ns()) {
-        if longest[shortest].idle_ns() < gap.idle_ns() {
-            longest[shortest] = gap;
+/// The [`LONGEST`] longest gaps of each scope (devices, queues).
+#[derive(Clone, Debug, Default)]
+struct Longest {
+    gaps: Vec<Gap>,
+    /// Gaps kept per scope (index 1: devices, 0: queues).
+    count: [usize; 2],
+    /// Per scope, once it holds [`LONGEST`]: the shortest kept, which a
+    /// gap must exceed to be kept (most gaps are short: one compare).
+    floor: [u64; 2],
+}
+
+impl Longest {
+    /// Keeps the gap `make` makes (a device's when `device`, else a
+    /// queue's; `idle_ns` long) if it is among the longest of its scope,
+    /// in place of the shortest (the first of equal ones). It is made only
+    /// then: a device's name is copied into it.
+    fn keep(&mut self, device: bool, idle_ns: u64, make: impl FnOnce() -> Gap) {
+        let scope = usize::from(device);
+        if self.count[scope] < LONGEST {
+            self.gaps.push(make());
+            self.count[scope] += 1;
+        } else if idle_ns > self.floor[scope] {
+            let floor = self.floor[scope];
+            let shortest = self
+                .gaps
+                .iter()
+                .position(|g| g.is_device() == device && g.idle_ns() == floor)
+                .expect("the floor is a kept gap's length");
+            self.gaps[shortest] = make();
+        } else {
+            return;
+        }
+        if self.count[scope] == LONGEST {
+            self.floor[scope] = self
+                .gaps
+                .iter()
+                .filter(|g| g.is_device() == device)
+                .map(Gap::idle_ns)
+                .min()
+                .unwrap_or(0);
         }
     }
 }

@@ -59,6 +59,7 @@ mod perfetto_protos;
 pub mod queues;
 pub mod record;
 pub mod spans;
+mod start_order;
 pub mod summary;
 pub mod timing;
 pub mod windows;
