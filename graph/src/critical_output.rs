@@ -79,24 +79,32 @@ pub fn write_critical_path_csv<W: Write>(
 ) -> io::Result<()> {
     let mut csv = csv::WriterBuilder::new().has_headers(false).from_writer(w);
     csv.write_record(CRITICAL_PATH_COLUMNS)?;
+    // Field by field from borrowed text and itoa's stack buffers: the path
+    // has up to 2 x 65,536 rows and is rewritten with every snapshot.
+    let number = |csv: &mut csv::Writer<W>, n: u64| csv.write_field(itoa::Buffer::new().format(n));
     for (i, s) in report.steps.iter().enumerate() {
         let node = graph.node(s.key.0);
-        csv.write_record([
-            (report.folded_steps + i as u64 + 1).to_string(),
-            s.kind.as_str().to_string(),
-            node.map(|n| n.operation.clone()).unwrap_or_default(),
-            node_key(s.key.0),
-            s.key.1.to_string(),
-            node.and_then(|n| n.source_file.clone()).unwrap_or_default(),
-            node.and_then(|n| n.source_line)
-                .map(|l| l.to_string())
-                .unwrap_or_default(),
-            s.start_ns.to_string(),
-            s.end_ns.to_string(),
-            s.duration_ns().to_string(),
-            s.gap_before_ns.to_string(),
-            s.cause.as_str().to_string(),
-        ])?;
+        number(&mut csv, report.folded_steps + i as u64 + 1)?;
+        csv.write_field(s.kind.as_str())?;
+        csv.write_field(node.map_or("", |n| n.operation.as_str()))?;
+        // node_key without a String: `n` and up to 10 digits.
+        let mut key = itoa::Buffer::new();
+        let digits = key.format(s.key.0).as_bytes();
+        let mut field = [b'n'; 11];
+        field[1..=digits.len()].copy_from_slice(digits);
+        csv.write_field(&field[..=digits.len()])?;
+        number(&mut csv, s.key.1)?;
+        csv.write_field(node.and_then(|n| n.source_file.as_deref()).unwrap_or(""))?;
+        match node.and_then(|n| n.source_line) {
+            Some(line) => number(&mut csv, u64::from(line))?,
+            None => csv.write_field("")?,
+        }
+        number(&mut csv, s.start_ns)?;
+        number(&mut csv, s.end_ns)?;
+        number(&mut csv, s.duration_ns())?;
+        number(&mut csv, s.gap_before_ns)?;
+        csv.write_field(s.cause.as_str())?;
+        csv.write_record(None::<&[u8]>)?;
     }
     csv.flush()
 }
