@@ -2,7 +2,8 @@
 # syclgraph's overhead benchmark: ONE command, two modes (docs/performance.md).
 #
 #   scripts/bench.sh                 wall clock: every workload under {no XPTI,
-#                                    XPTI + empty subscriber, XPTI + syclgraph},
+#                                    XPTI + empty subscriber, XPTI + syclgraph,
+#                                    syclgraph with SYCLGRAPH_DEVICE_TIMING=0},
 #                                    round-robin, R rounds; median µs per task;
 #                                    ratio syclgraph/empty against the target
 #   scripts/bench.sh --memory        peak RSS of 1,000,000 tiny memcpys under each
@@ -151,19 +152,23 @@ run_config() {
     empty)
       env XPTI_TRACE_ENABLE=1 XPTI_FRAMEWORK_DISPATCHER="$VENV/lib/libxptifw.so" \
         XPTI_SUBSCRIBERS="$EMPTY_LIB" timeout "$RUN_TIMEOUT" "$@" ;;
-    syclgraph|stopped)
-      local out paused=on
+    syclgraph|stopped|notiming)
+      local out paused=on timing=1
       [[ "$config" == stopped ]] && paused=paused
+      [[ "$config" == notiming ]] && timing=0
       out="$(mktemp -d "$WORK/sg-out.XXXXXX")"
       local rc=0
       env XPTI_TRACE_ENABLE=1 XPTI_FRAMEWORK_DISPATCHER="$VENV/lib/libxptifw.so" \
         XPTI_SUBSCRIBERS="$SG_LIB" SYCLGRAPH_OUTPUT_DIR="$out" SYCLGRAPH_QUIET=1 SYCLGRAPH_START="$paused" \
-        timeout "$RUN_TIMEOUT" "$@" || rc=$?
+        SYCLGRAPH_DEVICE_TIMING="$timing" timeout "$RUN_TIMEOUT" "$@" || rc=$?
       rm -rf "$out"
       return "$rc" ;;
   esac
 }
 CONFIGS=(noxpti empty syclgraph)
+# Wall clock also runs syclgraph with SYCLGRAPH_DEVICE_TIMING=0 beside it:
+# the cost of timing the device by itself (issue 18).
+[[ "$mode" == wall ]] && CONFIGS+=(notiming)
 ((stopped)) && CONFIGS+=(stopped)
 
 machine_line() {

@@ -25,7 +25,7 @@ from collections import defaultdict
 
 CONFIGS = ("noxpti", "empty", "syclgraph")
 TITLES = {"noxpti": "no XPTI", "empty": "empty sub", "syclgraph": "syclgraph",
-          "stopped": "sg stopped"}
+          "stopped": "sg stopped", "notiming": "sg no timing"}
 # With --stopped: syclgraph started paused and never started.
 
 # The OpenCL CPU runtime's own objects, left out of instruction counts: how
@@ -148,7 +148,7 @@ def cmd_wall(path):
         return statistics.median(good) if good else float("nan")
 
     header = (f"{'workload':<18} {'tasks':>6} {'no XPTI':>9} {'empty':>9} {'syclgraph':>9}"
-              f" {'sg/empty':>8} {'target':>6}  result")
+              f" {'sg/empty':>8} {'target':>6}  {'result':<6} {'no timing':>9} {'/empty':>6}")
     print("median wall time per task, microseconds (lower is better)")
     print(header)
     print("-" * len(header))
@@ -165,8 +165,13 @@ def cmd_wall(path):
         else:
             result = "FAIL"
             failures += 1
+        # syclgraph with SYCLGRAPH_DEVICE_TIMING=0, when it ran: what timing
+        # the device costs is the difference between the two columns.
+        nt = med(rows[w]["notiming"]) if rows[w]["notiming"] else float("nan")
+        nt_ratio = nt / m["empty"] if m["empty"] > 0 else float("nan")
         print(f"{w:<18} {tasks:>6} {fmt(m['noxpti'], 9)} {fmt(m['empty'], 9)}"
-              f" {fmt(m['syclgraph'], 9)} {fmt(ratio, 8, 3)} {target:>6.2f}  {result}")
+              f" {fmt(m['syclgraph'], 9)} {fmt(ratio, 8, 3)} {target:>6.2f}  {result:<6}"
+              f" {fmt(nt, 9)} {fmt(nt_ratio, 6, 3)}")
     if any(rows[w]["stopped"] for w in order):
         print()
         print("syclgraph started paused, never started (SYCLGRAPH_START=paused), median µs/task:")
@@ -180,7 +185,8 @@ def cmd_wall(path):
     print("syclgraph/empty measured back to back in the same round; best = ratio of the minima")
     for w in order:
         parts = []
-        for c in CONFIGS + (("stopped",) if rows[w]["stopped"] else ()):
+        extra = tuple(c for c in ("notiming", "stopped") if rows[w][c])
+        for c in CONFIGS + extra:
             good = [v for v in rows[w][c] if not math.isnan(v)]
             bad = len(rows[w][c]) - len(good)
             s = f"{min(good):.2f}..{max(good):.2f}" if good else "-"
