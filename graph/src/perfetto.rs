@@ -267,7 +267,14 @@ pub struct TraceWriter<W: Write> {
     next_ends: Vec<u64>,
     /// Reused for every `dependency` marker.
     marker: pb::TrackEvent,
+    /// By track uuid: what follows the timestamp in that track's slice-end
+    /// packets, encoded once (see [`TraceWriter::push_end`]).
+    end_tails: Vec<Vec<u8>>,
 }
+
+/// Track uuids below this have their slice-end bytes prepared (the
+/// thread and queue tracks' uuids are small numbers).
+const PREPARED_TRACKS: u64 = 1 << 14;
 
 /// A packet with the fields every packet of this writer has.
 fn packet(data: Option<pb::trace_packet::Data>) -> pb::TracePacket {
@@ -505,6 +512,39 @@ fn encode_slice_event(buf: &mut Vec<u8>, fixed: &Fixed, ts: u64, f: &Fields, tai
     buf.len() - before
 }
 
+/// What follows the timestamp in a slice packet with fields `f` and no
+/// tail: [`encode_slice_event`]'s bytes for it less the packet's key,
+/// length and timestamp.
+fn end_tail(fixed: &Fixed, f: &Fields) -> Vec<u8> {
+    use prost::encoding::{encoded_len_varint, key_len, uint64};
+    /// `TracePacket.timestamp`.
+    const TIMESTAMP: u32 = 8;
+    let mut whole = Vec::new();
+    let ts = 0;
+    encode_slice_event(&mut whole, fixed, ts, f, &[]);
+    let mut rest = &whole[key_len(PACKET_FIELD)..];
+    let packet_len = prost::encoding::decode_varint(&mut rest).expect("just encoded");
+    let head = key_len(PACKET_FIELD)
+        + encoded_len_varint(packet_len)
+        + uint64::encoded_len(TIMESTAMP, &ts);
+    whole.split_off(head)
+}
+
+/// Appends a slice packet at `ts` whose other bytes are `tail` (from
+/// [`end_tail`]); returns the bytes appended.
+fn encode_end(buf: &mut Vec<u8>, ts: u64, tail: &[u8]) -> usize {
+    use prost::encoding::{encode_key, encode_varint, uint64, WireType};
+    /// `TracePacket.timestamp`.
+    const TIMESTAMP: u32 = 8;
+    let before = buf.len();
+    let packet_len = uint64::encoded_len(TIMESTAMP, &ts) + tail.len();
+    encode_key(PACKET_FIELD, WireType::LengthDelimited, buf);
+    encode_varint(packet_len as u64, buf);
+    uint64::encode(TIMESTAMP, &ts, buf);
+    buf.extend_from_slice(tail);
+    buf.len() - before
+}
+
 /// One word for an instance key.
 fn key_word((node, instance): InstanceKey) -> u64 {
     (u64::from(node) << 40) ^ instance
@@ -562,6 +602,7 @@ impl<W: Write> TraceWriter<W> {
             fixed: Fixed::new(),
             next_flows: Vec::new(),
             next_ends: Vec::new(),
+            end_tails: Vec::new(),
             marker: pb::TrackEvent {
                 r#type: Some(Type::Instant as i32),
                 name_field: Some(NameField::Name("dependency".to_string())),
@@ -752,6 +793,12 @@ impl<W: Write> TraceWriter<W> {
         self.slices += 1;
     }
 
+    /// A slice end at `ns` on `track`. Only its timestamp changes from one
+    /// end to the next on a track: the rest of the packet (the shared
+    /// fields, the track event's type and track) is encoded by
+    /// [`encode_slice_event`] once per track, and each end is the packet's
+    /// key and length, the timestamp, and those bytes (both written by
+    /// prost's encoders, as there).
     fn push_end(&mut self, track: u64, ns: u64) {
         let end = Fields {
             kind: Type::SliceEnd,
@@ -760,7 +807,18 @@ impl<W: Write> TraceWriter<W> {
             ends: &[],
             instance: None,
         };
-        self.bytes += encode_slice_event(&mut self.buf, &self.fixed, ns, &end, &[]) as u64;
+        if track >= PREPARED_TRACKS {
+            self.bytes += encode_slice_event(&mut self.buf, &self.fixed, ns, &end, &[]) as u64;
+            return;
+        }
+        let at = track as usize;
+        if self.end_tails.len() <= at {
+            self.end_tails.resize_with(at + 1, Vec::new);
+        }
+        if self.end_tails[at].is_empty() {
+            self.end_tails[at] = end_tail(&self.fixed, &end);
+        }
+        self.bytes += encode_end(&mut self.buf, ns, &self.end_tails[at]) as u64;
     }
 
     /// A zero-length `dependency` marker at `at` that begins (`out`) or
@@ -1095,6 +1153,27 @@ mod tests {
             .terminating_flow_ids
             .contains(&submit_flow((0, 1))));
         assert_eq!(t.dropped(), 0);
+    }
+
+    #[test]
+    fn a_prepared_slice_end_is_the_packet_encoded_whole() {
+        let fixed = Fixed::new();
+        for track in [2, 3, 129, 200, 16_383, 1 << 20] {
+            let end = Fields {
+                kind: Type::SliceEnd,
+                track,
+                flows: &[],
+                ends: &[],
+                instance: None,
+            };
+            let tail = end_tail(&fixed, &end);
+            for ts in [0, 1, 127, 128, 1 << 40, 1_700_000_000_123_456_789, u64::MAX] {
+                let (mut whole, mut prepared) = (Vec::new(), Vec::new());
+                let n = encode_slice_event(&mut whole, &fixed, ts, &end, &[]);
+                assert_eq!(encode_end(&mut prepared, ts, &tail), n);
+                assert_eq!(prepared, whole, "track {track}, ts {ts}");
+            }
+        }
     }
 
     #[test]
