@@ -59,7 +59,6 @@
 //! waited for (its latest data dependency, its submission, the last host
 //! wait before that).
 
-use std::cmp::Ordering;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -239,69 +238,6 @@ struct Deferred {
     missing: usize,
 }
 
-/// A finalised instance held to be taken on in start order: `at` is its
-/// start (or submission). Ordered by `(at, key)` only.
-#[derive(Debug)]
-struct Held {
-    at: u64,
-    inst: Finalised,
-}
-
-impl Held {
-    fn order(&self) -> (u64, InstanceKey) {
-        (self.at, self.inst.key)
-    }
-}
-
-impl PartialEq for Held {
-    fn eq(&self, other: &Held) -> bool {
-        self.order() == other.order()
-    }
-}
-
-impl Eq for Held {}
-
-impl PartialOrd for Held {
-    fn partial_cmp(&self, other: &Held) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Held {
-    fn cmp(&self, other: &Held) -> Ordering {
-        self.order().cmp(&other.order())
-    }
-}
-
-/// A step that ended, for the lookup of what ended last before a
-/// submission. Ordered by `(end_ns, key)` only.
-#[derive(Debug)]
-struct Ended {
-    end_ns: u64,
-    key: InstanceKey,
-    link: Arc<Link>,
-}
-
-impl PartialEq for Ended {
-    fn eq(&self, other: &Ended) -> bool {
-        (self.end_ns, self.key) == (other.end_ns, other.key)
-    }
-}
-
-impl Eq for Ended {}
-
-impl PartialOrd for Ended {
-    fn partial_cmp(&self, other: &Ended) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Ended {
-    fn cmp(&self, other: &Ended) -> Ordering {
-        (self.end_ns, self.key).cmp(&(other.end_ns, other.key))
-    }
-}
-
 /// The critical path and idle gaps, computed incrementally.
 #[derive(Debug)]
 pub struct CriticalPath {
@@ -333,10 +269,11 @@ pub struct CriticalPath {
     open_waits: FxHashMap<u32, u64>,
     recent_waits: VecDeque<u64>,
     /// Finalised instances held to be taken in start order.
-    held: StartOrder<Held>,
+    /// by (start or submission, key).
+    held: StartOrder<(u64, InstanceKey), Finalised>,
     reorder: usize,
     /// The last steps finalised, by end (and a sequence number).
-    ended: StartOrder<Ended>,
+    ended: StartOrder<(u64, InstanceKey), Arc<Link>>,
     idle: IdleGaps,
 }
 
@@ -513,7 +450,7 @@ impl CriticalPath {
             self.first_ns = Some(self.first_ns.map_or(first, |f| f.min(first)));
         }
         let at = span.map(|s| s.0).or(instance.submit_ns).unwrap_or(0);
-        self.held.push(Held { at, inst });
+        self.held.push((at, key), inst);
         while self.held.len() > self.reorder {
             self.release_one();
         }
@@ -521,7 +458,7 @@ impl CriticalPath {
 
     /// Takes the earliest-starting held instance on to the path.
     fn release_one(&mut self) {
-        let Some(Held { inst, .. }) = self.held.pop() else {
+        let Some((_, inst)) = self.held.pop() else {
             return;
         };
         let key = inst.key;
@@ -672,9 +609,10 @@ impl CriticalPath {
                 }
                 let before_submit = || {
                     let submit = inst.submit_ns?;
-                    let at = self.ended.partition_point(|e| e.end_ns <= submit);
-                    let e = self.ended.get(at.checked_sub(1)?)?;
-                    Some((e.end_ns, e.link.clone()))
+                    let ((end, _), link) = self
+                        .ended
+                        .last_at_or_below(&(submit, (NodeId::MAX, u64::MAX)))?;
+                    Some((*end, link.clone()))
                 };
                 let (parent, gap_before_ns, cause) = match best {
                     None => match before_submit() {
@@ -721,11 +659,7 @@ impl CriticalPath {
                     cause,
                 };
                 let link = self.link(step, parent);
-                self.ended.push(Ended {
-                    end_ns,
-                    key: inst.key,
-                    link: link.clone(),
-                });
+                self.ended.push((end_ns, inst.key), link.clone());
                 if self.ended.len() > self.window_size {
                     self.ended.pop();
                 }

@@ -152,7 +152,7 @@ impl Gap {
 /// One device's or queue's sweep.
 #[derive(Clone, Debug, Default)]
 pub struct Sweep {
-    held: StartOrder<Busy>,
+    held: StartOrder<Busy, ()>,
     /// End of everything swept so far, and the command that ended then.
     busy_until: Option<(u64, InstanceKey)>,
     /// The first start swept.
@@ -257,7 +257,7 @@ impl IdleGaps {
     }
 
     fn push(&mut self, at: usize, busy: Busy) {
-        self.sweeps[at].1.held.push(busy);
+        self.sweeps[at].1.held.push(busy, ());
         if self.sweeps[at].1.held.len() > self.reorder {
             self.sweep_one(at);
         }
@@ -266,7 +266,7 @@ impl IdleGaps {
     /// Sweeps the earliest-starting held command of sweep `at`.
     fn sweep_one(&mut self, at: usize) {
         let (resource, s) = &mut self.sweeps[at];
-        let Some(b) = s.held.pop() else {
+        let Some((b, ())) = s.held.pop() else {
             return;
         };
         s.commands += 1;

@@ -416,6 +416,19 @@ struct Fields<'a> {
     instance: Option<u64>,
 }
 
+impl Fields<'static> {
+    /// A slice's end on `track` (no flows, no args).
+    fn slice_end(track: u64) -> Fields<'static> {
+        Fields {
+            kind: Type::SliceEnd,
+            track,
+            flows: &[],
+            ends: &[],
+            instance: None,
+        }
+    }
+}
+
 /// The prost encodings made once per writer that [`encode_slice_event`]
 /// puts around the per-slice fields.
 struct Fixed {
@@ -800,13 +813,7 @@ impl<W: Write> TraceWriter<W> {
     /// key and length, the timestamp, and those bytes (both written by
     /// prost's encoders, as there).
     fn push_end(&mut self, track: u64, ns: u64) {
-        let end = Fields {
-            kind: Type::SliceEnd,
-            track,
-            flows: &[],
-            ends: &[],
-            instance: None,
-        };
+        let end = Fields::slice_end(track);
         if track >= PREPARED_TRACKS {
             self.bytes += encode_slice_event(&mut self.buf, &self.fixed, ns, &end, &[]) as u64;
             return;
@@ -1159,13 +1166,7 @@ mod tests {
     fn a_prepared_slice_end_is_the_packet_encoded_whole() {
         let fixed = Fixed::new();
         for track in [2, 3, 129, 200, 16_383, 1 << 20] {
-            let end = Fields {
-                kind: Type::SliceEnd,
-                track,
-                flows: &[],
-                ends: &[],
-                instance: None,
-            };
+            let end = Fields::slice_end(track);
             let tail = end_tail(&fixed, &end);
             for ts in [0, 1, 127, 128, 1 << 40, 1_700_000_000_123_456_789, u64::MAX] {
                 let (mut whole, mut prepared) = (Vec::new(), Vec::new());

@@ -1,62 +1,58 @@
-//! [`StartOrder`]: a queue that hands items out smallest first, for the
-//! reorder buffers of the critical path and the idle gaps. Items arrive
-//! nearly in order (commands are finalised roughly in the order they
-//! started), so an item is usually appended at the back and taken from the
+//! [`StartOrder`]: a queue that hands entries out smallest key first, for
+//! the reorder buffers of the critical path and the idle gaps. Entries
+//! arrive nearly in order (commands are finalised roughly in the order they
+//! started), so an entry is usually appended at the back and taken from the
 //! front, both O(1); one that arrives late is inserted in its place.
 //! A binary heap paid a sift of log2(4096) = 12 levels on every push and
 //! pop for the same result.
 
 use std::collections::VecDeque;
 
-/// Items in ascending order; equal items leave in the order they came.
+/// `(key, value)` entries in ascending key order; entries with equal keys
+/// leave in the order they came. Values are not compared.
 #[derive(Clone, Debug)]
-pub struct StartOrder<T> {
-    items: VecDeque<T>,
+pub struct StartOrder<K, V> {
+    entries: VecDeque<(K, V)>,
 }
 
-impl<T> Default for StartOrder<T> {
+impl<K, V> Default for StartOrder<K, V> {
     fn default() -> Self {
         StartOrder {
-            items: VecDeque::new(),
+            entries: VecDeque::new(),
         }
     }
 }
 
-impl<T: Ord> StartOrder<T> {
-    /// Adds `item` after every item not greater than it.
-    pub fn push(&mut self, item: T) {
-        if self.items.back().is_none_or(|last| *last <= item) {
-            self.items.push_back(item);
+impl<K: Ord, V> StartOrder<K, V> {
+    /// Adds an entry after every entry whose key is not greater.
+    pub fn push(&mut self, key: K, value: V) {
+        if self.entries.back().is_none_or(|(last, _)| *last <= key) {
+            self.entries.push_back((key, value));
         } else {
-            let at = self.items.partition_point(|x| *x <= item);
-            self.items.insert(at, item);
+            let at = self.entries.partition_point(|(k, _)| *k <= key);
+            self.entries.insert(at, (key, value));
         }
     }
 
-    /// Takes the smallest item (the first of equal ones).
-    pub fn pop(&mut self) -> Option<T> {
-        self.items.pop_front()
+    /// Takes the entry with the smallest key (the first of equal ones).
+    pub fn pop(&mut self) -> Option<(K, V)> {
+        self.entries.pop_front()
     }
 
-    /// The number of leading items for which `below_or_at` is true (it
-    /// must be true for a prefix of the items and false for the rest).
-    pub fn partition_point(&self, below_or_at: impl FnMut(&T) -> bool) -> usize {
-        self.items.partition_point(below_or_at)
+    /// The last entry whose key is at most `bound`, if any.
+    pub fn last_at_or_below(&self, bound: &K) -> Option<&(K, V)> {
+        let at = self.entries.partition_point(|(k, _)| k <= bound);
+        self.entries.get(at.checked_sub(1)?)
     }
 
-    /// The item at `at` in order.
-    pub fn get(&self, at: usize) -> Option<&T> {
-        self.items.get(at)
-    }
-
-    /// How many items it holds.
+    /// How many entries it holds.
     pub fn len(&self) -> usize {
-        self.items.len()
+        self.entries.len()
     }
 
     /// Whether it holds none.
     pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
+        self.entries.is_empty()
     }
 }
 
@@ -65,38 +61,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn hands_items_out_smallest_first_and_equal_ones_in_arrival_order() {
+    fn hands_entries_out_smallest_first_and_equal_keys_in_arrival_order() {
         let mut q = StartOrder::default();
         for (k, tag) in [(5, 'a'), (7, 'b'), (6, 'c'), (5, 'd'), (9, 'e'), (1, 'f')] {
-            q.push(Keyed(k, tag));
+            q.push(k, tag);
         }
+        assert_eq!(q.last_at_or_below(&6), Some(&(6, 'c')));
+        assert_eq!(q.last_at_or_below(&5), Some(&(5, 'd')));
+        assert_eq!(q.last_at_or_below(&0), None);
         let mut out = Vec::new();
-        while let Some(Keyed(k, tag)) = q.pop() {
-            out.push((k, tag));
+        while let Some(entry) = q.pop() {
+            out.push(entry);
         }
         assert_eq!(
             out,
             [(1, 'f'), (5, 'a'), (5, 'd'), (6, 'c'), (7, 'b'), (9, 'e')]
         );
-    }
-
-    /// Ordered by its number only.
-    #[derive(Debug)]
-    struct Keyed(u32, char);
-    impl PartialEq for Keyed {
-        fn eq(&self, o: &Self) -> bool {
-            self.0 == o.0
-        }
-    }
-    impl Eq for Keyed {}
-    impl PartialOrd for Keyed {
-        fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
-            Some(self.cmp(o))
-        }
-    }
-    impl Ord for Keyed {
-        fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-            self.0.cmp(&o.0)
-        }
     }
 }
