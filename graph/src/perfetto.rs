@@ -270,6 +270,8 @@ pub struct TraceWriter<W: Write> {
     /// By track uuid: what follows the timestamp in that track's slice-end
     /// packets, encoded once (see [`TraceWriter::push_end`]).
     end_tails: Vec<Vec<u8>>,
+    /// Reused for a named slice's encoded name.
+    name_tail: Vec<u8>,
 }
 
 /// Track uuids below this have their slice-end bytes prepared (the
@@ -286,24 +288,6 @@ fn packet(data: Option<pb::trace_packet::Data>) -> pb::TracePacket {
             pb::trace_packet::OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(SEQUENCE),
         ),
         data,
-    }
-}
-
-/// An event packet on CLOCK_MONOTONIC.
-fn event_packet(kind: Type, name: Option<String>) -> pb::TracePacket {
-    let mut p = packet(Some(pb::trace_packet::Data::TrackEvent(pb::TrackEvent {
-        r#type: Some(kind as i32),
-        name_field: name.map(NameField::Name),
-        ..Default::default()
-    })));
-    p.timestamp_clock_id = Some(CLOCK_MONOTONIC);
-    p
-}
-
-fn event_mut(p: &mut pb::TracePacket) -> &mut pb::TrackEvent {
-    match &mut p.data {
-        Some(pb::trace_packet::Data::TrackEvent(e)) => e,
-        _ => unreachable!("an event packet holds a track event"),
     }
 }
 
@@ -616,6 +600,7 @@ impl<W: Write> TraceWriter<W> {
             next_flows: Vec::new(),
             next_ends: Vec::new(),
             end_tails: Vec::new(),
+            name_tail: Vec::new(),
             marker: pb::TrackEvent {
                 r#type: Some(Type::Instant as i32),
                 name_field: Some(NameField::Name("dependency".to_string())),
@@ -707,7 +692,7 @@ impl<W: Write> TraceWriter<W> {
                     graph.string(label).unwrap_or("?")
                 );
                 let track = self.thread_track(thread);
-                self.named_slice(track, name, begin, ns);
+                self.named_slice(track, &name, begin, ns);
             }
             Record::InstanceEdge(edge) => self.edge(edge),
             // A submission on an in-order queue: the queue's order from
@@ -757,7 +742,7 @@ impl<W: Write> TraceWriter<W> {
         for (label, start, end) in slices {
             let begin = (*start).max(last_end);
             let end = (*end).max(begin);
-            self.named_slice(track, label.clone(), begin, end);
+            self.named_slice(track, label, begin, end);
             last_end = end;
         }
     }
@@ -796,12 +781,27 @@ impl<W: Write> TraceWriter<W> {
     }
 
     /// A slice `name` on `track` from `begin` to `end`, with no args or
-    /// flows (host spans, the tracks written at the end).
-    fn named_slice(&mut self, track: u64, name: String, begin: u64, end: u64) {
-        let mut p = event_packet(Type::SliceBegin, Some(name));
-        p.timestamp = Some(begin);
-        event_mut(&mut p).track_uuid = Some(track);
-        self.push(&p);
+    /// flows (host spans, the tracks written at the end): the slice packet
+    /// of [`encode_slice_event`] with the name (`TrackEvent.name`, encoded
+    /// by prost) as its tail.
+    fn named_slice(&mut self, track: u64, name: &str, begin: u64, end: u64) {
+        /// `TrackEvent.name`.
+        const NAME: u32 = 23;
+        let mut tail = std::mem::take(&mut self.name_tail);
+        tail.clear();
+        // prost's `string::encode`, which takes a `&String`, field by field.
+        prost::encoding::encode_key(NAME, prost::encoding::WireType::LengthDelimited, &mut tail);
+        prost::encoding::encode_varint(name.len() as u64, &mut tail);
+        tail.extend_from_slice(name.as_bytes());
+        let f = Fields {
+            kind: Type::SliceBegin,
+            track,
+            flows: &[],
+            ends: &[],
+            instance: None,
+        };
+        self.bytes += encode_slice_event(&mut self.buf, &self.fixed, begin, &f, &tail) as u64;
+        self.name_tail = tail;
         self.push_end(track, end);
         self.slices += 1;
     }

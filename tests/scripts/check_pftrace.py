@@ -8,6 +8,9 @@ usage: check_pftrace.py DIR [--partial]
 Checks:
   - the file parses as a perfetto.protos.Trace;
   - every track an event names is described, and every track has a name;
+  - every slice has a name; host waits and barriers are named "wait: ..."
+    or "barrier: ...", the critical path's slices "<operation> #<instance>
+    (<cause>)";
   - nesting: on each track, with the events sorted by time as Perfetto's
     importer sorts them (ties in file order), every slice end closes the
     slice it was written for (no slice ends before it begins, no partial
@@ -103,6 +106,18 @@ def main():
         if left and not partial:
             problems.append(f"{len(left)} slices never ended on {names.get(track)}")
     done = [s for s in slices if s["end"] is not None]
+    for s in done:
+        if not s["name"]:
+            problems.append(f"a slice at {s['start']} on {names.get(s['track'])} has no name")
+    # Host waits and barriers say what they waited on; the critical path's
+    # slices name the step ("saxpy #3 (queue)").
+    for s in done:
+        track = names.get(s["track"], "")
+        if track.startswith("host thread ") and s["name"].startswith(("wait", "barrier")):
+            if not re.match(r"^(wait|barrier): \S", s["name"]):
+                problems.append(f"host span named {s['name']!r}")
+        if track == "critical path" and not re.match(r"^.+ #\d+ \((dependency|queue|host|none)\)$", s["name"]):
+            problems.append(f"critical path slice named {s['name']!r}")
     for s in done:
         if s["end"] < s["start"]:
             problems.append(f"{s['name']} on {names.get(s['track'])} ends before it begins")
