@@ -374,11 +374,14 @@ impl Longest {
             self.count[scope] += 1;
         } else if idle_ns > self.floor[scope] {
             let floor = self.floor[scope];
-            let shortest = self
+            // The floor is a kept gap's length (set from them just below).
+            let Some(shortest) = self
                 .gaps
                 .iter()
                 .position(|g| g.is_device() == device && g.idle_ns() == floor)
-                .expect("the floor is a kept gap's length");
+            else {
+                return;
+            };
             self.gaps[shortest] = make();
         } else {
             return;
