@@ -472,4 +472,45 @@ mod tests {
         assert_eq!(l[0].after, (0, 99));
         assert!(g.longest("device").is_empty());
     }
+
+    #[test]
+    fn the_kept_gaps_are_the_longest_of_each_scope_whatever_the_order() {
+        // Lengths with many ties, in a scrambled order, for both scopes.
+        let lengths: Vec<u64> = (0..500u64).map(|i| (i * 7919) % 53).collect();
+        let mut longest = Longest::default();
+        for (i, &len) in lengths.iter().enumerate() {
+            let device = i % 3 == 0;
+            let gap = Gap {
+                resource: if device {
+                    Resource::Device("d".into())
+                } else {
+                    Resource::Queue(1)
+                },
+                cause: IdleCause::Runtime,
+                start_ns: 1000,
+                end_ns: 1000 + len,
+                before: None,
+                after: (0, i as u64),
+            };
+            longest.keep(device, len, || gap);
+        }
+        for device in [false, true] {
+            let mut want: Vec<u64> = lengths
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| (i % 3 == 0) == device)
+                .map(|(_, &l)| l)
+                .collect();
+            want.sort_unstable_by(|a, b| b.cmp(a));
+            want.truncate(LONGEST);
+            let mut got: Vec<u64> = longest
+                .gaps
+                .iter()
+                .filter(|g| g.is_device() == device)
+                .map(Gap::idle_ns)
+                .collect();
+            got.sort_unstable_by(|a, b| b.cmp(a));
+            assert_eq!(got, want, "device {device}");
+        }
+    }
 }
