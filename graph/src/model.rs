@@ -562,6 +562,12 @@ impl TaskGraph {
         self.spans.spans(|id| self.string_or_id(id))
     }
 
+    /// The innermost open host span of `kind` on `thread` (label, begin
+    /// ns): what a `SpanEnd` record applied now would close.
+    pub fn open_span(&self, kind: SpanKind, thread: u32) -> Option<(StrId, u64)> {
+        self.spans.innermost(kind, thread)
+    }
+
     /// Each completed host span (waits, barriers, ITT tasks) as it
     /// happened, in the order they ended: the first
     /// [`MAX_KEPT_SPANS`](crate::spans::MAX_KEPT_SPANS), for a timeline.

@@ -55,7 +55,7 @@ use crate::kind::NodeKind;
 use crate::model::TaskGraph;
 use crate::node::{Node, GLOBAL_SIZE_KEY, LOCAL_SIZE_KEY, QUEUE_ID_KEY};
 use crate::perfetto_protos as pb;
-use crate::record::{InstanceEdge, Record, SpanKind, StrId};
+use crate::record::{InstanceEdge, Record};
 use crate::spans::span_kind_str;
 
 use prost::Message;
@@ -80,8 +80,6 @@ const PACKET_FIELD: u32 = 1;
 const STATE_CLEARED: u32 = 1;
 /// Bytes buffered before they are handed to the writer.
 const BUFFER_BYTES: usize = 64 * 1024;
-/// Open waits/barriers kept per thread and kind.
-const MAX_OPEN: usize = 256;
 /// Tracks per queue for commands that overlap in time.
 const MAX_LANES: usize = 32;
 
@@ -255,7 +253,6 @@ pub struct TraceWriter<W: Write> {
     queues: FxHashMap<u64, QueueTracks>,
     /// By node id (ids are dense from 0).
     nodes: Vec<Option<NodeEvents>>,
-    open: FxHashMap<(u32, SpanKind), Vec<(StrId, u64)>>,
     written: Recent<InstanceKey, Option<Anchor>>,
     waiting: Recent<InstanceKey, Waiting>,
     /// The fields every slice packet shares, encoded once.
@@ -588,7 +585,6 @@ impl<W: Write> TraceWriter<W> {
             threads: FxHashSet::default(),
             queues: FxHashMap::default(),
             nodes: Vec::new(),
-            open: FxHashMap::default(),
             written: Recent::default(),
             waiting: Recent::default(),
             head: {
@@ -662,25 +658,14 @@ impl<W: Write> TraceWriter<W> {
     }
 
     /// Sees a record before the graph applies it: waits and barriers become
-    /// slices on their thread's track as they end; instance edges become
-    /// flows.
+    /// slices on their thread's track as they end (paired by the graph,
+    /// which still holds the span open); instance edges become flows.
     pub fn observe(&mut self, graph: &TaskGraph, record: &Record) {
         match *record {
-            Record::SpanBegin {
-                kind,
-                label,
-                thread,
-                ns,
-            } => {
-                let stack = self.open.entry((thread, kind)).or_default();
-                if stack.len() >= MAX_OPEN {
-                    stack.remove(0);
-                }
-                stack.push((label, ns));
-            }
             Record::SpanEnd { kind, thread, ns } => {
-                let Some((label, begin)) = self.open.get_mut(&(thread, kind)).and_then(Vec::pop)
-                else {
+                // Seen before the graph applies it: the span it closes is
+                // still open there.
+                let Some((label, begin)) = graph.open_span(kind, thread) else {
                     return;
                 };
                 if ns < begin || !self.room(256, 1) {

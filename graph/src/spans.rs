@@ -123,6 +123,12 @@ impl SpanTracker {
             .collect()
     }
 
+    /// The innermost open span of `kind` on `thread`: its label and begin
+    /// (the one an end would close).
+    pub fn innermost(&self, kind: SpanKind, thread: u32) -> Option<(StrId, u64)> {
+        self.open.get(&(thread, kind))?.last().copied()
+    }
+
     /// Spans begun and not ended yet.
     pub fn open_count(&self) -> usize {
         self.open.values().map(Vec::len).sum()
