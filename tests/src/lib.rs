@@ -516,6 +516,16 @@ fn backtraces(pid: u32) -> String {
     }
 }
 
+/// Sends `SIG<signal>` to the process `pid` with `kill`; whether it was
+/// sent (false: no such process, or no `kill`).
+pub fn signal_process(pid: u32, signal: &str) -> bool {
+    Command::new("kill")
+        .arg(format!("-{signal}"))
+        .arg(pid.to_string())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
 /// Sends `SIG<signal>` to the process group `pgid` (made by
 /// [`output_within`]); errors (no such group) are ignored.
 pub fn signal_group(pgid: u32, signal: &str) {

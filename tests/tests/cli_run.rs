@@ -321,12 +321,9 @@ fn signal_the_launcher(test: &str, signal: &str) -> (Output, PathBuf) {
     .stderr(Stdio::piped())
     .spawn()
     .unwrap();
-    let pid = child.id().to_string();
+    let pid = child.id();
     let kill = |sig: &str| {
-        let _ = Command::new("kill")
-            .arg(format!("-{sig}"))
-            .arg(&pid)
-            .status();
+        signal_process(pid, sig);
     };
     let stdout = child.stdout.take().unwrap();
     let (lines, got) = mpsc::channel();

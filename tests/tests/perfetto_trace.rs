@@ -116,10 +116,7 @@ fn a_program_killed_by_sigterm_leaves_a_trace_that_parses() {
     let first = lines.next().and_then(Result::ok);
     assert_eq!(first.as_deref(), Some("ready"));
     std::thread::sleep(Duration::from_millis(1500));
-    let _ = Command::new("kill")
-        .arg("-TERM")
-        .arg(child.id().to_string())
-        .status();
+    signal_process(child.id(), "TERM");
     let status = child.wait().expect("wait");
     assert_eq!(status.signal(), Some(15), "{status:?}");
 

@@ -22,12 +22,9 @@ fn run_until_signalled(mut cmd: Command, signal: &str, meanwhile: impl FnOnce())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("start long_running");
-    let pid = child.id().to_string();
+    let pid = child.id();
     let kill = |sig: &str| {
-        let _ = Command::new("kill")
-            .arg(format!("-{sig}"))
-            .arg(&pid)
-            .status();
+        signal_process(pid, sig);
     };
     let stdout = child.stdout.take().unwrap();
     let stderr = child.stderr.take().unwrap();

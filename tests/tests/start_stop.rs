@@ -241,7 +241,7 @@ fn a_signal_and_the_control_file_from_outside() {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("start start_stop wait");
-    let pid = child.id().to_string();
+    let pid = child.id();
     let stdout = child.stdout.take().unwrap();
     let mut seen = String::new();
     // Start 1: signal; stop 1: control file; start 2: control file; stop 2: signal.
@@ -256,11 +256,7 @@ fn a_signal_and_the_control_file_from_outside() {
         waits += 1;
         let word = line.trim_start_matches("waiting for ");
         if waits == 1 || waits == 4 {
-            let status = std::process::Command::new("kill")
-                .args(["-USR2", &pid])
-                .status()
-                .unwrap();
-            assert!(status.success());
+            assert!(signal_process(pid, "USR2"));
         } else {
             std::fs::write(dir.join(".syclgraph-control"), format!("{word}\n")).unwrap();
         }
