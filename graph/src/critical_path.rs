@@ -268,11 +268,11 @@ pub struct CriticalPath {
     /// Open host waits per thread, and the last ones that ended.
     open_waits: FxHashMap<u32, u64>,
     recent_waits: VecDeque<u64>,
-    /// Finalised instances held to be taken in start order.
-    /// by (start or submission, key).
+    /// Finalised instances held to be taken on in start order, by (start
+    /// or submission, key).
     held: StartOrder<(u64, InstanceKey), Finalised>,
     reorder: usize,
-    /// The last steps finalised, by end (and a sequence number).
+    /// The last steps finalised, by (end, key).
     ended: StartOrder<(u64, InstanceKey), Arc<Link>>,
     idle: IdleGaps,
 }

@@ -76,6 +76,8 @@ pub const RECENT: usize = 1 << 16;
 const SEQUENCE: u32 = 1;
 /// `Trace.packet`'s field number: the file is a `Trace` message.
 const PACKET_FIELD: u32 = 1;
+/// `TracePacket.timestamp`'s field number.
+const TIMESTAMP: u32 = 8;
 /// `SEQ_INCREMENTAL_STATE_CLEARED`.
 const STATE_CLEARED: u32 = 1;
 /// Bytes buffered before they are handed to the writer.
@@ -418,8 +420,6 @@ fn encode_slice_event(buf: &mut Vec<u8>, fixed: &Fixed, ts: u64, f: &Fields, tai
     use prost::encoding::{
         encode_key, encode_varint, encoded_len_varint, fixed64, int32, key_len, uint64, WireType,
     };
-    /// `TracePacket.timestamp`.
-    const TIMESTAMP: u32 = 8;
     /// `TracePacket.track_event`.
     const TRACK_EVENT: u32 = 11;
     /// `TrackEvent.type`, `.track_uuid`, `.flow_ids`,
@@ -475,8 +475,6 @@ fn encode_slice_event(buf: &mut Vec<u8>, fixed: &Fixed, ts: u64, f: &Fields, tai
 /// length and timestamp.
 fn end_tail(fixed: &Fixed, f: &Fields) -> Vec<u8> {
     use prost::encoding::{encoded_len_varint, key_len, uint64};
-    /// `TracePacket.timestamp`.
-    const TIMESTAMP: u32 = 8;
     let mut whole = Vec::new();
     let ts = 0;
     encode_slice_event(&mut whole, fixed, ts, f, &[]);
@@ -492,8 +490,6 @@ fn end_tail(fixed: &Fixed, f: &Fields) -> Vec<u8> {
 /// [`end_tail`]); returns the bytes appended.
 fn encode_end(buf: &mut Vec<u8>, ts: u64, tail: &[u8]) -> usize {
     use prost::encoding::{encode_key, encode_varint, uint64, WireType};
-    /// `TracePacket.timestamp`.
-    const TIMESTAMP: u32 = 8;
     let before = buf.len();
     let packet_len = uint64::encoded_len(TIMESTAMP, &ts) + tail.len();
     encode_key(PACKET_FIELD, WireType::LengthDelimited, buf);
