@@ -90,6 +90,11 @@ impl Resource {
         }
     }
 
+    /// Whether it is a device (else a queue).
+    pub fn is_device(&self) -> bool {
+        matches!(self, Resource::Device(_))
+    }
+
     /// The device name or the queue id.
     pub fn name(&self) -> String {
         match self {
@@ -145,7 +150,7 @@ impl Gap {
 
     /// Whether it is a device's gap (else a queue's).
     fn is_device(&self) -> bool {
-        matches!(self.resource, Resource::Device(_))
+        self.resource.is_device()
     }
 }
 
@@ -287,15 +292,15 @@ impl IdleGaps {
                     s.idle_ns[cause.index()] =
                         s.idle_ns[cause.index()].saturating_add(b.start_ns - until);
                     s.gaps[cause.index()] += 1;
-                    let device = matches!(resource, Resource::Device(_));
-                    self.longest.keep(device, b.start_ns - until, || Gap {
-                        resource: resource.clone(),
-                        cause,
-                        start_ns: until,
-                        end_ns: b.start_ns,
-                        before: Some(before),
-                        after: b.key,
-                    });
+                    self.longest
+                        .keep(resource.is_device(), b.start_ns - until, || Gap {
+                            resource: resource.clone(),
+                            cause,
+                            start_ns: until,
+                            end_ns: b.start_ns,
+                            before: Some(before),
+                            after: b.key,
+                        });
                 }
                 if end > until {
                     s.busy_ns = s.busy_ns.saturating_add(end - b.start_ns.max(until));
