@@ -259,15 +259,17 @@ pub struct TraceWriter<W: Write> {
     waiting: Recent<InstanceKey, Waiting>,
     /// The fields every slice packet shares, encoded once.
     fixed: Fixed,
+    /// Reused for markers: the packet's own fields.
+    head: pb::TracePacket,
     /// The flows the next slice begins and ends.
     next_flows: Vec<u64>,
     next_ends: Vec<u64>,
-    /// Reused for every `dependency` marker's `node` arg.
-    marker_node: pb::DebugAnnotation,
+    /// Reused for every `dependency` marker.
+    marker: pb::TrackEvent,
     /// By track uuid: what follows the timestamp in that track's slice-end
     /// packets, encoded once (see [`TraceWriter::push_end`]).
     end_tails: Vec<Vec<u8>>,
-    /// Reused for a named slice's or a marker's tail (name, `node` arg).
+    /// Reused for a named slice's encoded name.
     name_tail: Vec<u8>,
 }
 
@@ -351,6 +353,40 @@ impl NodeEvents {
             host: tail(host_name),
         }
     }
+}
+
+/// Appends to `buf` a packet at `ts` (`head`: the packet's own fields)
+/// whose event is `event` followed by `tail` (a node's encoded name and
+/// args); returns the bytes appended. prost encodes every part; the two
+/// enclosing length-delimited fields (`Trace.packet`,
+/// `TracePacket.track_event`) are framed with prost's own key and varint
+/// encoders.
+fn encode_event(
+    buf: &mut Vec<u8>,
+    head: &mut pb::TracePacket,
+    ts: u64,
+    event: &pb::TrackEvent,
+    tail: &[u8],
+) -> usize {
+    use prost::encoding::{encode_key, encode_varint, encoded_len_varint, key_len, WireType};
+    /// `TracePacket.track_event`.
+    const TRACK_EVENT_FIELD: u32 = 11;
+    head.timestamp = Some(ts);
+    let event_len = event.encoded_len() + tail.len();
+    let packet_len = head.encoded_len()
+        + key_len(TRACK_EVENT_FIELD)
+        + encoded_len_varint(event_len as u64)
+        + event_len;
+    let before = buf.len();
+    buf.reserve(packet_len + 16);
+    encode_key(PACKET_FIELD, WireType::LengthDelimited, buf);
+    encode_varint(packet_len as u64, buf);
+    head.encode(buf).expect("a Vec grows as needed");
+    encode_key(TRACK_EVENT_FIELD, WireType::LengthDelimited, buf);
+    encode_varint(event_len as u64, buf);
+    event.encode(buf).expect("a Vec grows as needed");
+    buf.extend_from_slice(tail);
+    buf.len() - before
 }
 
 /// The per-slice fields of a track event: its type and track, the flows
@@ -499,16 +535,6 @@ fn encode_end(buf: &mut Vec<u8>, ts: u64, tail: &[u8]) -> usize {
     buf.len() - before
 }
 
-/// Appends `TrackEvent.name` = `name` (prost's `string::encode`, which
-/// takes a `&String`, done field by field).
-fn encode_name(name: &str, buf: &mut Vec<u8>) {
-    /// `TrackEvent.name`.
-    const NAME: u32 = 23;
-    prost::encoding::encode_key(NAME, prost::encoding::WireType::LengthDelimited, buf);
-    prost::encoding::encode_varint(name.len() as u64, buf);
-    buf.extend_from_slice(name.as_bytes());
-}
-
 /// One word for an instance key.
 fn key_word((node, instance): InstanceKey) -> u64 {
     (u64::from(node) << 40) ^ instance
@@ -557,12 +583,25 @@ impl<W: Write> TraceWriter<W> {
             nodes: Vec::new(),
             written: Recent::default(),
             waiting: Recent::default(),
+            head: {
+                let mut p = packet(None);
+                p.timestamp_clock_id = Some(CLOCK_MONOTONIC);
+                p
+            },
             fixed: Fixed::new(),
             next_flows: Vec::new(),
             next_ends: Vec::new(),
             end_tails: Vec::new(),
             name_tail: Vec::new(),
-            marker_node: arg("node", Value::UintValue(0)),
+            marker: pb::TrackEvent {
+                r#type: Some(Type::Instant as i32),
+                name_field: Some(NameField::Name("dependency".to_string())),
+                debug_annotations: vec![
+                    arg("node", Value::UintValue(0)),
+                    arg("instance", Value::UintValue(0)),
+                ],
+                ..Default::default()
+            },
         };
         let mut snapshot = packet(Some(pb::trace_packet::Data::ClockSnapshot(
             pb::ClockSnapshot {
@@ -727,9 +766,14 @@ impl<W: Write> TraceWriter<W> {
     /// of [`encode_slice_event`] with the name (`TrackEvent.name`, encoded
     /// by prost) as its tail.
     fn named_slice(&mut self, track: u64, name: &str, begin: u64, end: u64) {
+        /// `TrackEvent.name`.
+        const NAME: u32 = 23;
         let mut tail = std::mem::take(&mut self.name_tail);
         tail.clear();
-        encode_name(name, &mut tail);
+        // prost's `string::encode`, which takes a `&String`, field by field.
+        prost::encoding::encode_key(NAME, prost::encoding::WireType::LengthDelimited, &mut tail);
+        prost::encoding::encode_varint(name.len() as u64, &mut tail);
+        tail.extend_from_slice(name.as_bytes());
         let f = Fields {
             kind: Type::SliceBegin,
             track,
@@ -768,27 +812,21 @@ impl<W: Write> TraceWriter<W> {
     /// A zero-length `dependency` marker at `at` that begins (`out`) or
     /// ends a flow.
     fn marker(&mut self, at: Anchor, flow: u64, out: bool) {
-        /// `TrackEvent.debug_annotations`.
-        const DEBUG_ANNOTATIONS: u32 = 4;
         if !self.room(64, 1) {
             return;
         }
-        let mut tail = std::mem::take(&mut self.name_tail);
-        tail.clear();
-        encode_name("dependency", &mut tail);
-        self.marker_node.value = Some(Value::UintValue(u64::from(at.key.0)));
-        prost::encoding::message::encode(DEBUG_ANNOTATIONS, &self.marker_node, &mut tail);
-        let flow = [flow];
-        let (flows, ends): (&[u64], &[u64]) = if out { (&flow, &[]) } else { (&[], &flow) };
-        let f = Fields {
-            kind: Type::Instant,
-            track: at.track,
-            flows,
-            ends,
-            instance: Some(at.key.1),
-        };
-        self.bytes += encode_slice_event(&mut self.buf, &self.fixed, at.ts, &f, &tail) as u64;
-        self.name_tail = tail;
+        let e = &mut self.marker;
+        e.track_uuid = Some(at.track);
+        e.debug_annotations[0].value = Some(Value::UintValue(u64::from(at.key.0)));
+        e.debug_annotations[1].value = Some(Value::UintValue(at.key.1));
+        e.flow_ids.clear();
+        e.terminating_flow_ids.clear();
+        if out {
+            e.flow_ids.push(flow);
+        } else {
+            e.terminating_flow_ids.push(flow);
+        }
+        self.bytes += encode_event(&mut self.buf, &mut self.head, at.ts, &self.marker, &[]) as u64;
     }
 
     /// A dependency between two instances: a flow from the producer's
