@@ -70,10 +70,6 @@ fn main() -> std::io::Result<()> {
             rows.write(graph, &c)?;
             trace.write(graph, &c);
         }
-        // Bounded memory, as the subscriber streams it to the file.
-        if trace.pending() > 1 << 16 {
-            trace.flush()?;
-        }
         Ok(())
     };
     apply(&mut graph, memcpy_node())?;
