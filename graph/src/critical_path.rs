@@ -65,6 +65,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
+use crate::chains::{Chains, LinkId};
 use crate::idle_gaps::{Busy, IdleGaps};
 use crate::instance::Instance;
 use crate::instance_graph::InstanceKey;
@@ -178,42 +179,20 @@ impl Folded {
     }
 }
 
+/// What comes before a step: the start, the step before, or the folded
+/// totals.
+type Parent = crate::chains::Parent<Arc<Folded>>;
+
 /// A step and where its chain goes on.
-#[derive(Debug)]
-struct Link {
-    step: Step,
-    parent: Parent,
-    /// Links up to the folded part (or the start), this one included.
-    depth: usize,
-}
-
-#[derive(Clone, Debug)]
-enum Parent {
-    Start,
-    Link(Arc<Link>),
-    Folded(Arc<Folded>),
-}
-
-impl Drop for Link {
-    /// Drops a long chain iteratively (recursion could overflow the stack).
-    fn drop(&mut self) {
-        let mut next = std::mem::replace(&mut self.parent, Parent::Start);
-        while let Parent::Link(link) = next {
-            match Arc::try_unwrap(link) {
-                Ok(mut l) => next = std::mem::replace(&mut l.parent, Parent::Start),
-                Err(_) => break,
-            }
-        }
-    }
-}
+type Link = crate::chains::Link<Step, Arc<Folded>>;
 
 /// What a finalised instance leaves for those that depend on it.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 struct Entry {
     /// When it (or, without a span, its latest dependency) ended.
     end_ns: Option<u64>,
     /// Its chain.
-    chain: Option<Arc<Link>>,
+    chain: Option<LinkId>,
     /// It was a host task (or passed one on).
     host_task: bool,
 }
@@ -259,7 +238,9 @@ pub struct CriticalPath {
     /// Instances processed without a dependency they named.
     pub deps_missed: u64,
     /// The device command that ended last: its end and chain.
-    last: Option<(u64, Arc<Link>)>,
+    last: Option<(u64, LinkId)>,
+    /// The steps of every chain.
+    chains: Chains<Step, Arc<Folded>>,
     /// Earliest submission or start seen.
     first_ns: Option<u64>,
     devices: Vec<String>,
@@ -273,7 +254,7 @@ pub struct CriticalPath {
     held: StartOrder<(u64, InstanceKey), Finalised>,
     reorder: usize,
     /// The last steps finalised, by (end, key).
-    ended: StartOrder<(u64, InstanceKey), Arc<Link>>,
+    ended: StartOrder<(u64, InstanceKey), LinkId>,
     idle: IdleGaps,
 }
 
@@ -357,6 +338,7 @@ impl CriticalPath {
             waiters: FxHashMap::default(),
             deps_missed: 0,
             last: None,
+            chains: Chains::default(),
             first_ns: None,
             devices: Vec::new(),
             queue_devices: FxHashMap::default(),
@@ -585,118 +567,117 @@ impl CriticalPath {
                 }
             }
         }
-        let entry = match inst.span {
-            None => match best {
-                Some((end, _, e)) => Entry {
-                    end_ns: Some(end),
-                    chain: e.chain.clone(),
-                    host_task: e.host_task || inst.kind == NodeKind::HostTask,
-                },
-                None => Entry {
-                    end_ns: None,
-                    chain: None,
-                    host_task: inst.kind == NodeKind::HostTask,
-                },
-            },
-            Some((mut start_ns, mut end_ns)) => {
-                if inst.kind == NodeKind::HostTask {
-                    // Handed to the thread pool before its dependencies
-                    // ended: it cannot have run before them.
-                    if let Some((ready, _, _)) = best {
-                        start_ns = start_ns.max(ready);
-                        end_ns = end_ns.max(start_ns);
-                    }
-                }
-                let before_submit = || {
-                    let submit = inst.submit_ns?;
-                    let ((end, _), link) = self
-                        .ended
-                        .last_at_or_below(&(submit, (NodeId::MAX, u64::MAX)))?;
-                    Some((*end, link.clone()))
-                };
-                let (parent, gap_before_ns, cause) = match best {
-                    None => match before_submit() {
-                        Some((end, link)) => (
-                            Parent::Link(link),
-                            start_ns.saturating_sub(end),
-                            GapCause::Host,
-                        ),
-                        None => (Parent::Start, 0, GapCause::None),
+        let entry =
+            match inst.span {
+                None => match best {
+                    Some((end, _, e)) => Entry {
+                        end_ns: Some(end),
+                        chain: e.chain,
+                        host_task: e.host_task || inst.kind == NodeKind::HostTask,
                     },
-                    Some((end, queue_order, e)) => {
-                        let cause = if inst.submit_ns.is_some_and(|s| s > end) {
-                            GapCause::Host
-                        } else if queue_order {
-                            GapCause::Queue
-                        } else {
-                            GapCause::Dependency
-                        };
-                        let waited = if cause == GapCause::Host {
-                            before_submit().filter(|w| w.0 >= end)
-                        } else {
-                            None
-                        };
-                        match waited {
-                            Some((end, link)) => {
-                                (Parent::Link(link), start_ns.saturating_sub(end), cause)
-                            }
-                            None => {
-                                // The gap runs from the step's own end (for
-                                // a host task: the time it ran is the gap).
-                                let recorded = e.end_ns.unwrap_or(end);
-                                let parent = e.chain.clone().map_or(Parent::Start, Parent::Link);
-                                (parent, start_ns.saturating_sub(recorded), cause)
-                            }
+                    None => Entry {
+                        end_ns: None,
+                        chain: None,
+                        host_task: inst.kind == NodeKind::HostTask,
+                    },
+                },
+                Some((mut start_ns, mut end_ns)) => {
+                    if inst.kind == NodeKind::HostTask {
+                        // Handed to the thread pool before its dependencies
+                        // ended: it cannot have run before them.
+                        if let Some((ready, _, _)) = best {
+                            start_ns = start_ns.max(ready);
+                            end_ns = end_ns.max(start_ns);
                         }
                     }
-                };
-                let step = Step {
-                    key: inst.key,
-                    kind: inst.kind,
-                    start_ns,
-                    end_ns,
-                    gap_before_ns,
-                    cause,
-                };
-                let link = self.link(step, parent);
-                self.ended.push((end_ns, inst.key), link.clone());
-                if self.ended.len() > self.window_size {
-                    self.ended.pop();
-                }
-                if inst.kind.is_device_command() {
-                    if self
-                        .last
-                        .as_ref()
-                        .is_none_or(|l| (end_ns, inst.key) > (l.0, l.1.step.key))
-                    {
-                        self.last = Some((end_ns, link.clone()));
-                    }
-                    let submit_ns = inst.submit_ns.unwrap_or(0);
-                    let wait_end_ns = self
-                        .recent_waits
-                        .iter()
-                        .filter(|&&w| w <= submit_ns.max(start_ns))
-                        .max()
-                        .copied();
-                    let busy = Busy {
+                    let before_submit = || {
+                        let submit = inst.submit_ns?;
+                        let ((end, _), link) = self
+                            .ended
+                            .last_at_or_below(&(submit, (NodeId::MAX, u64::MAX)))?;
+                        Some((*end, *link))
+                    };
+                    let (parent, gap_before_ns, cause) = match best {
+                        None => match before_submit() {
+                            Some((end, link)) => (
+                                Parent::Link(link),
+                                start_ns.saturating_sub(end),
+                                GapCause::Host,
+                            ),
+                            None => (Parent::Start, 0, GapCause::None),
+                        },
+                        Some((end, queue_order, e)) => {
+                            let cause = if inst.submit_ns.is_some_and(|s| s > end) {
+                                GapCause::Host
+                            } else if queue_order {
+                                GapCause::Queue
+                            } else {
+                                GapCause::Dependency
+                            };
+                            let waited = if cause == GapCause::Host {
+                                before_submit().filter(|w| w.0 >= end)
+                            } else {
+                                None
+                            };
+                            match waited {
+                                Some((end, link)) => {
+                                    (Parent::Link(link), start_ns.saturating_sub(end), cause)
+                                }
+                                None => {
+                                    // The gap runs from the step's own end (for
+                                    // a host task: the time it ran is the gap).
+                                    let recorded = e.end_ns.unwrap_or(end);
+                                    let parent = e.chain.map_or(Parent::Start, Parent::Link);
+                                    (parent, start_ns.saturating_sub(recorded), cause)
+                                }
+                            }
+                        }
+                    };
+                    let step = Step {
+                        key: inst.key,
+                        kind: inst.kind,
                         start_ns,
                         end_ns,
-                        key: inst.key,
-                        submit_ns,
-                        dependency: data,
-                        host_task,
-                        wait_end_ns,
+                        gap_before_ns,
+                        cause,
                     };
-                    let device = inst.device.map(|d| self.devices[d].as_str());
-                    self.idle.add(device, inst.queue, busy);
+                    let link = self.link(step, parent);
+                    self.ended.push((end_ns, inst.key), link);
+                    if self.ended.len() > self.window_size {
+                        self.ended.pop();
+                    }
+                    if inst.kind.is_device_command() {
+                        if self.last.as_ref().is_none_or(|l| {
+                            (end_ns, inst.key) > (l.0, self.chains.get(l.1).step.key)
+                        }) {
+                            self.last = Some((end_ns, link));
+                        }
+                        let submit_ns = inst.submit_ns.unwrap_or(0);
+                        let wait_end_ns = self
+                            .recent_waits
+                            .iter()
+                            .filter(|&&w| w <= submit_ns.max(start_ns))
+                            .max()
+                            .copied();
+                        let busy = Busy {
+                            start_ns,
+                            end_ns,
+                            key: inst.key,
+                            submit_ns,
+                            dependency: data,
+                            host_task,
+                            wait_end_ns,
+                        };
+                        let device = inst.device.map(|d| self.devices[d].as_str());
+                        self.idle.add(device, inst.queue, busy);
+                    }
+                    Entry {
+                        end_ns: Some(end_ns),
+                        chain: Some(link),
+                        host_task: inst.kind == NodeKind::HostTask,
+                    }
                 }
-                Entry {
-                    end_ns: Some(end_ns),
-                    chain: Some(link),
-                    host_task: inst.kind == NodeKind::HostTask,
-                }
-            }
-        };
+            };
         self.window.insert(inst.key, entry);
         self.window_order.push_back(inst.key);
         while self.window_order.len() > self.window_size {
@@ -710,14 +691,27 @@ impl CriticalPath {
     }
 
     /// A new link after `parent`, folding the chain's oldest steps when it
-    /// is longer than twice the step limit.
-    fn link(&self, step: Step, parent: Parent) -> Arc<Link> {
+    /// is longer than twice the step limit. Reclaims the links no chain
+    /// reaches first, when due: the roots are every chain held (the
+    /// window's, the ended steps', the last one's) and `parent`.
+    fn link(&mut self, step: Step, parent: Parent) -> LinkId {
+        if self.chains.collection_due() {
+            let held = self.window.values().filter_map(|e| e.chain);
+            let ended = self.ended.values().copied();
+            let last = self.last.map(|l| l.1);
+            let parent = match parent {
+                Parent::Link(l) => Some(l),
+                _ => None,
+            };
+            self.chains
+                .collect(held.chain(ended).chain(last).chain(parent));
+        }
         let depth = match &parent {
-            Parent::Link(l) => l.depth + 1,
+            Parent::Link(l) => self.chains.get(*l).depth + 1,
             _ => 1,
         };
-        if depth <= 2 * self.max_steps {
-            return Arc::new(Link {
+        if depth as usize <= 2 * self.max_steps {
+            return self.chains.add(Link {
                 step,
                 parent,
                 depth,
@@ -729,10 +723,11 @@ impl CriticalPath {
         let base = loop {
             match at {
                 Parent::Link(l) => {
+                    let l = self.chains.get(l);
                     steps.push(l.step);
                     at = l.parent.clone();
                 }
-                Parent::Folded(f) => break Some(f),
+                Parent::Base(f) => break Some(f),
                 Parent::Start => break None,
             }
         };
@@ -741,15 +736,15 @@ impl CriticalPath {
         for s in steps[keep..].iter().rev() {
             folded.add(s);
         }
-        let mut chain = Parent::Folded(Arc::new(folded));
+        let mut chain = Parent::Base(Arc::new(folded));
         let mut last = None;
         for (i, s) in steps[..keep].iter().rev().enumerate() {
-            let l = Arc::new(Link {
+            let l = self.chains.add(Link {
                 step: *s,
                 parent: chain,
-                depth: i + 1,
+                depth: i as u32 + 1,
             });
-            chain = Parent::Link(l.clone());
+            chain = Parent::Link(l);
             last = Some(l);
         }
         last.expect("at least one step is kept")
@@ -767,14 +762,15 @@ impl CriticalPath {
         };
         report.end_ns = Some(*end);
         let mut node_ns: FxHashMap<NodeId, u64> = FxHashMap::default();
-        let mut at = Parent::Link(chain.clone());
+        let mut at = Parent::Link(*chain);
         loop {
             match at {
                 Parent::Link(l) => {
+                    let l = self.chains.get(l);
                     report.steps.push(l.step);
                     at = l.parent.clone();
                 }
-                Parent::Folded(f) => {
+                Parent::Base(f) => {
                     report.folded_steps = f.steps;
                     report.start_ns = Some(f.first_start_ns);
                     report.gap_ns = f.gap_ns;

@@ -37,6 +37,7 @@
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod chains;
 pub mod critical_output;
 pub mod critical_path;
 pub mod dot;

@@ -45,6 +45,11 @@ impl<K: Ord, V> StartOrder<K, V> {
         self.entries.get(at.checked_sub(1)?)
     }
 
+    /// The values, in key order.
+    pub fn values(&self) -> impl Iterator<Item = &V> + '_ {
+        self.entries.iter().map(|(_, v)| v)
+    }
+
     /// How many entries it holds.
     pub fn len(&self) -> usize {
         self.entries.len()
