@@ -126,18 +126,11 @@ impl<K: Hash + Eq, V> Default for Recent<K, V> {
 }
 
 impl<K: Hash + Eq, V> Recent<K, V> {
-    fn get(&self, k: &K) -> Option<&V> {
-        match self.current.get(k) {
-            None if !self.older.is_empty() => self.older.get(k),
-            found => found,
+    fn get_mut(&mut self, k: &K) -> Option<&mut V> {
+        if !self.older.is_empty() && !self.current.contains_key(k) {
+            return self.older.get_mut(k);
         }
-    }
-
-    fn remove(&mut self, k: &K) -> Option<V> {
-        match self.current.remove(k) {
-            None if !self.older.is_empty() => self.older.remove(k),
-            found => found,
-        }
+        self.current.get_mut(k)
     }
 
     /// The entry for `k` (moved into the current generation), made by
@@ -193,6 +186,16 @@ impl Ids {
         self.len += 1;
     }
 
+    /// Takes back `id`, the last one pushed.
+    fn pop(&mut self, id: u64) {
+        if self.len > 2 {
+            self.more.pop();
+        } else if self.len > 0 {
+            debug_assert_eq!(self.first[self.len - 1], id);
+        }
+        self.len = self.len.saturating_sub(1);
+    }
+
     fn contains(&self, id: u64) -> bool {
         self.first[..self.len.min(2)].contains(&id) || self.more.contains(&id)
     }
@@ -203,6 +206,15 @@ impl Ids {
             .chain(&self.more)
             .copied()
     }
+}
+
+/// What the trace knows of a recent instance.
+#[derive(Debug)]
+enum Seen {
+    /// Its slices are not written yet: the flows waiting for them.
+    Waiting(Waiting),
+    /// Written: where its slice is (`None`: it has none).
+    Written(Option<Anchor>),
 }
 
 /// The flow ids waiting for one instance's slice.
@@ -255,8 +267,9 @@ pub struct TraceWriter<W: Write> {
     queues: FxHashMap<u64, QueueTracks>,
     /// By node id (ids are dense from 0).
     nodes: Vec<Option<NodeEvents>>,
-    written: Recent<InstanceKey, Option<Anchor>>,
-    waiting: Recent<InstanceKey, Waiting>,
+    /// Instances written or waited for, by key: one table, so that an
+    /// edge looks each end up once.
+    seen: Recent<InstanceKey, Seen>,
     /// The fields every slice packet shares, encoded once.
     fixed: Fixed,
     /// Reused for markers: the packet's own fields.
@@ -581,8 +594,7 @@ impl<W: Write> TraceWriter<W> {
             threads: FxHashSet::default(),
             queues: FxHashMap::default(),
             nodes: Vec::new(),
-            written: Recent::default(),
-            waiting: Recent::default(),
+            seen: Recent::default(),
             head: {
                 let mut p = packet(None);
                 p.timestamp_clock_id = Some(CLOCK_MONOTONIC);
@@ -838,28 +850,47 @@ impl<W: Write> TraceWriter<W> {
             return;
         }
         let id = edge_flow(from, to);
-        let source = self.written.get(&from).copied();
-        let target = self.written.get(&to).copied();
-        // An end known to have no slice: no flow.
-        if matches!(source, Some(None)) || matches!(target, Some(None)) {
-            return;
-        }
-        match target {
-            None => {
-                let w = self.waiting.entry(to, Waiting::default);
-                if w.into.contains(id) {
-                    return; // the same pair again (queue order and data)
-                }
-                w.into.push(id);
+        // The producer's end first: with no slice there is no flow, and a
+        // slice not written yet waits for the flow (taken back below if
+        // the consumer's end ends it).
+        let source = match self.seen.get_mut(&from) {
+            Some(Seen::Written(None)) => return,
+            Some(Seen::Written(Some(at))) => Some(*at),
+            Some(Seen::Waiting(w)) => {
+                w.out.push(id);
+                None
             }
-            Some(Some(at)) => self.marker(at, id, false),
-            Some(None) => unreachable!(),
-        }
+            None => {
+                let mut w = Waiting::default();
+                w.out.push(id);
+                self.seen.insert(from, Seen::Waiting(w));
+                None
+            }
+        };
+        let target = match self.seen.entry(to, || Seen::Waiting(Waiting::default())) {
+            Seen::Written(None) => None,
+            Seen::Written(Some(at)) => Some(Ok(*at)),
+            // The same pair again (queue order and data): one flow.
+            Seen::Waiting(w) if w.into.contains(id) => None,
+            Seen::Waiting(w) => {
+                w.into.push(id);
+                Some(Err(()))
+            }
+        };
+        let Some(target) = target else {
+            if source.is_none() {
+                if let Some(Seen::Waiting(w)) = self.seen.get_mut(&from) {
+                    w.out.pop(id);
+                }
+            }
+            return;
+        };
         self.flows += 1;
-        match source {
-            None => self.waiting.entry(from, Waiting::default).out.push(id),
-            Some(Some(at)) => self.marker(at, id, true),
-            Some(None) => unreachable!(),
+        if let Ok(at) = target {
+            self.marker(at, id, false);
+        }
+        if let Some(at) = source {
+            self.marker(at, id, true);
         }
     }
 
@@ -928,16 +959,19 @@ impl<W: Write> TraceWriter<W> {
             _ => None,
         };
         let device = i.device_span().filter(|(s, e)| e >= s);
-        let waiting = self.waiting.remove(&key).unwrap_or_default();
+        let waiting = match self.seen.get_mut(&key) {
+            Some(Seen::Waiting(w)) => std::mem::take(w),
+            _ => Waiting::default(),
+        };
         if host.is_none() && device.is_none() {
-            self.written.insert(key, None);
+            self.seen.insert(key, Seen::Written(None));
             return;
         }
         if !self.room(
             1024,
             u64::from(host.is_some()) + u64::from(device.is_some()),
         ) {
-            self.written.insert(key, None);
+            self.seen.insert(key, Seen::Written(None));
             return;
         }
         let at = done.node as usize;
@@ -978,7 +1012,7 @@ impl<W: Write> TraceWriter<W> {
             anchor = Some(self.instance_slice(key, track, start, end, &events.device));
         }
         self.nodes[at] = Some(events);
-        self.written.insert(key, anchor);
+        self.seen.insert(key, Seen::Written(anchor));
         if self.buf.len() >= BUFFER_BYTES {
             // An error shows at the next flush, which reports it.
             let _ = self.write_buffer();
