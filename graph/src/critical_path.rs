@@ -35,7 +35,8 @@
 //! # Bounded memory
 //!
 //! Steps are a shared linked list (a tree: every step points to its
-//! predecessor). What an instance's dependencies are looked up in is a window
+//! predecessor), kept in a slab (`chains.rs`) whose unreachable
+//! steps are reclaimed. What an instance's dependencies are looked up in is a window
 //! of the last [`WINDOW`] instances finalised (a dependency older than that
 //! is not seen). A chain longer than twice the step limit (by default
 //! `SYCLGRAPH_MAX_INSTANCES`, at most [`MAX_PATH_STEPS`]) is *folded*: its
@@ -963,5 +964,92 @@ mod tests {
         assert_eq!(r.node_ns.iter().map(|n| n.1).sum::<u64>(), 500);
         assert_eq!(r.gap_ns[GapCause::Queue.index()], 99 * 5);
         assert_eq!(r.steps.last().unwrap().key, (1, 100));
+    }
+
+    /// Enough steps that the step slab is collected many times, with
+    /// branches off the path that become garbage: the path and its totals
+    /// are exact, and the slab stays bounded.
+    #[test]
+    fn steps_reclaimed_by_collection_keep_the_path_exact() {
+        let n = 20_000u64;
+        let mut cp = CriticalPath::with_bounds(50, 64, 64);
+        for i in 1..=n {
+            // The path: node 0 on one in-order queue, 10 ns each, 5 apart.
+            if i > 1 {
+                cp.depends(edge((0, i - 1), (0, i), true));
+            }
+            cp.finalised(
+                (0, i),
+                &kernel(i, 0, i * 15, i * 15 + 10),
+                NodeKind::Kernel,
+                None,
+                Some(1),
+            );
+            // A branch: node 1 depends on it and ends before the next step.
+            cp.depends(edge((0, i), (1, i), false));
+            cp.finalised(
+                (1, i),
+                &kernel(i, 0, i * 15 + 10, i * 15 + 11),
+                NodeKind::Kernel,
+                None,
+                Some(2),
+            );
+        }
+        cp.finish();
+        let r = cp.report();
+        // Every step of node 0, then the last branch, which ended last.
+        assert_eq!(r.total_steps(), n + 1);
+        assert_eq!(r.start_ns, Some(15));
+        assert_eq!(r.end_ns, Some(n * 15 + 11));
+        assert_eq!(r.node_time(0), n * 10);
+        assert_eq!(r.node_time(1), 1);
+        assert_eq!(r.steps.last().unwrap().key, (1, n));
+        let kept: Vec<u64> = r
+            .steps
+            .iter()
+            .filter(|s| s.key.0 == 0)
+            .map(|s| s.key.1)
+            .collect();
+        let expected: Vec<u64> = (n + 1 - kept.len() as u64..=n).collect();
+        assert_eq!(kept, expected);
+        assert!(cp.chains.slots() < 4096, "{} slots", cp.chains.slots());
+    }
+
+    /// A chain held only by the steps that ended last: each step is
+    /// submitted after the one before ended, with no dependency; a long
+    /// command on another queue is the path meanwhile, untimed instances
+    /// push the steps out of the window, and a short command with no
+    /// submission time starts a chain of its own after them (a collection
+    /// then finds the steps only through their ends). The path of the
+    /// command after them is whole.
+    #[test]
+    fn steps_reached_only_by_their_end_survive_collection() {
+        let n = 3_000u64;
+        let mut cp = CriticalPath::with_bounds(5_000, 64, 64);
+        let long = kernel(1, 0, 1, 1_000_000_000);
+        cp.finalised((3, 1), &long, NodeKind::Kernel, None, Some(2));
+        let mut untimed = 0;
+        for i in 1..=n {
+            let k = kernel(i, i * 20, i * 20 + 2, i * 20 + 14);
+            cp.finalised((0, i), &k, NodeKind::Kernel, None, Some(1));
+            for _ in 0..100 {
+                untimed += 1;
+                let mut u = Instance::new(untimed);
+                u.submit_ns = Some(i * 20 + 11);
+                cp.finalised((2, untimed), &u, NodeKind::Kernel, None, Some(1));
+            }
+            let mut other = kernel(i, 0, i * 20 + 12, i * 20 + 13);
+            other.submit_ns = None;
+            cp.finalised((5, i), &other, NodeKind::Kernel, None, Some(3));
+        }
+        let last = kernel(1, n * 20 + 15, n * 20 + 16, 2_000_000_000);
+        cp.finalised((4, 1), &last, NodeKind::Kernel, None, Some(1));
+        cp.finish();
+        let r = cp.report();
+        assert_eq!(r.total_steps(), n + 1);
+        let keys: Vec<InstanceKey> = r.steps.iter().map(|s| s.key).collect();
+        let mut expected: Vec<InstanceKey> = (1..=n).map(|i| (0, i)).collect();
+        expected.push((4, 1));
+        assert_eq!(keys, expected);
     }
 }
