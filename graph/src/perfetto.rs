@@ -237,6 +237,9 @@ struct NodeEvents {
     device: Vec<u8>,
     /// The task span's name and args.
     host: Vec<u8>,
+    /// The queue its metadata names (`queue_id`), for instances that do
+    /// not say theirs.
+    queue: Option<u64>,
 }
 
 /// The tracks of one device queue.
@@ -263,7 +266,11 @@ pub struct TraceWriter<W: Write> {
     dropped: u64,
     slices: u64,
     flows: u64,
-    threads: FxHashSet<u32>,
+    /// By thread number: whether its track was described (thread numbers
+    /// are small: 1, 2, 3, ...).
+    threads: Vec<bool>,
+    /// The same for numbers from [`DENSE_THREADS`] on.
+    far_threads: FxHashSet<u32>,
     queues: FxHashMap<u64, QueueTracks>,
     /// By node id (ids are dense from 0).
     nodes: Vec<Option<NodeEvents>>,
@@ -285,6 +292,9 @@ pub struct TraceWriter<W: Write> {
     /// Reused for a named slice's encoded name.
     name_tail: Vec<u8>,
 }
+
+/// Thread numbers below this are looked up by index.
+const DENSE_THREADS: usize = 1 << 16;
 
 /// Track uuids below this have their slice-end bytes prepared (the
 /// thread and queue tracks' uuids are small numbers).
@@ -364,6 +374,9 @@ impl NodeEvents {
             revision: node.revision(),
             device: tail(node.operation.clone()),
             host: tail(host_name),
+            queue: node
+                .metadata_value(QUEUE_ID_KEY)
+                .and_then(|q| q.trim().parse().ok()),
         }
     }
 }
@@ -591,7 +604,8 @@ impl<W: Write> TraceWriter<W> {
             dropped: 0,
             slices: 0,
             flows: 0,
-            threads: FxHashSet::default(),
+            threads: Vec::new(),
+            far_threads: FxHashSet::default(),
             queues: FxHashMap::default(),
             nodes: Vec::new(),
             seen: Recent::default(),
@@ -896,7 +910,17 @@ impl<W: Write> TraceWriter<W> {
 
     fn thread_track(&mut self, thread: u32) -> u64 {
         let uuid = thread_uuid(thread);
-        if self.threads.insert(thread) {
+        let at = thread as usize;
+        let described = match self.threads.get_mut(at) {
+            Some(seen) => std::mem::replace(seen, true),
+            None if at < DENSE_THREADS => {
+                self.threads.resize(at + 1, false);
+                self.threads[at] = true;
+                false
+            }
+            None => !self.far_threads.insert(thread),
+        };
+        if !described {
             let d = descriptor(uuid, Some(PROCESS_TRACK), format!("host thread {thread}"));
             self.push(&d);
         }
@@ -997,10 +1021,7 @@ impl<W: Write> TraceWriter<W> {
             anchor = Some(self.instance_slice(key, track, begin, end, &events.host));
         }
         if let Some((start, end)) = device {
-            let queue = i
-                .queue
-                .or_else(|| node.metadata_value(QUEUE_ID_KEY)?.trim().parse().ok())
-                .unwrap_or(u64::MAX);
+            let queue = i.queue.or(events.queue).unwrap_or(u64::MAX);
             let track = self.queue_track(queue, node, start, end);
             self.begin_event();
             self.next_flows.extend(waiting.out.iter());
@@ -1012,7 +1033,10 @@ impl<W: Write> TraceWriter<W> {
             anchor = Some(self.instance_slice(key, track, start, end, &events.device));
         }
         self.nodes[at] = Some(events);
-        self.seen.insert(key, Seen::Written(anchor));
+        match self.seen.get_mut(&key) {
+            Some(seen) => *seen = Seen::Written(anchor),
+            None => self.seen.insert(key, Seen::Written(anchor)),
+        }
         if self.buf.len() >= BUFFER_BYTES {
             // An error shows at the next flush, which reports it.
             let _ = self.write_buffer();
