@@ -669,7 +669,7 @@ impl CriticalPath {
                             host_task,
                             wait_end_ns,
                         };
-                        let device = inst.device.map(|d| self.devices[d].as_str());
+                        let device = inst.device.map(|d| (d, self.devices[d].as_str()));
                         self.idle.add(device, inst.queue, busy);
                     }
                     Entry {

@@ -192,6 +192,8 @@ impl Sweep {
 #[derive(Clone, Debug, Default)]
 pub struct IdleGaps {
     sweeps: Vec<(Resource, Sweep)>,
+    /// By the caller's device number: its sweep in `sweeps`.
+    device_sweeps: Vec<Option<usize>>,
     longest: Longest,
     reorder: usize,
 }
@@ -228,18 +230,19 @@ impl IdleGaps {
         }
     }
 
-    /// One timed device command on `device` and `queue`.
-    pub fn add(&mut self, device: Option<&str>, queue: Option<u64>, busy: Busy) {
-        if let Some(d) = device {
-            let at = match self
-                .sweeps
-                .iter()
-                .position(|(r, _)| matches!(r, Resource::Device(n) if n == d))
-            {
+    /// One timed device command on `device` (the caller's dense number
+    /// for it, and its name) and `queue`.
+    pub fn add(&mut self, device: Option<(usize, &str)>, queue: Option<u64>, busy: Busy) {
+        if let Some((number, name)) = device {
+            let at = match self.device_sweeps.get(number).copied().flatten() {
                 Some(at) => at,
                 None => {
                     self.sweeps
-                        .push((Resource::Device(d.to_string()), Sweep::default()));
+                        .push((Resource::Device(name.to_string()), Sweep::default()));
+                    if self.device_sweeps.len() <= number {
+                        self.device_sweeps.resize(number + 1, None);
+                    }
+                    self.device_sweeps[number] = Some(self.sweeps.len() - 1);
                     self.sweeps.len() - 1
                 }
             };
@@ -432,7 +435,7 @@ mod tests {
             busy(1, 0, 10, 0),
             busy(3, 35, 50, 1),
         ] {
-            g.add(Some("cpu"), Some(7), b);
+            g.add(Some((0, "cpu")), Some(7), b);
         }
         g.finish();
         let sweeps = g.sweeps();
