@@ -732,13 +732,21 @@ impl<W: Write> TraceWriter<W> {
     }
 
     /// Writes a track of its own under the process, `name`, with one slice
-    /// per `(label, start_ns, end_ns)`, in time order: what syclgraph
-    /// computed rather than saw (the critical path's steps, the windows
-    /// tracing was on), written once, at the end. A slice that would begin
-    /// before the one before it ended is moved to begin at that end.
-    /// `index` tells such tracks apart.
-    pub fn write_summary_track(&mut self, index: u64, name: &str, slices: &[(String, u64, u64)]) {
-        if slices.is_empty() || !self.room(64 * slices.len() as u64 + 64, slices.len() as u64) {
+    /// per item of `items`, in time order: what syclgraph computed rather
+    /// than saw (the critical path's steps, the windows tracing was on),
+    /// written once, at the end. `slice` writes the label of an item (and
+    /// its position in `items`) into the String it is given (empty) and
+    /// returns its start and end ns. A slice
+    /// that would begin before the one before it ended is moved to begin at
+    /// that end. `index` tells such tracks apart.
+    pub fn write_summary_track<T>(
+        &mut self,
+        index: u64,
+        name: &str,
+        items: &[T],
+        mut slice: impl FnMut(usize, &T, &mut String) -> (u64, u64),
+    ) {
+        if items.is_empty() || !self.room(64 * items.len() as u64 + 64, items.len() as u64) {
             return;
         }
         // Far from the thread and queue tracks' small numbers.
@@ -746,10 +754,13 @@ impl<W: Write> TraceWriter<W> {
         let d = descriptor(track, Some(PROCESS_TRACK), name.to_string());
         self.push(&d);
         let mut last_end = 0;
-        for (label, start, end) in slices {
-            let begin = (*start).max(last_end);
-            let end = (*end).max(begin);
-            self.named_slice(track, label, begin, end);
+        let mut label = String::new();
+        for (i, item) in items.iter().enumerate() {
+            label.clear();
+            let (start, end) = slice(i, item, &mut label);
+            let begin = start.max(last_end);
+            let end = end.max(begin);
+            self.named_slice(track, &label, begin, end);
             last_end = end;
         }
     }

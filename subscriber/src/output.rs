@@ -259,38 +259,22 @@ impl Output {
     /// path's kept steps (`critical_path.csv`'s rows) and the windows
     /// tracing was on.
     fn write_summary_tracks(&self, trace: &mut TraceWriter<WholeRows>) {
+        use std::fmt::Write as _;
         let path = self.graph.critical_path().report();
-        let steps: Vec<(String, u64, u64)> = path
-            .steps
-            .iter()
-            .map(|s| {
-                let name = self
-                    .graph
-                    .node(s.key.0)
-                    .map_or("?", |n| n.operation.as_str());
-                (
-                    format!("{name} #{} ({})", s.key.1, s.cause.as_str()),
-                    s.start_ns,
-                    s.end_ns,
-                )
-            })
-            .collect();
-        trace.write_summary_track(0, "critical path", &steps);
+        trace.write_summary_track(0, "critical path", &path.steps, |_, s, label| {
+            let name = self
+                .graph
+                .node(s.key.0)
+                .map_or("?", |n| n.operation.as_str());
+            let _ = write!(label, "{name} #{} ({})", s.key.1, s.cause.as_str());
+            (s.start_ns, s.end_ns)
+        });
         let now = crate::clock::monotonic_ns();
-        let windows: Vec<(String, u64, u64)> = self
-            .graph
-            .windows()
-            .iter()
-            .enumerate()
-            .map(|(i, w)| {
-                (
-                    format!("tracing on #{}", i + 1),
-                    w.start_ns,
-                    w.end_ns.unwrap_or(now),
-                )
-            })
-            .collect();
-        trace.write_summary_track(1, "tracing on", &windows);
+        let windows = self.graph.windows();
+        trace.write_summary_track(1, "tracing on", windows, |i, w, label| {
+            let _ = write!(label, "tracing on #{}", i + 1);
+            (w.start_ns, w.end_ns.unwrap_or(now))
+        });
     }
 }
 
