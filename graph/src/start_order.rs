@@ -41,6 +41,11 @@ impl<K: Ord, V> StartOrder<K, V> {
 
     /// The last entry whose key is at most `bound`, if any.
     pub fn last_at_or_below(&self, bound: &K) -> Option<&(K, V)> {
+        // Mostly asked for a bound past every entry: the last one.
+        let last = self.entries.back()?;
+        if last.0 <= *bound {
+            return Some(last);
+        }
         let at = self.entries.partition_point(|(k, _)| k <= bound);
         self.entries.get(at.checked_sub(1)?)
     }
