@@ -79,6 +79,8 @@ mod tests {
         assert_eq!(q.last_at_or_below(&6), Some(&(6, 'c')));
         assert_eq!(q.last_at_or_below(&5), Some(&(5, 'd')));
         assert_eq!(q.last_at_or_below(&0), None);
+        assert_eq!(q.last_at_or_below(&9), Some(&(9, 'e')));
+        assert_eq!(q.last_at_or_below(&100), Some(&(9, 'e')));
         let mut out = Vec::new();
         while let Some(entry) = q.pop() {
             out.push(entry);
