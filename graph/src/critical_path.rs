@@ -568,117 +568,117 @@ impl CriticalPath {
                 }
             }
         }
-        let entry =
-            match inst.span {
-                None => match best {
-                    Some((end, _, e)) => Entry {
-                        end_ns: Some(end),
-                        chain: e.chain,
-                        host_task: e.host_task || inst.kind == NodeKind::HostTask,
-                    },
-                    None => Entry {
-                        end_ns: None,
-                        chain: None,
-                        host_task: inst.kind == NodeKind::HostTask,
-                    },
+        let entry = match inst.span {
+            None => match best {
+                Some((end, _, e)) => Entry {
+                    end_ns: Some(end),
+                    chain: e.chain,
+                    host_task: e.host_task || inst.kind == NodeKind::HostTask,
                 },
-                Some((mut start_ns, mut end_ns)) => {
-                    if inst.kind == NodeKind::HostTask {
-                        // Handed to the thread pool before its dependencies
-                        // ended: it cannot have run before them.
-                        if let Some((ready, _, _)) = best {
-                            start_ns = start_ns.max(ready);
-                            end_ns = end_ns.max(start_ns);
-                        }
-                    }
-                    let before_submit = || {
-                        let submit = inst.submit_ns?;
-                        let ((end, _), link) = self
-                            .ended
-                            .last_at_or_below(&(submit, (NodeId::MAX, u64::MAX)))?;
-                        Some((*end, *link))
-                    };
-                    let (parent, gap_before_ns, cause) = match best {
-                        None => match before_submit() {
-                            Some((end, link)) => (
-                                Parent::Link(link),
-                                start_ns.saturating_sub(end),
-                                GapCause::Host,
-                            ),
-                            None => (Parent::Start, 0, GapCause::None),
-                        },
-                        Some((end, queue_order, e)) => {
-                            let cause = if inst.submit_ns.is_some_and(|s| s > end) {
-                                GapCause::Host
-                            } else if queue_order {
-                                GapCause::Queue
-                            } else {
-                                GapCause::Dependency
-                            };
-                            let waited = if cause == GapCause::Host {
-                                before_submit().filter(|w| w.0 >= end)
-                            } else {
-                                None
-                            };
-                            match waited {
-                                Some((end, link)) => {
-                                    (Parent::Link(link), start_ns.saturating_sub(end), cause)
-                                }
-                                None => {
-                                    // The gap runs from the step's own end (for
-                                    // a host task: the time it ran is the gap).
-                                    let recorded = e.end_ns.unwrap_or(end);
-                                    let parent = e.chain.map_or(Parent::Start, Parent::Link);
-                                    (parent, start_ns.saturating_sub(recorded), cause)
-                                }
-                            }
-                        }
-                    };
-                    let step = Step {
-                        key: inst.key,
-                        kind: inst.kind,
-                        start_ns,
-                        end_ns,
-                        gap_before_ns,
-                        cause,
-                    };
-                    let link = self.link(step, parent);
-                    self.ended.push((end_ns, inst.key), link);
-                    if self.ended.len() > self.window_size {
-                        self.ended.pop();
-                    }
-                    if inst.kind.is_device_command() {
-                        if self.last.as_ref().is_none_or(|l| {
-                            (end_ns, inst.key) > (l.0, self.chains.get(l.1).step.key)
-                        }) {
-                            self.last = Some((end_ns, link));
-                        }
-                        let submit_ns = inst.submit_ns.unwrap_or(0);
-                        let wait_end_ns = self
-                            .recent_waits
-                            .iter()
-                            .filter(|&&w| w <= submit_ns.max(start_ns))
-                            .max()
-                            .copied();
-                        let busy = Busy {
-                            start_ns,
-                            end_ns,
-                            key: inst.key,
-                            submit_ns,
-                            dependency: data,
-                            host_task,
-                            wait_end_ns,
-                        };
-                        let device = inst.device.map(|d| (d, self.devices[d].as_str()));
-                        self.idle.add(device, inst.queue, busy);
-                    }
-                    Entry {
-                        end_ns: Some(end_ns),
-                        chain: Some(link),
-                        host_task: inst.kind == NodeKind::HostTask,
+                None => Entry {
+                    end_ns: None,
+                    chain: None,
+                    host_task: inst.kind == NodeKind::HostTask,
+                },
+            },
+            Some((mut start_ns, mut end_ns)) => {
+                if inst.kind == NodeKind::HostTask {
+                    // Handed to the thread pool before its dependencies
+                    // ended: it cannot have run before them.
+                    if let Some((ready, _, _)) = best {
+                        start_ns = start_ns.max(ready);
+                        end_ns = end_ns.max(start_ns);
                     }
                 }
-            };
+                let before_submit = || {
+                    let submit = inst.submit_ns?;
+                    let ((end, _), link) = self
+                        .ended
+                        .last_at_or_below(&(submit, (NodeId::MAX, u64::MAX)))?;
+                    Some((*end, *link))
+                };
+                let (parent, gap_before_ns, cause) = match best {
+                    None => match before_submit() {
+                        Some((end, link)) => (
+                            Parent::Link(link),
+                            start_ns.saturating_sub(end),
+                            GapCause::Host,
+                        ),
+                        None => (Parent::Start, 0, GapCause::None),
+                    },
+                    Some((end, queue_order, e)) => {
+                        let cause = if inst.submit_ns.is_some_and(|s| s > end) {
+                            GapCause::Host
+                        } else if queue_order {
+                            GapCause::Queue
+                        } else {
+                            GapCause::Dependency
+                        };
+                        let waited = if cause == GapCause::Host {
+                            before_submit().filter(|w| w.0 >= end)
+                        } else {
+                            None
+                        };
+                        match waited {
+                            Some((end, link)) => {
+                                (Parent::Link(link), start_ns.saturating_sub(end), cause)
+                            }
+                            None => {
+                                // The gap runs from the step's own end (for
+                                // a host task: the time it ran is the gap).
+                                let recorded = e.end_ns.unwrap_or(end);
+                                let parent = e.chain.map_or(Parent::Start, Parent::Link);
+                                (parent, start_ns.saturating_sub(recorded), cause)
+                            }
+                        }
+                    }
+                };
+                let step = Step {
+                    key: inst.key,
+                    kind: inst.kind,
+                    start_ns,
+                    end_ns,
+                    gap_before_ns,
+                    cause,
+                };
+                let link = self.link(step, parent);
+                self.ended.push((end_ns, inst.key), link);
+                if self.ended.len() > self.window_size {
+                    self.ended.pop();
+                }
+                if inst.kind.is_device_command() {
+                    let chains = &self.chains;
+                    let later =
+                        |l: &(u64, LinkId)| (end_ns, inst.key) > (l.0, chains.get(l.1).step.key);
+                    if self.last.as_ref().is_none_or(later) {
+                        self.last = Some((end_ns, link));
+                    }
+                    let submit_ns = inst.submit_ns.unwrap_or(0);
+                    let wait_end_ns = self
+                        .recent_waits
+                        .iter()
+                        .filter(|&&w| w <= submit_ns.max(start_ns))
+                        .max()
+                        .copied();
+                    let busy = Busy {
+                        start_ns,
+                        end_ns,
+                        key: inst.key,
+                        submit_ns,
+                        dependency: data,
+                        host_task,
+                        wait_end_ns,
+                    };
+                    let device = inst.device.map(|d| (d, self.devices[d].as_str()));
+                    self.idle.add(device, inst.queue, busy);
+                }
+                Entry {
+                    end_ns: Some(end_ns),
+                    chain: Some(link),
+                    host_task: inst.kind == NodeKind::HostTask,
+                }
+            }
+        };
         self.window.insert(inst.key, entry);
         self.window_order.push_back(inst.key);
         while self.window_order.len() > self.window_size {
