@@ -1179,7 +1179,9 @@ mod tests {
                 queue_order: true,
             })
         };
-        // 1 -> 2 known before both complete; 1 -> 3 after 1 was written.
+        // 1 -> 2 known before both complete (twice: queue order and data
+        // give the same pair); 1 -> 3 after 1 was written.
+        t.observe(&g, &edge(1, 2));
         t.observe(&g, &edge(1, 2));
         t.write(&g, &kernel(1, 1000));
         t.observe(&g, &edge(1, 3));
@@ -1200,8 +1202,15 @@ mod tests {
         assert_eq!(markers.len(), 1, "one marker for the late edge, once");
         let d1 = edge_flow((0, 1), (0, 2));
         let d2 = edge_flow((0, 1), (0, 3));
-        assert!(begins[1].flow_ids.contains(&d1));
-        assert!(begins[3].terminating_flow_ids.contains(&d1));
+        assert_eq!(begins[1].flow_ids, vec![d1], "the pair's flow once");
+        assert_eq!(
+            begins[3]
+                .terminating_flow_ids
+                .iter()
+                .filter(|&&f| f == d1)
+                .count(),
+            1
+        );
         assert_eq!(markers[0].flow_ids, vec![d2]);
         assert_eq!(
             markers[0].name_field,
@@ -1228,6 +1237,37 @@ mod tests {
             .terminating_flow_ids
             .contains(&submit_flow((0, 1))));
         assert_eq!(t.dropped(), 0);
+    }
+
+    #[test]
+    fn no_flow_to_an_instance_written_without_a_slice() {
+        let g = graph_with_kernel();
+        let mut t =
+            TraceWriter::new(Vec::new(), 1, "p", &[(CLOCK_MONOTONIC, 5)], u64::MAX).unwrap();
+        // 2 completes with no times at all: it has no slice.
+        let untimed = Completed {
+            node: 0,
+            instance: crate::Instance::new(2),
+        };
+        t.write(&g, &untimed);
+        t.observe(
+            &g,
+            &Record::InstanceEdge(InstanceEdge {
+                source: 0,
+                source_instance: 1,
+                target: 0,
+                target_instance: 2,
+                queue_order: false,
+            }),
+        );
+        t.write(&g, &kernel(1, 1000));
+        t.flush().unwrap();
+        let ev = events(t.get_ref());
+        assert!(ev.iter().all(|e| e.flow_ids.len() <= 1), "{ev:?}");
+        assert!(!ev
+            .iter()
+            .any(|e| e.flow_ids.contains(&edge_flow((0, 1), (0, 2)))));
+        assert_eq!(t.flows(), 1, "the submission's flow only");
     }
 
     #[test]
