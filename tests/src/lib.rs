@@ -516,6 +516,34 @@ fn backtraces(pid: u32) -> String {
     }
 }
 
+/// The signals the tests send, set back to their default action in the
+/// processes they start: a shell starts background jobs with SIGINT and
+/// SIGQUIT ignored, `nohup` ignores SIGHUP, and an ignored signal stays
+/// ignored through `exec` (syclgraph keeps it so, as it should). `env`
+/// (GNU coreutils >= 8.31) is put before the program.
+pub const DEFAULT_SIGNALS: [&str; 2] = ["env", "--default-signal=HUP,INT,QUIT,TERM"];
+
+/// `cmd` started through [`DEFAULT_SIGNALS`]: the same program, arguments,
+/// environment and directory, with the signals the tests send at their
+/// default action whatever this test process inherited.
+pub fn with_default_signals(cmd: &Command) -> Command {
+    let mut wrapped = Command::new(DEFAULT_SIGNALS[0]);
+    wrapped
+        .arg(DEFAULT_SIGNALS[1])
+        .arg(cmd.get_program())
+        .args(cmd.get_args());
+    for (key, value) in cmd.get_envs() {
+        match value {
+            Some(v) => wrapped.env(key, v),
+            None => wrapped.env_remove(key),
+        };
+    }
+    if let Some(dir) = cmd.get_current_dir() {
+        wrapped.current_dir(dir);
+    }
+    wrapped
+}
+
 /// Sends `SIG<signal>` to the process `pid` with `kill`; whether it was
 /// sent (false: no such process, or no `kill`).
 pub fn signal_process(pid: u32, signal: &str) -> bool {

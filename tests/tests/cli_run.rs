@@ -306,7 +306,7 @@ fn wait_for_a_kernel_row(kernels: &Path) {
 /// syclgraph ended, its stderr and the output directory.
 fn signal_the_launcher(test: &str, signal: &str) -> (Output, PathBuf) {
     let cwd = fresh_dir(test);
-    let mut child = syclgraph(
+    let launcher = syclgraph(
         &cwd,
         &[
             os("run"),
@@ -315,12 +315,13 @@ fn signal_the_launcher(test: &str, signal: &str) -> (Output, PathBuf) {
             program("long_running").as_os_str(),
             os("120"),
         ],
-    )
-    .stdin(Stdio::null())
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped())
-    .spawn()
-    .unwrap();
+    );
+    let mut child = with_default_signals(&launcher)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     let pid = child.id();
     let kill = |sig: &str| {
         signal_process(pid, sig);
@@ -416,8 +417,13 @@ fn sighup_to_syclgraph_ends_the_program_with_129() {
 /// syclgraph does). `exec` makes the command the terminal's only process.
 fn under_a_terminal(cwd: &Path, command: &str) -> (std::process::Child, mpsc::Receiver<String>) {
     let mut cmd = Command::new("script");
-    cmd.args(["-qec", &format!("exec {command}"), "/dev/null"])
-        .current_dir(cwd);
+    let [env, defaults] = DEFAULT_SIGNALS;
+    cmd.args([
+        "-qec",
+        &format!("exec {env} {defaults} {command}"),
+        "/dev/null",
+    ])
+    .current_dir(cwd);
     for var in CLEARED {
         cmd.env_remove(var);
     }

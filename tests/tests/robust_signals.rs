@@ -17,8 +17,9 @@ const SRC: &str = "tests/programs/long_running.cpp";
 /// `SIG<signal>` and returns how it ended (bounded; killed otherwise).
 fn run_until_signalled(mut cmd: Command, signal: &str, meanwhile: impl FnOnce()) -> ExitStatus {
     // The program gives up by itself after 120 s.
-    cmd.arg("120")
-        .stdin(Stdio::null())
+    cmd.arg("120");
+    let mut cmd = with_default_signals(&cmd);
+    cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("start long_running");
