@@ -144,7 +144,7 @@ impl<K: Hash + Eq, V> Recent<K, V> {
         let v = match older {
             Some(v) => v,
             None => {
-                if !self.current.contains_key(&k) && self.current.len() >= RECENT {
+                if self.current.len() >= RECENT && !self.current.contains_key(&k) {
                     self.older = std::mem::take(&mut self.current);
                 }
                 return self.current.entry(k).or_insert_with(make);
@@ -157,6 +157,11 @@ impl<K: Hash + Eq, V> Recent<K, V> {
     }
 
     fn insert(&mut self, k: K, v: V) {
+        // Mostly an instance already waited for: set in place.
+        if let Some(at) = self.current.get_mut(&k) {
+            *at = v;
+            return;
+        }
         if !self.older.is_empty() {
             self.older.remove(&k);
         }
@@ -878,6 +883,8 @@ impl<W: Write> TraceWriter<W> {
         // The producer's end first: with no slice there is no flow, and a
         // slice not written yet waits for the flow (taken back below if
         // the consumer's end ends it).
+        // (`get_mut`, then `insert` when absent: cheaper than `entry` when
+        // present, as the producer mostly is.)
         let source = match self.seen.get_mut(&from) {
             Some(Seen::Written(None)) => return,
             Some(Seen::Written(Some(at))) => Some(*at),
@@ -892,14 +899,16 @@ impl<W: Write> TraceWriter<W> {
                 None
             }
         };
+        // `None`: no flow; `Some(None)`: the consumer's slice waits for it;
+        // `Some(Some(at))`: its slice was written, a marker ends it there.
         let target = match self.seen.entry(to, || Seen::Waiting(Waiting::default())) {
             Seen::Written(None) => None,
-            Seen::Written(Some(at)) => Some(Ok(*at)),
+            Seen::Written(Some(at)) => Some(Some(*at)),
             // The same pair again (queue order and data): one flow.
             Seen::Waiting(w) if w.into.contains(id) => None,
             Seen::Waiting(w) => {
                 w.into.push(id);
-                Some(Err(()))
+                Some(None)
             }
         };
         let Some(target) = target else {
@@ -911,7 +920,7 @@ impl<W: Write> TraceWriter<W> {
             return;
         };
         self.flows += 1;
-        if let Ok(at) = target {
+        if let Some(at) = target {
             self.marker(at, id, false);
         }
         if let Some(at) = source {
@@ -1044,10 +1053,7 @@ impl<W: Write> TraceWriter<W> {
             anchor = Some(self.instance_slice(key, track, start, end, &events.device));
         }
         self.nodes[at] = Some(events);
-        match self.seen.get_mut(&key) {
-            Some(seen) => *seen = Seen::Written(anchor),
-            None => self.seen.insert(key, Seen::Written(anchor)),
-        }
+        self.seen.insert(key, Seen::Written(anchor));
         if self.buf.len() >= BUFFER_BYTES {
             // An error shows at the next flush, which reports it.
             let _ = self.write_buffer();
