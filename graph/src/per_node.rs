@@ -1,6 +1,8 @@
 //! A value per node, for the tables the graph updates once per instance:
 //! in a vector indexed by id for the small, dense ids the subscriber
-//! assigns (no hashing on the hot path), in a map for any other id.
+//! assigns (no hashing on the hot path), in a map for any other id. The
+//! subscriber's thread numbers are small and dense the same way, and the
+//! trace keeps its per-thread table in one too.
 
 use rustc_hash::FxHashMap as HashMap;
 

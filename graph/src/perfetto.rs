@@ -47,13 +47,14 @@
 use std::hash::Hash;
 use std::io::{self, Write};
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 use crate::instance::Completed;
 use crate::instance_graph::InstanceKey;
 use crate::kind::NodeKind;
 use crate::model::TaskGraph;
 use crate::node::{Node, GLOBAL_SIZE_KEY, LOCAL_SIZE_KEY, QUEUE_ID_KEY};
+use crate::per_node::PerNode;
 use crate::perfetto_protos as pb;
 use crate::record::{InstanceEdge, Record};
 use crate::spans::span_kind_str;
@@ -271,14 +272,12 @@ pub struct TraceWriter<W: Write> {
     dropped: u64,
     slices: u64,
     flows: u64,
-    /// By thread number: whether its track was described (thread numbers
-    /// are small: 1, 2, 3, ...).
-    threads: Vec<bool>,
-    /// The same for numbers from [`DENSE_THREADS`] on.
-    far_threads: FxHashSet<u32>,
+    /// By thread number (small and dense, as node ids): whether its track
+    /// was described.
+    threads: PerNode<bool>,
     queues: FxHashMap<u64, QueueTracks>,
-    /// By node id (ids are dense from 0).
-    nodes: Vec<Option<NodeEvents>>,
+    /// By node id.
+    nodes: PerNode<Option<NodeEvents>>,
     /// Instances written or waited for, by key: one table, so that an
     /// edge looks each end up once.
     seen: Recent<InstanceKey, Seen>,
@@ -297,9 +296,6 @@ pub struct TraceWriter<W: Write> {
     /// Reused for a named slice's encoded name.
     name_tail: Vec<u8>,
 }
-
-/// Thread numbers below this are looked up by index.
-const DENSE_THREADS: usize = 1 << 16;
 
 /// Track uuids below this have their slice-end bytes prepared (the
 /// thread and queue tracks' uuids are small numbers).
@@ -609,10 +605,9 @@ impl<W: Write> TraceWriter<W> {
             dropped: 0,
             slices: 0,
             flows: 0,
-            threads: Vec::new(),
-            far_threads: FxHashSet::default(),
+            threads: PerNode::default(),
             queues: FxHashMap::default(),
-            nodes: Vec::new(),
+            nodes: PerNode::default(),
             seen: Recent::default(),
             head: {
                 let mut p = packet(None);
@@ -930,17 +925,7 @@ impl<W: Write> TraceWriter<W> {
 
     fn thread_track(&mut self, thread: u32) -> u64 {
         let uuid = thread_uuid(thread);
-        let at = thread as usize;
-        let described = match self.threads.get_mut(at) {
-            Some(seen) => std::mem::replace(seen, true),
-            None if at < DENSE_THREADS => {
-                self.threads.resize(at + 1, false);
-                self.threads[at] = true;
-                false
-            }
-            None => !self.far_threads.insert(thread),
-        };
-        if !described {
+        if !std::mem::replace(self.threads.slot(thread), true) {
             let d = descriptor(uuid, Some(PROCESS_TRACK), format!("host thread {thread}"));
             self.push(&d);
         }
@@ -1018,12 +1003,8 @@ impl<W: Write> TraceWriter<W> {
             self.seen.insert(key, Seen::Written(None));
             return;
         }
-        let at = done.node as usize;
-        if self.nodes.len() <= at {
-            self.nodes.resize_with(at + 1, || None);
-        }
         // Taken out while its slices are written, put back after.
-        let events = match self.nodes[at].take() {
+        let events = match self.nodes.slot(done.node).take() {
             Some(e) if e.revision == node.revision() => e,
             _ => NodeEvents::new(node),
         };
@@ -1052,7 +1033,7 @@ impl<W: Write> TraceWriter<W> {
             }
             anchor = Some(self.instance_slice(key, track, start, end, &events.device));
         }
-        self.nodes[at] = Some(events);
+        *self.nodes.slot(done.node) = Some(events);
         self.seen.insert(key, Seen::Written(anchor));
         if self.buf.len() >= BUFFER_BYTES {
             // An error shows at the next flush, which reports it.
