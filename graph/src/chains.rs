@@ -68,6 +68,23 @@ impl<S, B> Chains<S, B> {
         &self.links[id as usize]
     }
 
+    /// Hands `visit` every step from `from` back to the start or the base,
+    /// newest first, and returns the base (`None`: the chain starts).
+    pub fn walk<'a>(&'a self, from: &'a Parent<B>, mut visit: impl FnMut(&'a S)) -> Option<&'a B> {
+        let mut at = from;
+        loop {
+            match at {
+                Parent::Link(id) => {
+                    let link = self.get(*id);
+                    visit(&link.step);
+                    at = &link.parent;
+                }
+                Parent::Base(base) => return Some(base),
+                Parent::Start => return None,
+            }
+        }
+    }
+
     /// Whether a [`Chains::collect`] is due before the next
     /// [`Chains::add`]: no free slot is left and the slots have reached
     /// twice what the last collection kept.
@@ -150,12 +167,9 @@ mod tests {
         last.unwrap()
     }
 
-    fn steps(c: &Chains<u32, ()>, mut at: LinkId) -> Vec<u32> {
-        let mut out = vec![c.get(at).step];
-        while let Parent::Link(p) = c.get(at).parent {
-            out.push(c.get(p).step);
-            at = p;
-        }
+    fn steps(c: &Chains<u32, ()>, at: LinkId) -> Vec<u32> {
+        let mut out = Vec::new();
+        assert!(c.walk(&Parent::Link(at), |&s| out.push(s)).is_none());
         out.reverse();
         out
     }

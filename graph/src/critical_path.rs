@@ -720,19 +720,8 @@ impl CriticalPath {
         }
         // Newest first: the new step, then the chain back to its base.
         let mut steps = vec![step];
-        let mut at = parent;
-        let base = loop {
-            match at {
-                Parent::Link(l) => {
-                    let l = self.chains.get(l);
-                    steps.push(l.step);
-                    at = l.parent.clone();
-                }
-                Parent::Base(f) => break Some(f),
-                Parent::Start => break None,
-            }
-        };
-        let mut folded = base.map(|f| (*f).clone()).unwrap_or_default();
+        let base = self.chains.walk(&parent, |s| steps.push(*s));
+        let mut folded = base.map(|f| (**f).clone()).unwrap_or_default();
         let keep = self.max_steps;
         for s in steps[keep..].iter().rev() {
             folded.add(s);
@@ -763,23 +752,12 @@ impl CriticalPath {
         };
         report.end_ns = Some(*end);
         let mut node_ns: FxHashMap<NodeId, u64> = FxHashMap::default();
-        let mut at = Parent::Link(*chain);
-        loop {
-            match at {
-                Parent::Link(l) => {
-                    let l = self.chains.get(l);
-                    report.steps.push(l.step);
-                    at = l.parent.clone();
-                }
-                Parent::Base(f) => {
-                    report.folded_steps = f.steps;
-                    report.start_ns = Some(f.first_start_ns);
-                    report.gap_ns = f.gap_ns;
-                    node_ns.clone_from(&f.node_ns);
-                    break;
-                }
-                Parent::Start => break,
-            }
+        let from = Parent::Link(*chain);
+        if let Some(f) = self.chains.walk(&from, |s| report.steps.push(*s)) {
+            report.folded_steps = f.steps;
+            report.start_ns = Some(f.first_start_ns);
+            report.gap_ns = f.gap_ns;
+            node_ns.clone_from(&f.node_ns);
         }
         report.steps.reverse();
         if report.folded_steps == 0 {
