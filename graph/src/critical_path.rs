@@ -357,7 +357,7 @@ impl CriticalPath {
     pub fn depends(&mut self, edge: InstanceEdge) {
         let from = (edge.source, edge.source_instance);
         let to = (edge.target, edge.target_instance);
-        if from == to || self.window.contains_key(&to) || self.deferred.contains_key(&to) {
+        if from == to || self.taken_on(to) {
             return; // the target is on the path already: too late to matter
         }
         if self.waiting_edges.len() >= MAX_WAITING_EDGES && !self.waiting_edges.contains_key(&to) {
@@ -445,7 +445,7 @@ impl CriticalPath {
             return;
         };
         let key = inst.key;
-        if self.window.contains_key(&key) || self.deferred.contains_key(&key) {
+        if self.taken_on(key) {
             return; // finalised twice: taken on once
         }
         let deps = self.waiting_edges.remove(&key).unwrap_or_default();
@@ -477,6 +477,11 @@ impl CriticalPath {
                 }
             }
         }
+    }
+
+    /// Whether `key` was taken on already (in the window, or deferred).
+    fn taken_on(&self, key: InstanceKey) -> bool {
+        self.window.contains_key(&key) || self.deferred.contains_key(&key)
     }
 
     /// Whether `key` left the window (or cannot be waited for).
