@@ -21,7 +21,7 @@ use std::io::{self, Write};
 use graphviz_rust::dot_structures::{EdgeTy, NodeId as DotNodeId, Stmt, Vertex};
 
 use crate::critical_path::{GapCause, PathReport};
-use crate::dot::{attr, node_dot_id, unquote};
+use crate::dot::{attr, node_dot_id, push_node_dot_id, unquote};
 use crate::idle_gaps::{IdleCause, IdleGaps};
 use crate::instance_graph::InstanceKey;
 use crate::model::TaskGraph;
@@ -66,9 +66,9 @@ pub const IDLE_GAPS_COLUMNS: [&str; 13] = [
     "rank",
 ];
 
-/// The `node` column's text for a node id.
+/// The `node` column's text for a node id: its id in graph.dot.
 pub fn node_key(node: u32) -> String {
-    format!("n{node}")
+    node_dot_id(node)
 }
 
 /// Write `critical_path.csv` for `report` to `w`.
@@ -82,17 +82,16 @@ pub fn write_critical_path_csv<W: Write>(
     // Field by field from borrowed text and itoa's stack buffers: the path
     // has up to 2 x 65,536 rows and is rewritten with every snapshot.
     let number = |csv: &mut csv::Writer<W>, n: u64| csv.write_field(itoa::Buffer::new().format(n));
+    // The `node` column, in one String for every row.
+    let mut key = String::new();
     for (i, s) in report.steps.iter().enumerate() {
         let node = graph.node(s.key.0);
         number(&mut csv, report.folded_steps + i as u64 + 1)?;
         csv.write_field(s.kind.as_str())?;
         csv.write_field(node.map_or("", |n| n.operation.as_str()))?;
-        // node_key without a String: `n` and up to 10 digits.
-        let mut key = itoa::Buffer::new();
-        let digits = key.format(s.key.0).as_bytes();
-        let mut field = [b'n'; 11];
-        field[1..=digits.len()].copy_from_slice(digits);
-        csv.write_field(&field[..=digits.len()])?;
+        key.clear();
+        push_node_dot_id(&mut key, s.key.0);
+        csv.write_field(&key)?;
         number(&mut csv, s.key.1)?;
         csv.write_field(node.and_then(|n| n.source_file.as_deref()).unwrap_or(""))?;
         match node.and_then(|n| n.source_line) {

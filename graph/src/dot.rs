@@ -40,7 +40,15 @@ pub(crate) const LABEL_MAX_CHARS: usize = 60;
 
 /// The DOT id of a node: `n<id>`.
 pub fn node_dot_id(id: NodeId) -> String {
-    format!("n{id}")
+    let mut text = String::with_capacity(11);
+    push_node_dot_id(&mut text, id);
+    text
+}
+
+/// Appends [`node_dot_id`] to `out` (no allocation of its own).
+pub fn push_node_dot_id(out: &mut String, id: NodeId) {
+    out.push('n');
+    out.push_str(itoa::Buffer::new().format(id));
 }
 
 /// A DOT quoted string holding `text` exactly: `\` and `"` are escaped, a
