@@ -79,8 +79,15 @@ pub enum TimingStatus {
     Invalid,
     /// The event could not be read before the runtime tore down.
     Lost,
-    /// No timestamp source is available in this process.
+    /// The runtime gave no way to time it: no timestamp source in this
+    /// process, or no device event.
     Unavailable,
+    /// syclgraph had the device event but its timestamp source was not
+    /// ready yet (start-up), so the event was not kept for reading.
+    NotReady,
+    /// syclgraph had the device event but could not retain it (the
+    /// runtime's `urEventRetain` failed).
+    NotRetained,
 }
 
 impl TimingStatus {
@@ -92,6 +99,8 @@ impl TimingStatus {
             TimingStatus::Invalid => "invalid",
             TimingStatus::Lost => "lost",
             TimingStatus::Unavailable => "unavailable",
+            TimingStatus::NotReady => "not_ready",
+            TimingStatus::NotRetained => "not_retained",
         }
     }
 
@@ -104,6 +113,8 @@ impl TimingStatus {
             TimingStatus::Invalid,
             TimingStatus::Lost,
             TimingStatus::Unavailable,
+            TimingStatus::NotReady,
+            TimingStatus::NotRetained,
         ]
         .into_iter()
         .find(|s| s.as_str() == word)

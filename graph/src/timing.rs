@@ -59,8 +59,12 @@ pub struct UntimedCounts {
     pub invalid: u64,
     /// Event not read before teardown.
     pub lost: u64,
-    /// No timestamp source.
+    /// No timestamp source, or no device event.
     pub unavailable: u64,
+    /// Event signalled before the timestamp source was ready.
+    pub not_ready: u64,
+    /// Event that could not be retained.
+    pub not_retained: u64,
 }
 
 impl UntimedCounts {
@@ -72,6 +76,8 @@ impl UntimedCounts {
             TimingStatus::Invalid => self.invalid += 1,
             TimingStatus::Lost => self.lost += 1,
             TimingStatus::Unavailable => self.unavailable += 1,
+            TimingStatus::NotReady => self.not_ready += 1,
+            TimingStatus::NotRetained => self.not_retained += 1,
         }
     }
 
@@ -81,11 +87,18 @@ impl UntimedCounts {
         self.invalid += other.invalid;
         self.lost += other.lost;
         self.unavailable += other.unavailable;
+        self.not_ready += other.not_ready;
+        self.not_retained += other.not_retained;
     }
 
     /// All untimed commands.
     pub fn total(&self) -> u64 {
-        self.no_profiling + self.invalid + self.lost + self.unavailable
+        self.no_profiling
+            + self.invalid
+            + self.lost
+            + self.unavailable
+            + self.not_ready
+            + self.not_retained
     }
 
     /// The non-zero counts with their status, in `TimingStatus` order.
@@ -95,6 +108,8 @@ impl UntimedCounts {
             (TimingStatus::Invalid, self.invalid),
             (TimingStatus::Lost, self.lost),
             (TimingStatus::Unavailable, self.unavailable),
+            (TimingStatus::NotReady, self.not_ready),
+            (TimingStatus::NotRetained, self.not_retained),
         ]
         .into_iter()
         .filter(|&(_, n)| n > 0)
