@@ -97,6 +97,8 @@ pub struct Collector {
     /// Why the UR tracing layer we turned on stayed in the call chain once
     /// the hooks were in (see [`Collector::take_out_tracing_layer`]).
     tracing_layer_kept: Option<String>,
+    /// True once the start-up wait's give-up was said on stderr.
+    start_wait_warned: bool,
     /// A `Submitted`/`SubmittedAfter` kept until the next record: when that
     /// is the same instance's `SignalledTask` from the same thread (a
     /// kernel's records usually come so), the two are applied as the one
@@ -199,6 +201,7 @@ impl Collector {
             queue_creations_seen: 0,
             tracing_layer_kept: None,
             held_submission: None,
+            start_wait_warned: false,
         }
     }
 
@@ -230,9 +233,12 @@ impl Collector {
             if let Some(request) = inbox.take_finish() {
                 return self.finish(&inbox, request);
             }
-            if self.timing == TimingStart::Waiting && (handled > 0 || runtime_ur_ready()) {
+            if self.timing == TimingStart::Waiting
+                && (handled > 0 || runtime_ur_ready() || self.slot.requested())
+            {
                 self.load_timestamps();
             }
+            self.warn_if_the_start_wait_gave_up();
             self.poll();
             if let Some(recorder) = crate::recorder() {
                 recorder.forget_old_entries();
@@ -369,6 +375,20 @@ impl Collector {
         }
     }
 
+    /// Says once on stderr that a command's callback stopped waiting for
+    /// the timestamp source at `SYCLGRAPH_START_WAIT_MS` (here, not in the
+    /// callback: no I/O there).
+    fn warn_if_the_start_wait_gave_up(&mut self) {
+        if self.start_wait_warned || !self.slot.given_up() {
+            return;
+        }
+        self.start_wait_warned = true;
+        warn(format_args!(
+            "the timestamp source was not ready {} ms after the first device command (SYCLGRAPH_START_WAIT_MS); commands until it is are not timed (timing=not_ready, counted in the summary)",
+            self.config.start_wait_ms
+        ));
+    }
+
     /// Loads the timestamp source (see [`TimingSlot`] for why on this
     /// thread) and publishes it to the callbacks. Called once the runtime's
     /// own UR loader finished its start-up ([`runtime_ur_ready`]), never
@@ -418,7 +438,14 @@ impl Collector {
         }
     }
 
-    fn apply_record(&mut self, record: Record) {
+    fn apply_record(&mut self, mut record: Record) {
+        if let Some(untimed) = take_stand_in_event(&mut record) {
+            // A device event syclgraph had but did not keep: the instance
+            // is complete with this status.
+            self.output.apply(record);
+            self.output.apply(Record::Device(untimed));
+            return;
+        }
         match record {
             Record::SubmittedTask {
                 node,
@@ -514,6 +541,8 @@ impl Collector {
 
     fn finish(mut self, inbox: &Inbox, request: FinishRequest) {
         let FinishRequest { teardown, reply } = request;
+        // Nobody waits for a source that will not come any more.
+        self.slot.fill(self.timestamps.clone());
         while let Some(record) = inbox.pop() {
             self.handle(record);
         }
@@ -549,6 +578,8 @@ impl Collector {
             without_event: self.losses.without_event.load(Ordering::Relaxed),
             not_retained: self.losses.not_retained.load(Ordering::Relaxed),
             before_timing_ready: self.losses.before_timing_ready.load(Ordering::Relaxed),
+            start_wait: self.slot.waited(),
+            start_wait_given_up: self.slot.given_up().then_some(self.config.start_wait_ms),
             unknown_edge_end: self.losses.unknown_edge_end.load(Ordering::Relaxed),
             queues_forced: crate::ur_calls::QUEUES_FORCED.load(Ordering::Relaxed),
             ur_call_limit: crate::ur_calls::UR_LIMIT_REACHED
@@ -582,6 +613,41 @@ fn load_timestamp_source(
         source = source.with_level_zero(Arc::new(level_zero));
     }
     Ok(Arc::new(source))
+}
+
+/// When `record` carries a stand-in for a device event syclgraph did not
+/// keep ([`crate::timing_slot::untimed_cause`]), replaces it by 0 (no event
+/// to read) and returns the device times that say why.
+fn take_stand_in_event(record: &mut Record) -> Option<DeviceTimes> {
+    let (node, instance, event) = match record {
+        Record::Signal {
+            node,
+            instance,
+            event,
+        }
+        | Record::SignalledTask {
+            node,
+            instance,
+            event,
+            ..
+        }
+        | Record::SubmittedTask {
+            node,
+            instance,
+            event: Some(event),
+            ..
+        } => (*node, *instance, event),
+        _ => return None,
+    };
+    let status = crate::timing_slot::untimed_cause(*event)?;
+    *event = 0;
+    Some(DeviceTimes {
+        node,
+        instance,
+        status,
+        start_ns: 0,
+        end_ns: 0,
+    })
 }
 
 /// `held` (a `Submitted` or `SubmittedAfter`) and `next` as the one

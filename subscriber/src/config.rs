@@ -20,6 +20,10 @@ pub struct Config {
     /// `SYCLGRAPH_DRAIN_TIMEOUT_MS`: how long the exit drain waits for
     /// commands still running on the device.
     pub drain_timeout_ms: u64,
+    /// `SYCLGRAPH_START_WAIT_MS`: how long the program's first device
+    /// commands may wait, in all, for the timestamp source at start-up
+    /// (0: never wait; those commands are then `not_ready`).
+    pub start_wait_ms: u64,
     /// `SYCLGRAPH_QUIET`: `1` leaves out the summary on stderr.
     pub quiet: bool,
     /// `SYCLGRAPH_MAX_UR_CALLS`: UR calls syclgraph follows on `ur.call.debug`
@@ -89,6 +93,7 @@ impl Config {
         let max_instances = number("SYCLGRAPH_MAX_INSTANCES", 5000, 0, 100_000_000) as usize;
         let queue_capacity = number("SYCLGRAPH_QUEUE_CAPACITY", 65536, 16, 1 << 26) as usize;
         let drain_timeout_ms = number("SYCLGRAPH_DRAIN_TIMEOUT_MS", 10_000, 0, 3_600_000);
+        let start_wait_ms = number("SYCLGRAPH_START_WAIT_MS", 5_000, 0, 600_000);
         let max_ur_calls = number("SYCLGRAPH_MAX_UR_CALLS", 100_000, 0, u64::MAX / 2);
         let trace_max_mb = number("SYCLGRAPH_TRACE_MAX_MB", 1024, 0, 1 << 30);
         let mut flag = |name: &str, default: bool| -> bool {
@@ -161,6 +166,7 @@ impl Config {
             queue_capacity,
             device_timing,
             drain_timeout_ms,
+            start_wait_ms,
             quiet,
             max_ur_calls,
             force_profiling,
@@ -201,6 +207,7 @@ mod tests {
         assert_eq!(c.max_instances, 5000);
         assert!(c.device_timing);
         assert_eq!(c.trace_max_mb, 1024);
+        assert_eq!(c.start_wait_ms, 5_000);
     }
 
     #[test]
@@ -230,8 +237,10 @@ mod tests {
             ("SYCLGRAPH_DEVICE_TIMING", "0"),
             ("SYCLGRAPH_UR_HOOKS", "0"),
             ("SYCLGRAPH_TRACE_MAX_MB", "0"),
+            ("SYCLGRAPH_START_WAIT_MS", "0"),
         ]);
         assert!(w.is_empty());
+        assert_eq!(c.start_wait_ms, 0);
         assert_eq!(c.trace_max_mb, 0);
         assert!(!c.ur_hooks);
         assert_eq!(c.output_dir, PathBuf::from("/tmp/x"));

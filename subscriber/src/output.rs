@@ -35,6 +35,10 @@ pub struct Losses {
     pub not_retained: u64,
     /// Device events signalled before the timestamp source was ready.
     pub before_timing_ready: u64,
+    /// How long the first device commands waited for the timestamp source.
+    pub start_wait: std::time::Duration,
+    /// `SYCLGRAPH_START_WAIT_MS`, when that wait reached it.
+    pub start_wait_given_up: Option<u64>,
     /// Edges whose ends were not known.
     pub unknown_edge_end: u64,
     /// Queues whose device profiling syclgraph turned on.
@@ -391,13 +395,23 @@ fn loss_lines(losses: &Losses) -> String {
     line(losses.without_event, "callbacks without an event");
     line(
         losses.not_retained,
-        "device events that could not be retained",
+        "device events that could not be retained (timing=not_retained)",
     );
     line(
         losses.before_timing_ready,
-        "device events signalled before the timestamp source was ready",
+        "device events signalled before the timestamp source was ready (timing=not_ready)",
     );
     line(losses.unknown_edge_end, "edges whose ends were not seen");
+    if let Some(limit) = losses.start_wait_given_up {
+        lines.push_str(&format!(
+            "start-up: stopped waiting for the timestamp source after {limit} ms (SYCLGRAPH_START_WAIT_MS)\n"
+        ));
+    } else if !losses.start_wait.is_zero() {
+        lines.push_str(&format!(
+            "start-up: the first device command waited {} for the timestamp source\n",
+            format_ns(losses.start_wait.as_nanos().min(u64::MAX as u128) as u64)
+        ));
+    }
     if losses.queues_forced > 0 {
         lines.push_str(&format!(
             "device profiling: turned on for {} queue(s) made without it (SYCLGRAPH_FORCE_PROFILING=0 turns this off)\n",

@@ -22,7 +22,7 @@ use crate::identity::{
 use crate::inbox::Inbox;
 use crate::thread_number;
 use crate::thread_state::{HeldSubmission, STATE};
-use crate::timing_slot::{Timing, TimingSlot};
+use crate::timing_slot::{is_retained, Timing, TimingSlot, NOT_READY_EVENT, NOT_RETAINED_EVENT};
 use crate::xpti::{is_known_file, CText, EventRef, Xpti};
 
 /// The recorder is taking events.
@@ -672,7 +672,7 @@ impl Recorder {
     /// Sends a record carrying a retained device event (0: none); when the
     /// queue is full the event is released again (nobody will read it).
     fn send_with_event(&self, record: Record, event: u64) {
-        if self.send(record) || event == 0 {
+        if self.send(record) || !is_retained(event) {
             return;
         }
         if let Timing::Ready(source) = self.timestamps.state() {
@@ -705,28 +705,37 @@ impl Recorder {
     }
 
     /// Retains a command's device event for the collector to time, and
-    /// tells the collector (a null event: nothing to time).
+    /// tells the collector (a null event: nothing to time). The first
+    /// event that comes before the timestamp source is ready waits for it
+    /// (once per process, bounded: see [`TimingSlot::wait_until_filled`]).
     fn device_event(&self, node: NodeId, instance: u64, device_event: usize) {
         let mut retained = None;
+        let mut event = 0;
         if device_event != 0 {
             self.deps.set_owner(device_event, (node, instance));
-            match self.timestamps.state() {
+            let mut timing = self.timestamps.state();
+            if matches!(timing, Timing::Loading) {
+                timing = self.timestamps.wait_until_filled(|| self.inbox.wake());
+            }
+            match timing {
                 Timing::Ready(source) => {
                     if source.retain(UrEvent(device_event)) {
                         retained = Some(source);
+                        event = device_event as u64;
                     } else {
                         self.losses.not_retained.fetch_add(1, Ordering::Relaxed);
+                        event = NOT_RETAINED_EVENT;
                     }
                 }
                 Timing::Loading => {
                     self.losses
                         .before_timing_ready
                         .fetch_add(1, Ordering::Relaxed);
+                    event = NOT_READY_EVENT;
                 }
                 Timing::Unavailable => {}
             }
         }
-        let event = if retained.is_some() { device_event } else { 0 } as u64;
         // Usually the signal comes while the submission's task runs on
         // this thread: it then goes out with the task's end, one record.
         if dependencies::signal_in_task((node, instance), event) {

@@ -74,7 +74,7 @@ pub fn start() -> Option<Recorder> {
             warn(why);
         }
     }
-    let timestamps = TimingSlot::new();
+    let timestamps = TimingSlot::new(Duration::from_millis(config.start_wait_ms));
     let losses = Arc::new(LossCounters::default());
     let inbox = Arc::new(Inbox::new(config.queue_capacity));
     let collector = Collector::new(config.clone(), timestamps.clone(), losses.clone());

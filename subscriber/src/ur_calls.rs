@@ -101,10 +101,14 @@ pub unsafe extern "C" fn on_ur_call(
     if !RUNTIME_UR_CALLED.load(Ordering::Relaxed) {
         RUNTIME_UR_CALLED.store(true, Ordering::Relaxed);
     }
-    if user_data.is_null()
-        || UR_LIMIT_REACHED.load(Ordering::Relaxed)
-        || crate::ur_hooks::ACTIVE.load(Ordering::Relaxed)
-    {
+    if user_data.is_null() || UR_LIMIT_REACHED.load(Ordering::Relaxed) {
+        return;
+    }
+    // Once the hooks are in they do the work. A call's end still counts: a
+    // USM command that entered through the layer just before the hand-over
+    // has its output event only here (it is handed over once, whichever
+    // of this and its hook sees it first).
+    if crate::ur_hooks::ACTIVE.load(Ordering::Relaxed) && trace_type != tp::FUNCTION_WITH_ARGS_END {
         return;
     }
     let limit = recorder.max_ur_calls;
