@@ -125,7 +125,11 @@ fn count_untimed(path: &Path) -> Result<UntimedCounts, String> {
         let word = record.get(column).unwrap_or("");
         let status = TimingStatus::from_name(word).ok_or_else(|| {
             let line = record.position().map_or(0, |p| p.line());
-            format!("line {line}: timing {word:?} is not one of ok, no_profiling, invalid, lost, unavailable, not_ready, not_retained")
+            let words: Vec<&str> = TimingStatus::ALL.iter().map(|s| s.as_str()).collect();
+            format!(
+                "line {line}: timing {word:?} is not one of {}",
+                words.join(", ")
+            )
         })?;
         counts.add(status);
     }

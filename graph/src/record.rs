@@ -104,20 +104,21 @@ impl TimingStatus {
         }
     }
 
+    /// Every status, in the order the guide's table lists them.
+    pub const ALL: [TimingStatus; 7] = [
+        TimingStatus::Ok,
+        TimingStatus::NoProfiling,
+        TimingStatus::Invalid,
+        TimingStatus::Lost,
+        TimingStatus::Unavailable,
+        TimingStatus::NotReady,
+        TimingStatus::NotRetained,
+    ];
+
     /// The status a `kernels.csv` `timing` word stands for ([`Self::as_str`]
     /// backwards); `None` for any other text.
     pub fn from_name(word: &str) -> Option<TimingStatus> {
-        [
-            TimingStatus::Ok,
-            TimingStatus::NoProfiling,
-            TimingStatus::Invalid,
-            TimingStatus::Lost,
-            TimingStatus::Unavailable,
-            TimingStatus::NotReady,
-            TimingStatus::NotRetained,
-        ]
-        .into_iter()
-        .find(|s| s.as_str() == word)
+        Self::ALL.into_iter().find(|s| s.as_str() == word)
     }
 }
 

@@ -779,6 +779,45 @@ mod tests {
     }
 
     #[test]
+    fn a_stand_in_event_becomes_no_event_and_its_status() {
+        use crate::timing_slot::{NOT_READY_EVENT, NOT_RETAINED_EVENT};
+        let mut record = signalled_task(7, 1);
+        assert_eq!(take_stand_in_event(&mut record), None, "a real event stays");
+        assert_eq!(record, signalled_task(7, 1));
+        for (event, status) in [
+            (NOT_READY_EVENT, TimingStatus::NotReady),
+            (NOT_RETAINED_EVENT, TimingStatus::NotRetained),
+        ] {
+            let mut record = Record::SubmittedTask {
+                node: 3,
+                instance: 7,
+                thread: 1,
+                submit_ns: 100,
+                after: None,
+                begin_ns: 110,
+                end_ns: 150,
+                event: Some(event),
+            };
+            let times = take_stand_in_event(&mut record).expect("a stand-in");
+            assert_eq!((times.node, times.instance, times.status), (3, 7, status));
+            assert!(matches!(
+                record,
+                Record::SubmittedTask { event: Some(0), .. }
+            ));
+            let mut signal = Record::Signal {
+                node: 3,
+                instance: 8,
+                event,
+            };
+            assert_eq!(
+                take_stand_in_event(&mut signal).map(|t| t.status),
+                Some(status)
+            );
+            assert!(matches!(signal, Record::Signal { event: 0, .. }));
+        }
+    }
+
+    #[test]
     fn anything_else_is_not_combined() {
         for (held, next) in [
             (submitted(1), signalled_task(8, 1)),

@@ -261,3 +261,14 @@ fn documented_variables_exist_and_every_setting_is_documented() {
         }
     }
 }
+
+#[test]
+fn documented_timing_values_are_the_ones_written() {
+    use syclgraph_graph::record::TimingStatus;
+    let documented = table_names(&guide(), "**`timing` values.**");
+    let written: BTreeSet<String> = TimingStatus::ALL
+        .iter()
+        .map(|s| s.as_str().to_owned())
+        .collect();
+    assert_eq!(documented, written);
+}
