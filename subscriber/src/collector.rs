@@ -446,17 +446,18 @@ impl Collector {
             self.output.apply(Record::Device(untimed));
             return;
         }
-        match record {
-            Record::SubmittedTask {
-                node,
-                instance,
-                thread,
-                submit_ns,
-                after,
-                begin_ns,
-                end_ns,
-                event: Some(event),
-            } if event != 0 && self.output.graph().may_announce(node) => {
+        if let Record::SubmittedTask {
+            node,
+            instance,
+            thread,
+            submit_ns,
+            after,
+            begin_ns,
+            end_ns,
+            event: Some(event),
+        } = record
+        {
+            if event != 0 && self.output.graph().may_announce(node) {
                 // Counted now; its instance waits here, not in the graph's
                 // pending table, and goes in whole once timed.
                 self.output.apply(Record::SubmissionAnnounced {
@@ -477,23 +478,9 @@ impl Collector {
                 });
                 return;
             }
-            Record::Signal {
-                node,
-                instance,
-                event,
-            }
-            | Record::SignalledTask {
-                node,
-                instance,
-                event,
-                ..
-            }
-            | Record::SubmittedTask {
-                node,
-                instance,
-                event: Some(event),
-                ..
-            } if event != 0 => {
+        }
+        if let Some((node, instance, &mut event)) = device_event_of(&mut record) {
+            if event != 0 {
                 self.pending.push_back(Pending {
                     node,
                     instance,
@@ -501,7 +488,6 @@ impl Collector {
                     announced: None,
                 });
             }
-            _ => {}
         }
         self.output.apply(record);
     }
@@ -615,11 +601,10 @@ fn load_timestamp_source(
     Ok(Arc::new(source))
 }
 
-/// When `record` carries a stand-in for a device event syclgraph did not
-/// keep ([`crate::timing_slot::untimed_cause`]), replaces it by 0 (no event
-/// to read) and returns the device times that say why.
-fn take_stand_in_event(record: &mut Record) -> Option<DeviceTimes> {
-    let (node, instance, event) = match record {
+/// The command and the device event a record signals (0: none), for the
+/// records that carry one from the recorder.
+fn device_event_of(record: &mut Record) -> Option<(NodeId, u64, &mut u64)> {
+    match record {
         Record::Signal {
             node,
             instance,
@@ -636,9 +621,16 @@ fn take_stand_in_event(record: &mut Record) -> Option<DeviceTimes> {
             instance,
             event: Some(event),
             ..
-        } => (*node, *instance, event),
-        _ => return None,
-    };
+        } => Some((*node, *instance, event)),
+        _ => None,
+    }
+}
+
+/// When `record` carries a stand-in for a device event syclgraph did not
+/// keep ([`crate::timing_slot::untimed_cause`]), replaces it by 0 (no event
+/// to read) and returns the device times that say why.
+fn take_stand_in_event(record: &mut Record) -> Option<DeviceTimes> {
+    let (node, instance, event) = device_event_of(record)?;
     let status = crate::timing_slot::untimed_cause(*event)?;
     *event = 0;
     Some(DeviceTimes {
