@@ -14,6 +14,12 @@
 //! loop-carried edge ([`loop_carried_edges`]) has `loop_carried="true"`,
 //! `constraint="false"` and is drawn grey and dashed. Self-loops on
 //! allocation/release nodes are left out. The graph's label is a legend.
+//! Each SYCL graph is a subgraph `cluster_sycl_graph_<n>` (attribute
+//! `sycl_graph`, label `graph <n> (file:line)`, what finalising it cost and
+//! how often it was replayed) holding its member commands (attributes
+//! `sycl_graph` and `inside_replay`) and the edges between them (`kind`
+//! `sycl_graph`); the replays are the node of kind `graph` outside it
+//! (attributes `sycl_graph`, `members`: the member node ids, `finalize_ns`).
 //! Last, a subgraph `last` with `rank="sink"` names the unconnected nodes
 //! seen after every connected one ([`ranked_last`]).
 
@@ -32,6 +38,7 @@ use crate::model::TaskGraph;
 use crate::names::address_text;
 use crate::node::Node;
 use crate::record::{EdgeId, NodeId};
+use crate::sycl_graphs::{SyclGraph, INSIDE_REPLAY_UNTIMED};
 use crate::timing::format_ns;
 
 /// Longest operation name shown in a label before it is cut (the full name
@@ -139,6 +146,7 @@ pub(crate) fn look(kind: NodeKind) -> (&'static str, &'static str, &'static str)
         NodeKind::Barrier => ("octagon", "filled", "#f4cccc"),
         NodeKind::Virtual => ("ellipse", "dashed", "#ffffff"),
         NodeKind::Other => ("ellipse", "filled", "#ffffff"),
+        NodeKind::Graph => ("box3d", "filled", "#d0e0e3"),
     }
 }
 
@@ -177,7 +185,7 @@ pub(crate) fn memory_object_of(graph: &TaskGraph, n: &Node) -> Option<String> {
 
 /// The readable label of a node: operation, file:line, which memory (buffer
 /// or bytes), ×count, device time.
-fn node_label(n: &Node, memory: Option<&str>) -> String {
+fn node_label(n: &Node, memory: Option<&str>, in_sycl_graph: bool) -> String {
     let mut lines = vec![shorten(&n.operation, LABEL_MAX_CHARS)];
     if let Some(file) = &n.source_file {
         lines.push(match n.source_line {
@@ -196,7 +204,11 @@ fn node_label(n: &Node, memory: Option<&str>) -> String {
     if let Some(bytes) = n.bytes() {
         lines.push(format!("{bytes} bytes"));
     }
-    lines.push(format!("×{}", n.submissions));
+    if n.submissions > 0 || !in_sycl_graph {
+        lines.push(format!("×{}", n.submissions));
+    } else {
+        lines.push("runs in each replay".to_string());
+    }
     let d = &n.times.device;
     if d.count > 0 {
         lines.push(format!("device {}", format_ns(d.total_ns)));
@@ -208,7 +220,14 @@ fn node_label(n: &Node, memory: Option<&str>) -> String {
 fn node_stmt(graph: &TaskGraph, n: &Node) -> Stmt {
     let memory = memory_object_of(graph, n);
     let mut a = vec![
-        attr("label", node_label(n, memory.as_deref())),
+        attr(
+            "label",
+            node_label(
+                n,
+                memory.as_deref(),
+                graph.sycl_graphs().member_of(n.id).is_some(),
+            ),
+        ),
         attr("kind", n.kind.as_str()),
         attr("operation", &n.operation),
         attr("count", n.submissions.to_string()),
@@ -241,6 +260,14 @@ fn node_stmt(graph: &TaskGraph, n: &Node) -> Stmt {
     if d.count > 0 {
         a.push(attr("device_total_ns", d.total_ns.to_string()));
         a.push(attr("timed", d.count.to_string()));
+    }
+    if let Some(g) = graph.sycl_graphs().replayed_by(n.id) {
+        let members: Vec<String> = g.members.iter().map(|m| node_dot_id(*m)).collect();
+        a.push(attr("sycl_graph", g.number.to_string()));
+        a.push(attr("members", members.join(" ")));
+        if let Some(ns) = g.finalize_ns() {
+            a.push(attr("finalize_ns", ns.to_string()));
+        }
     }
     let (shape, style, fill) = look(n.kind);
     a.push(attr("shape", shape));
@@ -354,6 +381,7 @@ pub fn ranked_last(graph: &TaskGraph, drawn: &[&Edge]) -> Vec<NodeId> {
         .nodes()
         .map(|n| n.id)
         .filter(|id| *id > latest && !connected.contains(id))
+        .filter(|id| graph.sycl_graphs().member_of(*id).is_none())
         .collect()
 }
 
@@ -411,6 +439,7 @@ fn kind_meaning(kind: NodeKind) -> &'static str {
         NodeKind::Barrier => "barrier (octagon)",
         NodeKind::Virtual => "event of an untraced command (dashed ellipse)",
         NodeKind::Other => "other (ellipse)",
+        NodeKind::Graph => "replays of a SYCL graph (3-D box)",
     }
 }
 
@@ -476,7 +505,14 @@ pub fn to_dot(graph: &TaskGraph) -> Graph {
             attr("fontsize", "9"),
         ])),
     ];
-    stmts.extend(graph.nodes().map(|n| node_stmt(graph, n)));
+    let sycl_graphs = graph.sycl_graphs();
+    stmts.extend(
+        graph
+            .nodes()
+            .filter(|n| sycl_graphs.member_of(n.id).is_none())
+            .map(|n| node_stmt(graph, n)),
+    );
+    stmts.extend(sycl_graphs.iter().filter_map(|g| sycl_graph_cluster(graph, g)));
     let carried = loop_carried_edges(graph);
     let drawn: Vec<&Edge> = graph.edges().filter(|e| !hidden(graph, e)).collect();
     let last = ranked_last(graph, &drawn);
@@ -500,6 +536,73 @@ pub fn to_dot(graph: &TaskGraph) -> Graph {
         strict: false,
         stmts,
     }
+}
+
+/// The subgraph `cluster_sycl_graph_<n>` of one SYCL graph: its member
+/// commands (those it claimed first) and the edges between them, labelled
+/// with the graph's name, the source location of its first located member,
+/// what finalising it cost and how often it was replayed. `None` when all
+/// its commands are drawn in an earlier graph's (the same modifiable graph
+/// finalised again): its replay node's `members` attribute names them.
+fn sycl_graph_cluster(graph: &TaskGraph, g: &SyclGraph) -> Option<Stmt> {
+    let replay = g.node.and_then(|id| graph.node(id));
+    let mut label = format!("graph {}", g.number);
+    let located = g
+        .members
+        .iter()
+        .filter_map(|id| graph.node(*id))
+        .find(|n| n.source_file.is_some());
+    if let Some(n) = located {
+        let file = base_name(n.source_file.as_deref().unwrap_or_default());
+        match n.source_line {
+            Some(line) => label.push_str(&format!(" ({file}:{line})")),
+            None => label.push_str(&format!(" ({file})")),
+        }
+    }
+    if let Some(ns) = g.finalize_ns() {
+        label.push_str(&format!("\nfinalised in {}", format_ns(ns)));
+    }
+    if let Some(r) = replay {
+        label.push_str(&format!(", replayed ×{}", r.submissions));
+    }
+    let mut stmts = vec![
+        Stmt::Attribute(attr("label", label)),
+        Stmt::Attribute(attr("style", "rounded,dashed")),
+        Stmt::Attribute(attr("sycl_graph", g.number.to_string())),
+    ];
+    let number = g.number.to_string();
+    for id in &g.members {
+        let Some(n) = graph.node(*id) else { continue };
+        if graph.sycl_graphs().member_of(*id) != Some(g.number) {
+            continue;
+        }
+        if let Stmt::Node(mut node) = node_stmt(graph, n) {
+            node.attributes.push(attr("sycl_graph", &number));
+            node.attributes
+                .push(attr("inside_replay", INSIDE_REPLAY_UNTIMED));
+            stmts.push(Stmt::Node(node));
+        }
+    }
+    for (source, target) in &g.edges {
+        stmts.push(Stmt::Edge(DotEdge {
+            ty: EdgeTy::Pair(
+                Vertex::N(DotNodeId(Id::Plain(node_dot_id(*source)), None)),
+                Vertex::N(DotNodeId(Id::Plain(node_dot_id(*target)), None)),
+            ),
+            attributes: vec![
+                attr("kind", "sycl_graph"),
+                attr("sycl_graph", &number),
+                attr("label", "in graph"),
+            ],
+        }));
+    }
+    if !stmts.iter().any(|s| matches!(s, Stmt::Node(_))) {
+        return None;
+    }
+    Some(Stmt::Subgraph(Subgraph {
+        id: Id::Plain(format!("cluster_sycl_graph_{}", g.number)),
+        stmts,
+    }))
 }
 
 /// The text of `graph.dot`.

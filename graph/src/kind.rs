@@ -50,11 +50,14 @@ pub enum NodeKind {
     Virtual,
     /// Anything else (host accessor locks, prefetch, advise, unknown nodes).
     Other,
+    /// One replay of a SYCL graph (`queue::ext_oneapi_graph`): the whole
+    /// executable graph run as one device command.
+    Graph,
 }
 
 impl NodeKind {
     /// Every kind, in declaration order.
-    pub const ALL: [NodeKind; 11] = [
+    pub const ALL: [NodeKind; 12] = [
         NodeKind::Kernel,
         NodeKind::Memcpy,
         NodeKind::Memset,
@@ -66,6 +69,7 @@ impl NodeKind {
         NodeKind::Barrier,
         NodeKind::Virtual,
         NodeKind::Other,
+        NodeKind::Graph,
     ];
 
     /// The lowercase word used in every output.
@@ -82,6 +86,7 @@ impl NodeKind {
             NodeKind::Barrier => "barrier",
             NodeKind::Virtual => "virtual",
             NodeKind::Other => "other",
+            NodeKind::Graph => "graph",
         }
     }
 
@@ -95,6 +100,7 @@ impl NodeKind {
                 | NodeKind::Memset
                 | NodeKind::Fill
                 | NodeKind::Copy
+                | NodeKind::Graph
         )
     }
 
@@ -125,6 +131,7 @@ pub const HINTS: &[(&str, NodeKind, Option<&str>)] = &[
         Some("memset"),
     ),
     ("memory_transfer_node::fill", NodeKind::Fill, Some("fill")),
+    (SYCL_GRAPH_HINT, NodeKind::Graph, None),
     ("memory_allocation_node", NodeKind::Alloc, None),
     ("sub_buffer_creation_node", NodeKind::Alloc, None),
     ("memory_deallocation_node", NodeKind::Dealloc, None),
@@ -202,6 +209,10 @@ pub const HINT_FALLBACKS: &[(&str, NodeKind)] = &[
     ("command_group_node", NodeKind::Kernel),
     ("memory_transfer_node", NodeKind::Copy),
 ];
+
+/// The kind hint syclgraph gives the node of a SYCL graph's replays (the
+/// runtime sends no node_create for them).
+pub const SYCL_GRAPH_HINT: &str = "sycl_graph";
 
 /// The prefix of the runtime's virtual node names.
 pub const VIRTUAL_PREFIX: &str = "virtual_node[";
@@ -407,7 +418,8 @@ mod tests {
                 "copy",
                 "barrier",
                 "virtual",
-                "other"
+                "other",
+                "graph"
             ]
         );
     }
@@ -419,7 +431,7 @@ mod tests {
             .filter(|k| k.is_device_command())
             .map(|k| k.as_str())
             .collect();
-        assert_eq!(device, ["kernel", "memcpy", "memset", "fill", "copy"]);
+        assert_eq!(device, ["kernel", "memcpy", "memset", "fill", "copy", "graph"]);
     }
 
     #[test]

@@ -62,6 +62,7 @@ pub mod record;
 pub mod spans;
 mod start_order;
 pub mod summary;
+pub mod sycl_graphs;
 pub mod timing;
 pub mod windows;
 

@@ -51,6 +51,7 @@ use crate::record::{
     TimingStatus,
 };
 use crate::spans::{HostSpan, SpanRecord, SpanTracker};
+use crate::sycl_graphs::SyclGraphs;
 use crate::timing::UntimedCounts;
 use crate::windows::{Window, Windows};
 
@@ -169,6 +170,8 @@ pub struct TaskGraph {
     instance_graph: InstanceGraph,
     /// The critical path and idle gaps, fed as instances are finalised.
     critical: CriticalPath,
+    /// SYCL graphs: their members, inner edges and replay nodes.
+    sycl_graphs: SyclGraphs,
 }
 
 impl Default for TaskGraph {
@@ -238,6 +241,7 @@ impl TaskGraph {
             counters: Counters::default(),
             instance_graph: InstanceGraph::new(limits.max_instances),
             critical: CriticalPath::new(limits.max_instances),
+            sycl_graphs: SyclGraphs::default(),
         }
     }
 
@@ -439,7 +443,36 @@ impl TaskGraph {
                     set_once(&mut i.queue, queue_id)
                 });
             }
+            Record::GraphMember { graph, node } => {
+                self.touch(node);
+                self.sycl_graphs.member(graph, node);
+            }
+            Record::GraphEdge {
+                graph,
+                source,
+                target,
+            } => {
+                self.touch(source);
+                self.touch(target);
+                self.sycl_graphs.edge(graph, source, target);
+            }
+            Record::GraphFinalized {
+                graph,
+                node,
+                thread,
+                begin_ns,
+                end_ns,
+            } => {
+                self.touch(node);
+                self.sycl_graphs
+                    .finalized(graph, node, thread, (begin_ns, end_ns));
+            }
         }
+    }
+
+    /// The SYCL graphs seen (see [`crate::sycl_graphs`]).
+    pub fn sycl_graphs(&self) -> &SyclGraphs {
+        &self.sycl_graphs
     }
 
     /// The instance graph (submissions and the dependencies between them).

@@ -379,6 +379,41 @@ pub enum Record {
         /// The runtime's queue id.
         queue_id: u64,
     },
+    /// A command of a SYCL graph (`sycl_ext_oneapi_graph`): recorded on a
+    /// queue or added with the explicit API, and appended to the graph's
+    /// command buffer at finalisation. Never a submission that ran: it
+    /// runs inside each replay of `graph`.
+    GraphMember {
+        /// The executable graph (syclgraph's number, from 1).
+        graph: u32,
+        /// The command's node.
+        node: NodeId,
+    },
+    /// An edge inside a SYCL graph: `target` waits for `source` in every
+    /// replay (the command buffer's sync points).
+    GraphEdge {
+        /// The executable graph.
+        graph: u32,
+        /// The command depended on.
+        source: NodeId,
+        /// The dependent command.
+        target: NodeId,
+    },
+    /// A SYCL graph was finalised into an executable graph: its replays
+    /// are the instances of `node` (kind `graph`). The host span is the
+    /// command buffer's creation, appends and finalisation.
+    GraphFinalized {
+        /// The executable graph.
+        graph: u32,
+        /// The node whose instances are the replays.
+        node: NodeId,
+        /// Thread number.
+        thread: u32,
+        /// Start of the finalisation, host CLOCK_MONOTONIC ns.
+        begin_ns: u64,
+        /// End of the finalisation, host CLOCK_MONOTONIC ns.
+        end_ns: u64,
+    },
 }
 
 /// A dependency between two submissions (instances), not only between their

@@ -294,6 +294,12 @@ impl NodeTable {
         (resolved, entry)
     }
 
+    /// A new node id that no code location stands for (the node of a SYCL
+    /// graph's replays, a command appended to a command buffer).
+    pub fn fresh_id(&self) -> NodeId {
+        self.next.fetch_add(1, Ordering::Relaxed)
+    }
+
     /// Remembers which submission the event with `uid` stands for.
     #[inline]
     pub fn bind(&self, uid: u64, binding: Binding) {

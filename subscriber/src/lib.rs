@@ -33,6 +33,7 @@ pub mod itt;
 pub mod output;
 pub mod recorder;
 pub mod shutdown;
+pub mod sycl_graphs;
 pub mod thread_number;
 pub mod thread_state;
 pub mod timing_slot;

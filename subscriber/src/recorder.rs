@@ -9,6 +9,8 @@
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
 
+use syclgraph_graph::kind::SYCL_GRAPH_HINT;
+use syclgraph_graph::sycl_graphs::INSIDE_REPLAY_UNTIMED;
 use syclgraph_graph::record::{
     EdgeInfo, InstanceEdge, Metadata, NodeId, NodeInfo, Record, SpanKind, StrId,
 };
@@ -20,6 +22,7 @@ use crate::identity::{
     Binding, EdgeOrigin, EdgeTable, FastMap, Interner, NodeFlags, NodeTable, Resolved,
 };
 use crate::inbox::Inbox;
+use crate::sycl_graphs::{Building, CommandClass, GraphBook};
 use crate::thread_number;
 use crate::thread_state::{HeldSubmission, STATE};
 use crate::timing_slot::{is_retained, Timing, TimingSlot, NOT_READY_EVENT, NOT_RETAINED_EVENT};
@@ -83,6 +86,8 @@ pub struct Recorder {
     /// The queues made in order (`is_inorder` at queue_create), each with
     /// its last submission (one lookup per submission).
     in_order_queues: FastMap<u64, Option<(NodeId, u64)>>,
+    /// SYCL graphs: recorded commands, command buffers, replays.
+    pub graphs: GraphBook,
 }
 
 impl Recorder {
@@ -114,6 +119,7 @@ impl Recorder {
             max_ur_calls,
             deps: Dependencies::default(),
             in_order_queues: FastMap::default(),
+            graphs: GraphBook::default(),
         }
     }
 
@@ -191,6 +197,9 @@ impl Recorder {
                     unrecorded: false,
                 };
                 self.nodes.bind(event.unique_id(), binding);
+                // The submission ran through the scheduler: it goes out on
+                // its own, never taken for one recorded into a SYCL graph.
+                self.release_held();
                 return;
             }
         }
@@ -294,6 +303,11 @@ impl Recorder {
         if !self.running() {
             return self.node_create_stopped(event);
         }
+        if let Some(building) = STATE.with(|s| s.building.get()) {
+            if !event.has_source_file() {
+                return self.graph_member(building, event, kind);
+            }
+        }
         if let Some((node, instance)) = dependencies::open_task() {
             // Decided from the payload itself: looking the command up in the
             // node table would give it an id that is then never defined.
@@ -346,6 +360,8 @@ impl Recorder {
             thread: thread_number::current(),
             ns: monotonic_ns(),
             after: self.queue_order(node, instance, queue, flags.first_queue),
+            queue,
+            class: direct.and_then(|_| CommandClass::of_recorded(kind)),
         };
         if direct.is_some() {
             // A direct-path command runs its task on this thread inside
@@ -594,6 +610,10 @@ impl Recorder {
         }
         self.nodes.forget_here();
         match (dependencies::end_task(), held) {
+            (Some(open), Some(held))
+                if open.submission == (node, instance)
+                    && open.signalled.is_none()
+                    && self.recorded_into_graph(&held) => {}
             (Some(open), Some(held)) if open.submission == (node, instance) => {
                 let record = Record::SubmittedTask {
                     node,
@@ -874,5 +894,213 @@ impl Recorder {
     /// Counts a callback that came without the event it needs.
     pub fn count_without_event(&self) {
         self.losses.without_event.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// SYCL graphs (see [`crate::sycl_graphs`]): commands recorded into a graph,
+/// the command buffer built at finalisation, and the replays.
+impl Recorder {
+    /// Whether direct-path USM calls are followed now (through the hooks,
+    /// or on `ur.call.debug`): only then does a direct-path command whose
+    /// task ended without its UR call show it was recorded, not run.
+    fn usm_calls_followed() -> bool {
+        use crate::ur_calls::{RUNTIME_UR_CALLED, STREAM_REGISTERED, UR_LIMIT_REACHED};
+        crate::ur_hooks::ACTIVE.load(Ordering::Relaxed)
+            || (STREAM_REGISTERED.load(Ordering::Relaxed)
+                && RUNTIME_UR_CALLED.load(Ordering::Relaxed)
+                && !UR_LIMIT_REACHED.load(Ordering::Relaxed))
+    }
+
+    /// At the task end of a held direct-path submission that was not
+    /// signalled: true (and nothing is sent) when it made no UR call, so
+    /// it was recorded into a SYCL graph. Its place in its in-order queue
+    /// goes back to the submission before it.
+    #[cold]
+    fn recorded_into_graph(&self, held: &HeldSubmission) -> bool {
+        let Some(class) = held.class else {
+            return false;
+        };
+        let unrun = STATE.with(|s| s.direct_submission.get()) == Some(held.submission);
+        if !unrun || !Self::usm_calls_followed() {
+            return false;
+        }
+        STATE.with(|s| s.direct_submission.set(None));
+        if held.queue != 0 {
+            if let Some(mut last) = self.in_order_queues.get_mut(&held.queue) {
+                if *last == Some(held.submission) {
+                    *last = held.after;
+                }
+            }
+        }
+        dependencies::take_current();
+        self.graphs
+            .recorded(held.thread, held.submission.0, class);
+        true
+    }
+
+    /// `urCommandBufferCreateExp` returned `buffer` on this thread: the
+    /// commands appended until its finalisation are a new graph's.
+    pub fn graph_created(&self, buffer: usize, begin_ns: u64) {
+        if !self.running() {
+            return;
+        }
+        self.release_held();
+        let graph = self.graphs.created(thread_number::current(), buffer);
+        STATE.with(|s| {
+            s.building.set(Some(Building {
+                buffer,
+                graph,
+                begin_ns,
+            }))
+        });
+    }
+
+    /// node_create of a command appended to the command buffer this thread
+    /// is building: the recorded command it stands for, or a node of its
+    /// own (explicit API); either way a member of the graph, never a
+    /// submission. Its task and signal are ignored.
+    #[cold]
+    fn graph_member(&self, building: Building, event: EventRef<'_>, kind: CText) {
+        self.release_held();
+        let name = event.payload().map(|p| p.name).unwrap_or_default();
+        let class = CommandClass::of_appended(name);
+        let thread = thread_number::current();
+        let node = match self.graphs.next_recorded(thread, class) {
+            Some(node) => node,
+            None => {
+                let id = self.nodes.fresh_id();
+                self.define_node(id, event, kind.to_str());
+                id
+            }
+        };
+        self.nodes.bind(event.unique_id(), Binding::UNRECORDED);
+        STATE.with(|s| s.appending.set(Some(node)));
+        self.send(Record::GraphMember {
+            graph: building.graph,
+            node,
+        });
+    }
+
+    /// A `urCommandBufferAppend…Exp` returned: the command appended last
+    /// on this thread waits for the commands that gave `waits_for`, and
+    /// gives `gives`.
+    pub fn graph_append(&self, buffer: usize, waits_for: &[u32], gives: Option<u32>) {
+        let Some(node) = STATE.with(|s| s.appending.take()) else {
+            return;
+        };
+        let Some(graph) = self.graphs.graph_of(buffer) else {
+            return;
+        };
+        for &sync_point in waits_for {
+            if let Some(source) = self.graphs.giver(graph, sync_point) {
+                if source != node {
+                    self.send(Record::GraphEdge {
+                        graph,
+                        source,
+                        target: node,
+                    });
+                }
+            }
+        }
+        if let Some(sync_point) = gives {
+            self.graphs.gives(graph, sync_point, node);
+        }
+    }
+
+    /// `urCommandBufferFinalizeExp` returned on this thread: the graph's
+    /// node (kind `graph`, whose instances are the replays) is defined,
+    /// and the finalisation's host span sent.
+    pub fn graph_finalized(&self, buffer: usize) {
+        let Some(building) = STATE.with(|s| s.building.take()) else {
+            return;
+        };
+        STATE.with(|s| s.appending.set(None));
+        if building.buffer != buffer || !self.running() {
+            return;
+        }
+        let node = self.define_graph_node(building.graph);
+        self.graphs.set_node(buffer, node);
+        self.send(Record::GraphFinalized {
+            graph: building.graph,
+            node,
+            thread: thread_number::current(),
+            begin_ns: building.begin_ns,
+            end_ns: monotonic_ns(),
+        });
+    }
+
+    /// Defines the node of graph `graph`'s replays.
+    #[cold]
+    fn define_graph_node(&self, graph: u32) -> NodeId {
+        let id = self.nodes.fresh_id();
+        self.define_graph_node_as(id, graph);
+        id
+    }
+
+    /// Defines `id` as the node of graph `graph`'s replays.
+    #[cold]
+    fn define_graph_node_as(&self, id: NodeId, graph: u32) {
+        let info = NodeInfo {
+            id,
+            uid: 0,
+            kind_hint: SYCL_GRAPH_HINT.to_owned(),
+            name: format!("graph {graph}"),
+            metadata: vec![
+                ("inside_replay".to_owned(), INSIDE_REPLAY_UNTIMED.to_owned()),
+                ("sycl_graph".to_owned(), graph.to_string()),
+            ],
+            ..NodeInfo::default()
+        };
+        self.send(Record::NodeDefined(Box::new(info)));
+    }
+
+    /// `urEnqueueCommandBufferExp` returned: one replay of `buffer`'s
+    /// graph, an instance of its node submitted at `begin_ns` on this
+    /// thread's queue (the runtime's stashed queue id), after the events of
+    /// `waits_for`, timed by `device_event` (0: none).
+    pub fn graph_replay(
+        &self,
+        buffer: usize,
+        begin_ns: u64,
+        waits_for: impl Iterator<Item = usize>,
+        device_event: usize,
+    ) {
+        if !self.running() {
+            if self.paused() {
+                self.losses.while_stopped.fetch_add(1, Ordering::Relaxed);
+            }
+            return;
+        }
+        self.release_held();
+        let (exec, new) = self.graphs.replay(buffer, || self.nodes.fresh_id());
+        let Some(node) = exec.node else {
+            return;
+        };
+        if new {
+            // Finalised before syclgraph followed UR calls: no members known.
+            self.define_graph_node_as(node, exec.graph);
+        }
+        let instance = exec.replays;
+        let queue = self.xpti.stashed_queue_id().unwrap_or(0);
+        let thread = thread_number::current();
+        let held = HeldSubmission {
+            submission: (node, instance),
+            thread,
+            ns: begin_ns,
+            // The node has no first queue: every replay names its queue.
+            after: self.queue_order(node, instance, queue, 0),
+            queue,
+            class: None,
+        };
+        self.send_submitted(held);
+        self.wait_list_edges((node, instance), waits_for);
+        self.device_event(node, instance, device_event);
+        self.send(Record::Task {
+            node,
+            instance,
+            thread,
+            begin_ns,
+            end_ns: monotonic_ns(),
+        });
     }
 }

@@ -12,6 +12,7 @@ use syclgraph_graph::record::NodeId;
 
 use crate::dependencies::OpenTask;
 use crate::identity::{Binding, BoundKey};
+use crate::sycl_graphs::{Building, CommandClass};
 
 /// What one application thread's callbacks remember between calls.
 pub struct ThreadState {
@@ -33,6 +34,11 @@ pub struct ThreadState {
     /// ITT tasks begun on this thread while tracing was stopped and not
     /// ended yet: their ends are not sent ([`crate::recorder::Recorder::user_span`]).
     pub unsent_span_begins: Cell<u32>,
+    /// The SYCL graph's command buffer this thread is finalising
+    /// ([`crate::sycl_graphs`]).
+    pub building: Cell<Option<Building>>,
+    /// The graph command whose `urCommandBufferAppend…Exp` comes next.
+    pub appending: Cell<Option<NodeId>>,
 }
 
 /// A submission (node_create) kept back to go out with its task.
@@ -46,6 +52,10 @@ pub struct HeldSubmission {
     pub ns: u64,
     /// The in-order queue's previous submission, if any.
     pub after: Option<(NodeId, u64)>,
+    /// Its queue (0: unknown).
+    pub queue: u64,
+    /// What it does, when it may be recorded into a SYCL graph.
+    pub class: Option<CommandClass>,
 }
 
 thread_local! {
@@ -59,6 +69,8 @@ thread_local! {
             direct_submission: Cell::new(None),
             held: Cell::new(None),
             unsent_span_begins: Cell::new(0),
+            building: Cell::new(None),
+            appending: Cell::new(None),
         }
     };
 }

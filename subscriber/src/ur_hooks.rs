@@ -35,8 +35,11 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 use ur_sys::{
-    ur_context_handle_t, ur_device_handle_t, ur_event_handle_t, ur_kernel_handle_t,
-    ur_queue_handle_t, ur_queue_properties_t, ur_result_t, PFN_urEnqueueEventsWait,
+    ur_context_handle_t, ur_device_handle_t, ur_event_handle_t, ur_exp_command_buffer_handle_t,
+    ur_exp_command_buffer_sync_point_t, ur_kernel_handle_t, ur_queue_handle_t,
+    ur_queue_properties_t, ur_result_t, PFN_urCommandBufferAppendUSMFillExp,
+    PFN_urCommandBufferAppendUSMMemcpyExp, PFN_urCommandBufferCreateExp,
+    PFN_urCommandBufferFinalizeExp, PFN_urEnqueueCommandBufferExp, PFN_urEnqueueEventsWait,
     PFN_urEnqueueEventsWaitWithBarrierExt, PFN_urEnqueueKernelLaunchWithArgsExp,
     PFN_urEnqueueUSMFill, PFN_urEnqueueUSMMemcpy, PFN_urEnqueueUSMMemcpy2D, PFN_urQueueCreate,
 };
@@ -65,11 +68,21 @@ pub enum Hooked {
     EventsWaitWithBarrierExt,
     /// `urEnqueueKernelLaunchWithArgsExp`: how DPC++ 2026 launches kernels.
     KernelLaunchWithArgsExp,
+    /// `urCommandBufferCreateExp`: a SYCL graph is being finalised.
+    CommandBufferCreate,
+    /// `urCommandBufferAppendUSMMemcpyExp`: a graph's memcpy and its sync points.
+    CommandBufferAppendMemcpy,
+    /// `urCommandBufferAppendUSMFillExp`: a graph's memset/fill.
+    CommandBufferAppendFill,
+    /// `urCommandBufferFinalizeExp`: the graph is finalised.
+    CommandBufferFinalize,
+    /// `urEnqueueCommandBufferExp`: one replay of a SYCL graph.
+    EnqueueCommandBuffer,
 }
 
 impl Hooked {
     /// Every hooked function, in [`Hooked::index`] order.
-    pub const ALL: [Hooked; 8] = [
+    pub const ALL: [Hooked; 13] = [
         Hooked::QueueCreate,
         Hooked::UsmMemcpy,
         Hooked::UsmFill,
@@ -78,6 +91,11 @@ impl Hooked {
         Hooked::EventsWaitWithBarrier,
         Hooked::EventsWaitWithBarrierExt,
         Hooked::KernelLaunchWithArgsExp,
+        Hooked::CommandBufferCreate,
+        Hooked::CommandBufferAppendMemcpy,
+        Hooked::CommandBufferAppendFill,
+        Hooked::CommandBufferFinalize,
+        Hooked::EnqueueCommandBuffer,
     ];
 
     /// Position in [`Hooked::ALL`].
@@ -96,6 +114,11 @@ impl Hooked {
             Hooked::EventsWaitWithBarrier => "urEnqueueEventsWaitWithBarrier",
             Hooked::EventsWaitWithBarrierExt => "urEnqueueEventsWaitWithBarrierExt",
             Hooked::KernelLaunchWithArgsExp => "urEnqueueKernelLaunchWithArgsExp",
+            Hooked::CommandBufferCreate => "urCommandBufferCreateExp",
+            Hooked::CommandBufferAppendMemcpy => "urCommandBufferAppendUSMMemcpyExp",
+            Hooked::CommandBufferAppendFill => "urCommandBufferAppendUSMFillExp",
+            Hooked::CommandBufferFinalize => "urCommandBufferFinalizeExp",
+            Hooked::EnqueueCommandBuffer => "urEnqueueCommandBufferExp",
         }
     }
 }
@@ -201,6 +224,21 @@ fn hook_address(function: Hooked) -> usize {
         }
         Hooked::KernelLaunchWithArgsExp => {
             kernel_launch_with_args_exp as PFN_urEnqueueKernelLaunchWithArgsExp as usize
+        }
+        Hooked::CommandBufferCreate => {
+            command_buffer_create as PFN_urCommandBufferCreateExp as usize
+        }
+        Hooked::CommandBufferAppendMemcpy => {
+            command_buffer_append_memcpy as PFN_urCommandBufferAppendUSMMemcpyExp as usize
+        }
+        Hooked::CommandBufferAppendFill => {
+            command_buffer_append_fill as PFN_urCommandBufferAppendUSMFillExp as usize
+        }
+        Hooked::CommandBufferFinalize => {
+            command_buffer_finalize as PFN_urCommandBufferFinalizeExp as usize
+        }
+        Hooked::EnqueueCommandBuffer => {
+            enqueue_command_buffer as PFN_urEnqueueCommandBufferExp as usize
         }
     }
 }
@@ -386,3 +424,173 @@ enqueue_hook!(
     ),
     none
 );
+
+// SYCL graphs: the command buffer built at finalisation and its replays
+// (see crate::sycl_graphs). Same SAFETY as the hooks above; the recorder
+// calls only read the arguments the runtime passed, inside catch_unwind.
+
+/// The slice a UR wait list (`count` entries at `list`) stands for.
+///
+/// # Safety
+/// `list` holds `count` readable entries (or is null), for the call's
+/// duration.
+unsafe fn wait_slice<'a, T>(count: u32, list: *const T) -> &'a [T] {
+    if count == 0 || list.is_null() {
+        &[]
+    } else {
+        // SAFETY: guaranteed by the caller.
+        unsafe { std::slice::from_raw_parts(list, count as usize) }
+    }
+}
+
+/// Runs `f` on the recorder, a panic never crossing into the runtime.
+fn with_recorder(f: impl FnOnce(&crate::recorder::Recorder)) {
+    if let Some(recorder) = crate::recorder() {
+        let _ = catch_unwind(AssertUnwindSafe(|| f(recorder)));
+    }
+}
+
+unsafe extern "C" fn command_buffer_create(
+    context: ur_context_handle_t,
+    device: ur_device_handle_t,
+    desc: *const c_void,
+    buffer: *mut ur_exp_command_buffer_handle_t,
+) -> ur_result_t {
+    // SAFETY: see above.
+    let next: PFN_urCommandBufferCreateExp =
+        unsafe { std::mem::transmute(original(Hooked::CommandBufferCreate)) };
+    let begin_ns = crate::clock::monotonic_ns();
+    // SAFETY: see above.
+    let result = unsafe { next(context, device, desc, buffer) };
+    if result.is_success() && !buffer.is_null() {
+        // SAFETY: on success the call wrote its output handle here.
+        let handle = unsafe { *buffer } as usize;
+        with_recorder(|r| r.graph_created(handle, begin_ns));
+    }
+    result
+}
+
+/// After an append: the sync points it waits for and the one it gives.
+///
+/// # Safety
+/// The arguments are the append call's, as the runtime passed them.
+unsafe fn after_append(
+    result: ur_result_t,
+    buffer: ur_exp_command_buffer_handle_t,
+    wait_count: u32,
+    wait_list: *const ur_exp_command_buffer_sync_point_t,
+    sync_point: *mut ur_exp_command_buffer_sync_point_t,
+) {
+    if !result.is_success() {
+        return;
+    }
+    // SAFETY: the caller's wait list, valid for the call.
+    let waits = unsafe { wait_slice(wait_count, wait_list) };
+    // SAFETY: on success the call wrote the sync point here (when asked).
+    let gives = (!sync_point.is_null()).then(|| unsafe { *sync_point });
+    with_recorder(|r| r.graph_append(buffer as usize, waits, gives));
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn command_buffer_append_memcpy(
+    buffer: ur_exp_command_buffer_handle_t,
+    dst: *mut c_void,
+    src: *const c_void,
+    size: usize,
+    sync_count: u32,
+    sync_list: *const ur_exp_command_buffer_sync_point_t,
+    event_count: u32,
+    event_list: *const ur_event_handle_t,
+    sync_point: *mut ur_exp_command_buffer_sync_point_t,
+    event: *mut ur_event_handle_t,
+    command: *mut c_void,
+) -> ur_result_t {
+    // SAFETY: see above.
+    unsafe {
+        let next: PFN_urCommandBufferAppendUSMMemcpyExp =
+            std::mem::transmute(original(Hooked::CommandBufferAppendMemcpy));
+        let result = next(
+            buffer, dst, src, size, sync_count, sync_list, event_count, event_list, sync_point,
+            event, command,
+        );
+        after_append(result, buffer, sync_count, sync_list, sync_point);
+        result
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn command_buffer_append_fill(
+    buffer: ur_exp_command_buffer_handle_t,
+    memory: *mut c_void,
+    pattern: *const c_void,
+    pattern_size: usize,
+    size: usize,
+    sync_count: u32,
+    sync_list: *const ur_exp_command_buffer_sync_point_t,
+    event_count: u32,
+    event_list: *const ur_event_handle_t,
+    sync_point: *mut ur_exp_command_buffer_sync_point_t,
+    event: *mut ur_event_handle_t,
+    command: *mut c_void,
+) -> ur_result_t {
+    // SAFETY: see above.
+    unsafe {
+        let next: PFN_urCommandBufferAppendUSMFillExp =
+            std::mem::transmute(original(Hooked::CommandBufferAppendFill));
+        let result = next(
+            buffer,
+            memory,
+            pattern,
+            pattern_size,
+            size,
+            sync_count,
+            sync_list,
+            event_count,
+            event_list,
+            sync_point,
+            event,
+            command,
+        );
+        after_append(result, buffer, sync_count, sync_list, sync_point);
+        result
+    }
+}
+
+unsafe extern "C" fn command_buffer_finalize(
+    buffer: ur_exp_command_buffer_handle_t,
+) -> ur_result_t {
+    // SAFETY: see above.
+    let next: PFN_urCommandBufferFinalizeExp =
+        unsafe { std::mem::transmute(original(Hooked::CommandBufferFinalize)) };
+    // SAFETY: see above.
+    let result = unsafe { next(buffer) };
+    if result.is_success() {
+        with_recorder(|r| r.graph_finalized(buffer as usize));
+    }
+    result
+}
+
+unsafe extern "C" fn enqueue_command_buffer(
+    queue: ur_queue_handle_t,
+    buffer: ur_exp_command_buffer_handle_t,
+    wait_count: u32,
+    wait_list: *const ur_event_handle_t,
+    event: *mut ur_event_handle_t,
+) -> ur_result_t {
+    // SAFETY: see above.
+    let next: PFN_urEnqueueCommandBufferExp =
+        unsafe { std::mem::transmute(original(Hooked::EnqueueCommandBuffer)) };
+    let begin_ns = crate::clock::monotonic_ns();
+    // SAFETY: see above.
+    let result = unsafe { next(queue, buffer, wait_count, wait_list, event) };
+    if result.is_success() {
+        // SAFETY: the caller's wait list, valid for the call.
+        let waits = unsafe { wait_slice(wait_count, wait_list) };
+        // SAFETY: on success the call wrote its output event here.
+        let out = if event.is_null() { 0 } else { (unsafe { *event }) as usize };
+        with_recorder(|r| {
+            r.graph_replay(buffer as usize, begin_ns, waits.iter().map(|e| *e as usize), out)
+        });
+    }
+    result
+}

@@ -440,6 +440,12 @@ handle!(/// `ur_queue_handle_t`.
     ur_queue_handle_t_ => ur_queue_handle_t);
 handle!(/// `ur_mem_handle_t`: a buffer or an image.
     ur_mem_handle_t_ => ur_mem_handle_t);
+handle!(/// `ur_exp_command_buffer_handle_t`: a SYCL graph's command buffer.
+    ur_exp_command_buffer_handle_t_ => ur_exp_command_buffer_handle_t);
+
+/// `ur_exp_command_buffer_sync_point_t`: names a command appended to a
+/// command buffer, for the later appends that depend on it.
+pub type ur_exp_command_buffer_sync_point_t = u32;
 
 /// Opaque `ur_exp_kernel_arg_properties_t` (only pointed to).
 #[repr(C)]
@@ -930,6 +936,65 @@ pub type PFN_urEnqueueKernelLaunchWithArgsExp = unsafe extern "C" fn(
     numArgs: u32,
     pArgs: *const c_void,
     launchPropList: *const c_void,
+    numEventsInWaitList: u32,
+    phEventWaitList: *const ur_event_handle_t,
+    phEvent: *mut ur_event_handle_t,
+) -> ur_result_t;
+
+/// `urCommandBufferCreateExp(hContext, hDevice, pCommandBufferDesc,
+/// phCommandBuffer)`; the descriptor is passed through unread.
+pub type PFN_urCommandBufferCreateExp = unsafe extern "C" fn(
+    hContext: ur_context_handle_t,
+    hDevice: ur_device_handle_t,
+    pCommandBufferDesc: *const c_void,
+    phCommandBuffer: *mut ur_exp_command_buffer_handle_t,
+) -> ur_result_t;
+
+/// `urCommandBufferFinalizeExp(hCommandBuffer)`.
+pub type PFN_urCommandBufferFinalizeExp =
+    unsafe extern "C" fn(hCommandBuffer: ur_exp_command_buffer_handle_t) -> ur_result_t;
+
+/// `urCommandBufferAppendUSMMemcpyExp(hCommandBuffer, pDst, pSrc, size,
+/// numSyncPointsInWaitList, pSyncPointWaitList, numEventsInWaitList,
+/// phEventWaitList, pSyncPoint, phEvent, phCommand)` (UR 0.12).
+pub type PFN_urCommandBufferAppendUSMMemcpyExp = unsafe extern "C" fn(
+    hCommandBuffer: ur_exp_command_buffer_handle_t,
+    pDst: *mut c_void,
+    pSrc: *const c_void,
+    size: usize,
+    numSyncPointsInWaitList: u32,
+    pSyncPointWaitList: *const ur_exp_command_buffer_sync_point_t,
+    numEventsInWaitList: u32,
+    phEventWaitList: *const ur_event_handle_t,
+    pSyncPoint: *mut ur_exp_command_buffer_sync_point_t,
+    phEvent: *mut ur_event_handle_t,
+    phCommand: *mut c_void,
+) -> ur_result_t;
+
+/// `urCommandBufferAppendUSMFillExp(hCommandBuffer, pMemory, pPattern,
+/// patternSize, size, numSyncPointsInWaitList, pSyncPointWaitList,
+/// numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand)`
+/// (UR 0.12).
+pub type PFN_urCommandBufferAppendUSMFillExp = unsafe extern "C" fn(
+    hCommandBuffer: ur_exp_command_buffer_handle_t,
+    pMemory: *mut c_void,
+    pPattern: *const c_void,
+    patternSize: usize,
+    size: usize,
+    numSyncPointsInWaitList: u32,
+    pSyncPointWaitList: *const ur_exp_command_buffer_sync_point_t,
+    numEventsInWaitList: u32,
+    phEventWaitList: *const ur_event_handle_t,
+    pSyncPoint: *mut ur_exp_command_buffer_sync_point_t,
+    phEvent: *mut ur_event_handle_t,
+    phCommand: *mut c_void,
+) -> ur_result_t;
+
+/// `urEnqueueCommandBufferExp(hQueue, hCommandBuffer, numEventsInWaitList,
+/// phEventWaitList, phEvent)`: one replay of a SYCL graph.
+pub type PFN_urEnqueueCommandBufferExp = unsafe extern "C" fn(
+    hQueue: ur_queue_handle_t,
+    hCommandBuffer: ur_exp_command_buffer_handle_t,
     numEventsInWaitList: u32,
     phEventWaitList: *const ur_event_handle_t,
     phEvent: *mut ur_event_handle_t,
