@@ -22,7 +22,7 @@ use crate::identity::{
     Binding, EdgeOrigin, EdgeTable, FastMap, Interner, NodeFlags, NodeTable, Resolved,
 };
 use crate::inbox::Inbox;
-use crate::sycl_graphs::{Building, CommandClass, GraphBook};
+use crate::sycl_graphs::{metadata_number, Building, CommandClass, GraphBook, RecordedCommand};
 use crate::thread_number;
 use crate::thread_state::{HeldSubmission, STATE};
 use crate::timing_slot::{is_retained, Timing, TimingSlot, NOT_READY_EVENT, NOT_RETAINED_EVENT};
@@ -250,6 +250,17 @@ impl Recorder {
 
     #[cold]
     fn define_node(&self, id: NodeId, event: EventRef<'_>, kind_hint: &str) {
+        let info = self.node_info(id, event, kind_hint);
+        if crate::identity::virtual_event(&info.name).is_some() {
+            self.deps.hold_virtual(info);
+        } else {
+            self.send(Record::NodeDefined(Box::new(info)));
+        }
+    }
+
+    /// What the runtime tells about the node of `event` (payload, metadata).
+    #[cold]
+    fn node_info(&self, id: NodeId, event: EventRef<'_>, kind_hint: &str) -> NodeInfo {
         let payload = event.payload();
         let mut metadata = self.metadata(event);
         if !metadata.iter().any(|(k, _)| k == "queue_id") {
@@ -257,7 +268,7 @@ impl Recorder {
                 metadata.push(("queue_id".to_owned(), queue.to_string()));
             }
         }
-        let info = NodeInfo {
+        NodeInfo {
             id,
             uid: event.unique_id(),
             kind_hint: kind_hint.to_owned(),
@@ -268,11 +279,6 @@ impl Recorder {
             source_line: payload.map(|p| p.line).filter(|&l| l != 0),
             source_column: payload.map(|p| p.column).filter(|&c| c != 0),
             metadata,
-        };
-        if crate::identity::virtual_event(&info.name).is_some() {
-            self.deps.hold_virtual(info);
-        } else {
-            self.send(Record::NodeDefined(Box::new(info)));
         }
     }
 
@@ -613,7 +619,7 @@ impl Recorder {
             (Some(open), Some(held))
                 if open.submission == (node, instance)
                     && open.signalled.is_none()
-                    && self.recorded_into_graph(&held) => {}
+                    && self.recorded_into_graph(&held, event) => {}
             (Some(open), Some(held)) if open.submission == (node, instance) => {
                 let record = Record::SubmittedTask {
                     node,
@@ -866,6 +872,9 @@ impl Recorder {
         if created && get("is_inorder") == Some("true") {
             self.in_order_queues.entry(queue_id).or_insert(None);
         }
+        if let (true, Some(handle)) = (created, get("queue_handle").and_then(metadata_number)) {
+            self.graphs.queue_created(handle, queue_id);
+        }
         if created {
             let device = self.intern(get("sycl_device_name").unwrap_or(""));
             self.send(Record::QueueCreated {
@@ -916,7 +925,7 @@ impl Recorder {
     /// it was recorded into a SYCL graph. Its place in its in-order queue
     /// goes back to the submission before it.
     #[cold]
-    fn recorded_into_graph(&self, held: &HeldSubmission) -> bool {
+    fn recorded_into_graph(&self, held: &HeldSubmission, event: EventRef<'_>) -> bool {
         let Some(class) = held.class else {
             return false;
         };
@@ -933,8 +942,19 @@ impl Recorder {
             }
         }
         dependencies::take_current();
-        self.graphs
-            .recorded(held.thread, held.submission.0, class);
+        let (mut ptr, mut size) = (0, 0);
+        self.xpti.for_each_metadata(event, |key, value| match key {
+            "dest_memory_ptr" | "memory_ptr" => ptr = metadata_number(&value).unwrap_or(0),
+            "memory_size" => size = metadata_number(&value).unwrap_or(0),
+            _ => {}
+        });
+        let command = RecordedCommand {
+            node: held.submission.0,
+            class,
+            ptr,
+            size,
+        };
+        self.graphs.recorded(held.thread, command);
         true
     }
 
@@ -962,35 +982,42 @@ impl Recorder {
     #[cold]
     fn graph_member(&self, building: Building, event: EventRef<'_>, kind: CText) {
         self.release_held();
-        let name = event.payload().map(|p| p.name).unwrap_or_default();
-        let class = CommandClass::of_appended(name);
-        let thread = thread_number::current();
-        let node = match self.graphs.next_recorded(thread, class) {
-            Some(node) => node,
-            None => {
-                let id = self.nodes.fresh_id();
-                self.define_node(id, event, kind.to_str());
-                id
-            }
-        };
+        let info = self.node_info(NodeId::MAX, event, kind.to_str());
+        self.graphs
+            .appending(thread_number::current(), Box::new(info));
         self.nodes.bind(event.unique_id(), Binding::UNRECORDED);
-        STATE.with(|s| s.appending.set(Some(node)));
-        self.send(Record::GraphMember {
-            graph: building.graph,
-            node,
-        });
+        STATE.with(|s| s.appending.set(Some(building.graph)));
     }
 
     /// A `urCommandBufferAppend…Exp` returned: the command appended last
-    /// on this thread waits for the commands that gave `waits_for`, and
-    /// gives `gives`.
-    pub fn graph_append(&self, buffer: usize, waits_for: &[u32], gives: Option<u32>) {
-        let Some(node) = STATE.with(|s| s.appending.take()) else {
+    /// on this thread (a copy or fill of `size` bytes to `ptr`) is the
+    /// recorded command it matches, or a node of its own; it waits for the
+    /// commands that gave `waits_for`, and gives `gives`.
+    pub fn graph_append(
+        &self,
+        buffer: usize,
+        (class, ptr, size): (CommandClass, u64, u64),
+        waits_for: &[u32],
+        gives: Option<u32>,
+    ) {
+        if STATE.with(|s| s.appending.take()).is_none() {
             return;
-        };
+        }
         let Some(graph) = self.graphs.graph_of(buffer) else {
             return;
         };
+        let thread = thread_number::current();
+        let node = match self.graphs.appended(thread, class, ptr, size) {
+            Ok(node) => node,
+            Err(info) => {
+                let id = self.nodes.fresh_id();
+                let mut info = info.unwrap_or_default();
+                info.id = id;
+                self.send(Record::NodeDefined(info));
+                id
+            }
+        };
+        self.send(Record::GraphMember { graph, node });
         for &sync_point in waits_for {
             if let Some(source) = self.graphs.giver(graph, sync_point) {
                 if source != node {
@@ -1055,12 +1082,12 @@ impl Recorder {
     }
 
     /// `urEnqueueCommandBufferExp` returned: one replay of `buffer`'s
-    /// graph, an instance of its node submitted at `begin_ns` on this
-    /// thread's queue (the runtime's stashed queue id), after the events of
-    /// `waits_for`, timed by `device_event` (0: none).
+    /// graph, an instance of its node submitted at `begin_ns` on UR queue
+    /// `ur_queue` (its SYCL queue from queue_create's `queue_handle`),
+    /// after the events of `waits_for`, timed by `device_event` (0: none).
     pub fn graph_replay(
         &self,
-        buffer: usize,
+        (buffer, ur_queue): (usize, usize),
         begin_ns: u64,
         waits_for: impl Iterator<Item = usize>,
         device_event: usize,
@@ -1081,7 +1108,7 @@ impl Recorder {
             self.define_graph_node_as(node, exec.graph);
         }
         let instance = exec.replays;
-        let queue = self.xpti.stashed_queue_id().unwrap_or(0);
+        let queue = self.graphs.queue_of(ur_queue).unwrap_or(0);
         let thread = thread_number::current();
         let held = HeldSubmission {
             submission: (node, instance),

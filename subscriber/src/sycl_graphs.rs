@@ -16,20 +16,21 @@
 //! So a direct-path USM submission whose task ended without its UR call,
 //! while UR calls are followed, was recorded into a graph: it is kept here
 //! per thread ([`GraphBook::recorded`]) instead of being sent as a
-//! submission. At finalisation, the appended commands are matched in order
-//! with the thread's recorded ones (same class: copy or fill), or become
-//! nodes of their own (explicit API); the replays become instances of the
-//! graph's own node.
+//! submission. At finalisation, an appended command is the thread's
+//! recorded command of the same class (copy or fill), destination pointer
+//! and size, or a node of its own (explicit API, or recorded on another
+//! thread); the replays become instances of the graph's own node.
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
-use syclgraph_graph::record::NodeId;
+use syclgraph_graph::record::{NodeId, NodeInfo};
 
 use crate::identity::FastMap;
 use crate::xpti::CText;
 
-/// Recorded commands kept per thread before a finalisation claims them;
-/// more are counted in [`GraphBook::recorded_dropped`].
+/// Recorded commands kept per thread for finalisations to claim; the
+/// oldest beyond are forgotten and counted in [`GraphBook::recorded_dropped`].
 const MAX_RECORDED: usize = 4096;
 
 /// What a recorded or appended command does, to match the two.
@@ -54,16 +55,6 @@ impl CommandClass {
             Some(CommandClass::Fill)
         } else {
             None
-        }
-    }
-
-    /// The class of an appended command from its payload name (`copy usm`,
-    /// `fill usm`).
-    pub fn of_appended(name: &str) -> Option<CommandClass> {
-        match name {
-            "copy usm" | "copy 2d usm" => Some(CommandClass::Copy),
-            "fill usm" | "fill 2d usm" | "memset usm" => Some(CommandClass::Fill),
-            _ => None,
         }
     }
 }
@@ -91,16 +82,31 @@ pub struct ExecGraph {
     pub replays: u64,
 }
 
-/// The recorded commands of one thread.
+/// A command recorded into a graph: its node, what it does, the memory it
+/// writes (destination pointer) and how many bytes; an appended command
+/// with the same three is the same command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RecordedCommand {
+    /// Its node (its code location).
+    pub node: NodeId,
+    /// Copy or fill.
+    pub class: CommandClass,
+    /// The destination pointer.
+    pub ptr: u64,
+    /// Bytes.
+    pub size: u64,
+}
+
+/// What one thread is doing with graphs.
 #[derive(Default)]
-struct Recorded {
-    /// Recorded since the last finalisation began.
-    fresh: Vec<(NodeId, CommandClass)>,
-    /// The run the last finalisation used (a graph finalised again uses it
-    /// again).
-    last: Vec<(NodeId, CommandClass)>,
-    /// How far the finalisation in progress matched `last`.
-    cursor: usize,
+struct ThreadGraphs {
+    /// Its recorded commands, oldest first (at most [`MAX_RECORDED`]).
+    recorded: VecDeque<RecordedCommand>,
+    /// The recorded commands the graph being finalised claimed.
+    claimed: Vec<NodeId>,
+    /// The node definition of the appended command whose append call
+    /// comes next (sent only if no recorded command matches it).
+    appended: Option<Box<NodeInfo>>,
 }
 
 /// Every command buffer and recorded command seen.
@@ -109,37 +115,28 @@ pub struct GraphBook {
     next_graph: AtomicU32,
     buffers: FastMap<usize, ExecGraph>,
     sync_points: FastMap<(u32, u32), NodeId>,
-    recorded: FastMap<u32, Recorded>,
-    /// Recorded commands beyond [`MAX_RECORDED`] on one thread: left
-    /// unmatched (their appended commands become nodes of their own).
+    threads: FastMap<u32, ThreadGraphs>,
+    /// UR queue handle → SYCL queue id (queue_create's `queue_handle`).
+    queues: FastMap<u64, u64>,
+    /// Recorded commands forgotten because a thread kept more than
+    /// [`MAX_RECORDED`] (their appended commands become nodes of their own).
     pub recorded_dropped: AtomicU64,
 }
 
 impl GraphBook {
-    /// `node` was recorded into a graph on `thread` (it did not run).
-    pub fn recorded(&self, thread: u32, node: NodeId, class: CommandClass) {
-        let mut run = self.recorded.entry(thread).or_default();
-        if run.fresh.len() < MAX_RECORDED {
-            run.fresh.push((node, class));
-        } else {
+    /// `command` was recorded into a graph on `thread` (it did not run).
+    pub fn recorded(&self, thread: u32, command: RecordedCommand) {
+        let mut t = self.threads.entry(thread).or_default();
+        if t.recorded.len() == MAX_RECORDED {
+            t.recorded.pop_front();
             self.recorded_dropped.fetch_add(1, Ordering::Relaxed);
         }
+        t.recorded.push_back(command);
     }
 
     /// A command buffer was created on `thread`: a new executable graph.
     /// Returns its number.
     pub fn created(&self, thread: u32, buffer: usize) -> u32 {
-        let graph = self.new_graph(buffer);
-        if let Some(mut run) = self.recorded.get_mut(&thread) {
-            if !run.fresh.is_empty() {
-                run.last = std::mem::take(&mut run.fresh);
-            }
-            run.cursor = 0;
-        }
-        graph
-    }
-
-    fn new_graph(&self, buffer: usize) -> u32 {
         let graph = self.next_graph.fetch_add(1, Ordering::Relaxed) + 1;
         self.buffers.insert(
             buffer,
@@ -149,25 +146,56 @@ impl GraphBook {
                 replays: 0,
             },
         );
+        let mut t = self.threads.entry(thread).or_default();
+        t.claimed.clear();
+        t.appended = None;
         graph
     }
 
-    /// The recorded command the next appended command of `class` stands
-    /// for on `thread`, if the recorded run goes on with that class.
-    pub fn next_recorded(&self, thread: u32, class: Option<CommandClass>) -> Option<NodeId> {
-        let mut run = self.recorded.get_mut(&thread)?;
-        let at = run.cursor;
-        match (run.last.get(at), class) {
-            (Some(&(node, recorded)), Some(appended)) if recorded == appended => {
-                run.cursor += 1;
-                Some(node)
+    /// Keeps the definition of the command appended next on `thread`.
+    pub fn appending(&self, thread: u32, info: Box<NodeInfo>) {
+        self.threads.entry(thread).or_default().appended = Some(info);
+    }
+
+    /// The command appended on `thread` (a copy or fill of `size` bytes to
+    /// `ptr`): the newest recorded command that matches and the graph did
+    /// not claim yet (`Ok`), else the definition kept by
+    /// [`GraphBook::appending`] (`Err`; `None` if there was none).
+    pub fn appended(
+        &self,
+        thread: u32,
+        class: CommandClass,
+        ptr: u64,
+        size: u64,
+    ) -> Result<NodeId, Option<Box<NodeInfo>>> {
+        let mut t = self.threads.entry(thread).or_default();
+        let info = t.appended.take();
+        let claimed = &t.claimed;
+        let found = t
+            .recorded
+            .iter()
+            .rev()
+            .find(|c| {
+                c.class == class && c.ptr == ptr && c.size == size && !claimed.contains(&c.node)
+            })
+            .map(|c| c.node);
+        match found {
+            Some(node) => {
+                t.claimed.push(node);
+                Ok(node)
             }
-            _ => {
-                // The run does not match this graph: no guessing further.
-                run.cursor = usize::MAX;
-                None
-            }
+            None => Err(info),
         }
+    }
+
+    /// The SYCL queue `queue_id` is the UR queue `handle`.
+    pub fn queue_created(&self, handle: u64, queue_id: u64) {
+        self.queues.insert(handle, queue_id);
+    }
+
+    /// The SYCL queue of a UR queue handle.
+    pub fn queue_of(&self, handle: usize) -> Option<u64> {
+        self.queues.get(&(handle as u64)).map(|q| *q)
     }
 
     /// The graph of a command buffer.
@@ -211,34 +239,53 @@ impl GraphBook {
     }
 }
 
+/// A pointer or size in XPTI metadata text (decimal, or hex with `0x`).
+pub fn metadata_number(text: &str) -> Option<u64> {
+    match text.strip_prefix("0x") {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None => text.parse().ok(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_recorded_run_is_matched_in_order_and_reused_by_a_second_finalisation() {
-        let book = GraphBook::default();
-        book.recorded(1, 10, CommandClass::Copy);
-        book.recorded(1, 11, CommandClass::Fill);
-        assert_eq!(book.created(1, 0xa0), 1);
-        assert_eq!(book.next_recorded(1, Some(CommandClass::Copy)), Some(10));
-        assert_eq!(book.next_recorded(1, Some(CommandClass::Fill)), Some(11));
-        assert_eq!(book.next_recorded(1, Some(CommandClass::Fill)), None);
-        // Finalised again: the same recorded commands.
-        assert_eq!(book.created(1, 0xb0), 2);
-        assert_eq!(book.next_recorded(1, Some(CommandClass::Copy)), Some(10));
-        // Another thread recorded nothing.
-        assert_eq!(book.next_recorded(2, Some(CommandClass::Copy)), None);
+    fn cmd(node: NodeId, class: CommandClass, ptr: u64) -> RecordedCommand {
+        RecordedCommand {
+            node,
+            class,
+            ptr,
+            size: 64,
+        }
     }
 
     #[test]
-    fn a_mismatch_stops_matching() {
+    fn appended_commands_match_recorded_ones_by_class_pointer_and_size() {
         let book = GraphBook::default();
-        book.recorded(1, 10, CommandClass::Copy);
-        book.recorded(1, 11, CommandClass::Copy);
-        book.created(1, 0xa0);
-        assert_eq!(book.next_recorded(1, Some(CommandClass::Fill)), None);
-        assert_eq!(book.next_recorded(1, Some(CommandClass::Copy)), None);
+        book.recorded(1, cmd(10, CommandClass::Copy, 0xa));
+        book.recorded(1, cmd(11, CommandClass::Fill, 0xb));
+        book.recorded(1, cmd(12, CommandClass::Copy, 0xc));
+        assert_eq!(book.created(1, 0x100), 1);
+        // A second graph finalised first: its own commands.
+        assert_eq!(book.appended(1, CommandClass::Copy, 0xc, 64), Ok(12));
+        assert_eq!(book.created(1, 0x200), 2);
+        assert_eq!(book.appended(1, CommandClass::Copy, 0xa, 64), Ok(10));
+        assert_eq!(book.appended(1, CommandClass::Fill, 0xb, 64), Ok(11));
+        // Claimed once per graph; another size or class is not the same.
+        assert_eq!(book.appended(1, CommandClass::Copy, 0xa, 64), Err(None));
+        assert_eq!(book.appended(1, CommandClass::Fill, 0xa, 64), Err(None));
+        assert_eq!(book.appended(1, CommandClass::Copy, 0xa, 32), Err(None));
+        // Finalised again: the same commands.
+        book.created(1, 0x300);
+        assert_eq!(book.appended(1, CommandClass::Copy, 0xa, 64), Ok(10));
+        // Another thread recorded nothing: the kept definition comes back.
+        let info = Box::new(NodeInfo {
+            name: "copy usm".into(),
+            ..NodeInfo::default()
+        });
+        book.appending(2, info.clone());
+        assert_eq!(book.appended(2, CommandClass::Copy, 0xa, 64), Err(Some(info)));
     }
 
     #[test]
@@ -256,5 +303,15 @@ mod tests {
         assert_eq!(book.giver(1, 5), Some(10));
         assert_eq!(book.giver(2, 5), None);
         assert_eq!(book.graph_of(0xc0), Some(2));
+        book.queue_created(0x55, 3);
+        assert_eq!(book.queue_of(0x55), Some(3));
+        assert_eq!(book.queue_of(0x56), None);
+    }
+
+    #[test]
+    fn metadata_numbers_in_both_renderings() {
+        assert_eq!(metadata_number("262144"), Some(262_144));
+        assert_eq!(metadata_number("0x7f97d867f000"), Some(0x7f97_d867_f000));
+        assert_eq!(metadata_number("(null)"), None);
     }
 }

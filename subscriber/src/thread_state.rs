@@ -37,8 +37,9 @@ pub struct ThreadState {
     /// The SYCL graph's command buffer this thread is finalising
     /// ([`crate::sycl_graphs`]).
     pub building: Cell<Option<Building>>,
-    /// The graph command whose `urCommandBufferAppend…Exp` comes next.
-    pub appending: Cell<Option<NodeId>>,
+    /// The graph whose next command's `urCommandBufferAppend…Exp` comes
+    /// next on this thread (its node_create was seen).
+    pub appending: Cell<Option<u32>>,
 }
 
 /// A submission (node_create) kept back to go out with its task.

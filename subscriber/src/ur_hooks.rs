@@ -45,6 +45,8 @@ use ur_sys::{
 };
 use ze_bridge::entry_table::EntryTable;
 
+use crate::sycl_graphs::CommandClass;
+
 use crate::ur_calls::{
     profiling_change, ProfilingChange, PROFILING_PROPERTIES, QUEUES_FORCED, QUEUE_CREATIONS,
 };
@@ -477,6 +479,7 @@ unsafe extern "C" fn command_buffer_create(
 unsafe fn after_append(
     result: ur_result_t,
     buffer: ur_exp_command_buffer_handle_t,
+    command: (CommandClass, u64, u64),
     wait_count: u32,
     wait_list: *const ur_exp_command_buffer_sync_point_t,
     sync_point: *mut ur_exp_command_buffer_sync_point_t,
@@ -488,7 +491,7 @@ unsafe fn after_append(
     let waits = unsafe { wait_slice(wait_count, wait_list) };
     // SAFETY: on success the call wrote the sync point here (when asked).
     let gives = (!sync_point.is_null()).then(|| unsafe { *sync_point });
-    with_recorder(|r| r.graph_append(buffer as usize, waits, gives));
+    with_recorder(|r| r.graph_append(buffer as usize, command, waits, gives));
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -513,7 +516,8 @@ unsafe extern "C" fn command_buffer_append_memcpy(
             buffer, dst, src, size, sync_count, sync_list, event_count, event_list, sync_point,
             event, command,
         );
-        after_append(result, buffer, sync_count, sync_list, sync_point);
+        let command = (CommandClass::Copy, dst as u64, size as u64);
+        after_append(result, buffer, command, sync_count, sync_list, sync_point);
         result
     }
 }
@@ -551,7 +555,8 @@ unsafe extern "C" fn command_buffer_append_fill(
             event,
             command,
         );
-        after_append(result, buffer, sync_count, sync_list, sync_point);
+        let command = (CommandClass::Fill, memory as u64, size as u64);
+        after_append(result, buffer, command, sync_count, sync_list, sync_point);
         result
     }
 }
@@ -589,7 +594,8 @@ unsafe extern "C" fn enqueue_command_buffer(
         // SAFETY: on success the call wrote its output event here.
         let out = if event.is_null() { 0 } else { (unsafe { *event }) as usize };
         with_recorder(|r| {
-            r.graph_replay(buffer as usize, begin_ns, waits.iter().map(|e| *e as usize), out)
+            let waits = waits.iter().map(|e| *e as usize);
+            r.graph_replay((buffer as usize, queue as usize), begin_ns, waits, out)
         });
     }
     result
