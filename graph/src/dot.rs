@@ -16,9 +16,10 @@
 //! allocation/release nodes are left out. The graph's label is a legend.
 //! Each SYCL graph is a subgraph `cluster_sycl_graph_<n>` (attribute
 //! `sycl_graph`, label `graph <n> (file:line)`, what finalising it cost and
-//! how often it was replayed) holding its member commands (attributes
-//! `sycl_graph` and `inside_replay`) and the edges between them (`kind`
-//! `sycl_graph`); the replays are the node of kind `graph` outside it
+//! how often it was replayed) naming its member commands (declared at the
+//! top level with attributes `sycl_graph` and `inside_replay`; the edges
+//! between them have `kind` `sycl_graph`); the replays are the node of
+//! kind `graph` outside it
 //! (attributes `sycl_graph`, `members`: the member node ids, `finalize_ns`).
 //! Last, a subgraph `last` with `rank="sink"` names the unconnected nodes
 //! seen after every connected one ([`ranked_last`]).
@@ -512,7 +513,9 @@ pub fn to_dot(graph: &TaskGraph) -> Graph {
             .filter(|n| sycl_graphs.member_of(n.id).is_none())
             .map(|n| node_stmt(graph, n)),
     );
-    stmts.extend(sycl_graphs.iter().filter_map(|g| sycl_graph_cluster(graph, g)));
+    for g in sycl_graphs.iter() {
+        sycl_graph_cluster(graph, g, &mut stmts);
+    }
     let carried = loop_carried_edges(graph);
     let drawn: Vec<&Edge> = graph.edges().filter(|e| !hidden(graph, e)).collect();
     let last = ranked_last(graph, &drawn);
@@ -541,10 +544,12 @@ pub fn to_dot(graph: &TaskGraph) -> Graph {
 /// The subgraph `cluster_sycl_graph_<n>` of one SYCL graph: its member
 /// commands (those it claimed first) and the edges between them, labelled
 /// with the graph's name, the source location of its first located member,
-/// what finalising it cost and how often it was replayed. `None` when all
-/// its commands are drawn in an earlier graph's (the same modifiable graph
+/// what finalising it cost and how often it was replayed; none when all its
+/// commands are drawn in an earlier graph's (the same modifiable graph
 /// finalised again): its replay node's `members` attribute names them.
-fn sycl_graph_cluster(graph: &TaskGraph, g: &SyclGraph) -> Option<Stmt> {
+/// The member nodes and edges are declared at the top level, the cluster
+/// only names them: networkx (through pydot) reads no subgraph contents.
+fn sycl_graph_cluster(graph: &TaskGraph, g: &SyclGraph, out: &mut Vec<Stmt>) {
     let replay = g.node.and_then(|id| graph.node(id));
     let mut label = format!("graph {}", g.number);
     let located = g
@@ -580,11 +585,18 @@ fn sycl_graph_cluster(graph: &TaskGraph, g: &SyclGraph) -> Option<Stmt> {
             node.attributes.push(attr("sycl_graph", &number));
             node.attributes
                 .push(attr("inside_replay", INSIDE_REPLAY_UNTIMED));
-            stmts.push(Stmt::Node(node));
+            out.push(Stmt::Node(node));
+            stmts.push(Stmt::Node(DotNode::new(
+                DotNodeId(Id::Plain(node_dot_id(*id)), None),
+                vec![],
+            )));
         }
     }
+    if !stmts.iter().any(|s| matches!(s, Stmt::Node(_))) {
+        return;
+    }
     for (source, target) in &g.edges {
-        stmts.push(Stmt::Edge(DotEdge {
+        out.push(Stmt::Edge(DotEdge {
             ty: EdgeTy::Pair(
                 Vertex::N(DotNodeId(Id::Plain(node_dot_id(*source)), None)),
                 Vertex::N(DotNodeId(Id::Plain(node_dot_id(*target)), None)),
@@ -596,13 +608,10 @@ fn sycl_graph_cluster(graph: &TaskGraph, g: &SyclGraph) -> Option<Stmt> {
             ],
         }));
     }
-    if !stmts.iter().any(|s| matches!(s, Stmt::Node(_))) {
-        return None;
-    }
-    Some(Stmt::Subgraph(Subgraph {
+    out.push(Stmt::Subgraph(Subgraph {
         id: Id::Plain(format!("cluster_sycl_graph_{}", g.number)),
         stmts,
-    }))
+    }));
 }
 
 /// The text of `graph.dot`.

@@ -431,7 +431,10 @@ mod tests {
             .filter(|k| k.is_device_command())
             .map(|k| k.as_str())
             .collect();
-        assert_eq!(device, ["kernel", "memcpy", "memset", "fill", "copy", "graph"]);
+        assert_eq!(
+            device,
+            ["kernel", "memcpy", "memset", "fill", "copy", "graph"]
+        );
     }
 
     #[test]

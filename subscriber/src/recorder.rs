@@ -10,10 +10,10 @@ use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
 
 use syclgraph_graph::kind::SYCL_GRAPH_HINT;
-use syclgraph_graph::sycl_graphs::INSIDE_REPLAY_UNTIMED;
 use syclgraph_graph::record::{
     EdgeInfo, InstanceEdge, Metadata, NodeId, NodeInfo, Record, SpanKind, StrId,
 };
+use syclgraph_graph::sycl_graphs::INSIDE_REPLAY_UNTIMED;
 use ze_bridge::UrEvent;
 
 use crate::clock::monotonic_ns;

@@ -285,7 +285,10 @@ mod tests {
             ..NodeInfo::default()
         });
         book.appending(2, info.clone());
-        assert_eq!(book.appended(2, CommandClass::Copy, 0xa, 64), Err(Some(info)));
+        assert_eq!(
+            book.appended(2, CommandClass::Copy, 0xa, 64),
+            Err(Some(info))
+        );
     }
 
     #[test]

@@ -513,8 +513,17 @@ unsafe extern "C" fn command_buffer_append_memcpy(
         let next: PFN_urCommandBufferAppendUSMMemcpyExp =
             std::mem::transmute(original(Hooked::CommandBufferAppendMemcpy));
         let result = next(
-            buffer, dst, src, size, sync_count, sync_list, event_count, event_list, sync_point,
-            event, command,
+            buffer,
+            dst,
+            src,
+            size,
+            sync_count,
+            sync_list,
+            event_count,
+            event_list,
+            sync_point,
+            event,
+            command,
         );
         let command = (CommandClass::Copy, dst as u64, size as u64);
         after_append(result, buffer, command, sync_count, sync_list, sync_point);
@@ -592,7 +601,11 @@ unsafe extern "C" fn enqueue_command_buffer(
         // SAFETY: the caller's wait list, valid for the call.
         let waits = unsafe { wait_slice(wait_count, wait_list) };
         // SAFETY: on success the call wrote its output event here.
-        let out = if event.is_null() { 0 } else { (unsafe { *event }) as usize };
+        let out = if event.is_null() {
+            0
+        } else {
+            (unsafe { *event }) as usize
+        };
         with_recorder(|r| {
             let waits = waits.iter().map(|e| *e as usize);
             r.graph_replay((buffer as usize, queue as usize), begin_ns, waits, out)

@@ -91,9 +91,9 @@ int main(int argc, char **argv) {
     auto n1 = g.add([&](sycl::handler &h) { h.memcpy(a, b, bytes); });  // @node explicit_memcpy
     auto n2 = g.add([&](sycl::handler &h) { h.memset(b, 0, bytes); },  // @node explicit_memset
                     {exp_ext::property::node::depends_on(n1)});
-    auto exec = g.finalize(kProfiled);  // @node finalize
+    auto exec = g.finalize(kProfiled);  // @node finalize_explicit
     std::vector<sycl::event> runs;
-    for (int r = 0; r < replays; ++r) runs.push_back(q.ext_oneapi_graph(exec));  // @node replay
+    for (int r = 0; r < replays; ++r) runs.push_back(q.ext_oneapi_graph(exec));  // @node replay_explicit
     q.wait();
     for (int r = 0; r < replays; ++r) progs::print_profiling("replay", r, runs[r]);
   } else if (mode == "two") {
@@ -123,7 +123,7 @@ int main(int argc, char **argv) {
   } else if (mode == "twice") {
     exp_ext::command_graph g{q.get_context(), q.get_device()};
     g.begin_recording(q);
-    q.memcpy(a, b, bytes);  // @node graph_memcpy
+    q.memcpy(a, b, bytes);  // @node twice_memcpy
     g.end_recording(q);
     auto e1 = g.finalize(kProfiled);  // @node finalize_first
     auto e2 = g.finalize(kProfiled);  // @node finalize_second

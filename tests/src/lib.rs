@@ -263,6 +263,9 @@ pub struct DotGraph {
     pub nodes: BTreeMap<String, Attrs>,
     /// (from, to, attributes).
     pub edges: Vec<(String, String, Attrs)>,
+    /// Subgraph id → the ids of the nodes named in it and the edges drawn
+    /// in it (also in `nodes` and `edges` when declared there).
+    pub subgraphs: BTreeMap<String, (Vec<String>, Vec<(String, String)>)>,
 }
 
 impl DotGraph {
@@ -278,22 +281,44 @@ impl DotGraph {
         let mut out = DotGraph {
             nodes: BTreeMap::new(),
             edges: Vec::new(),
+            subgraphs: BTreeMap::new(),
         };
+        out.add(stmts, None);
+        out
+    }
+
+    /// Adds the statements of the graph or of subgraph `within`.
+    fn add(&mut self, stmts: Vec<dot::Stmt>, within: Option<&str>) {
         for stmt in stmts {
             match stmt {
                 dot::Stmt::Node(n) => {
-                    out.nodes.insert(id_text(&n.id.0), attrs(&n.attributes));
+                    let id = id_text(&n.id.0);
+                    if let Some(sub) = within {
+                        let entry = self.subgraphs.entry(sub.to_owned()).or_default();
+                        entry.0.push(id.clone());
+                    }
+                    // A bare mention in a subgraph adds no node.
+                    if within.is_none() || !n.attributes.is_empty() {
+                        self.nodes.insert(id, attrs(&n.attributes));
+                    }
                 }
                 dot::Stmt::Edge(e) => {
                     if let dot::EdgeTy::Pair(dot::Vertex::N(a), dot::Vertex::N(b)) = &e.ty {
-                        out.edges
-                            .push((id_text(&a.0), id_text(&b.0), attrs(&e.attributes)));
+                        let (a, b) = (id_text(&a.0), id_text(&b.0));
+                        if let Some(sub) = within {
+                            let entry = self.subgraphs.entry(sub.to_owned()).or_default();
+                            entry.1.push((a.clone(), b.clone()));
+                        }
+                        self.edges.push((a, b, attrs(&e.attributes)));
                     }
+                }
+                dot::Stmt::Subgraph(sub) => {
+                    let id = id_text(&sub.id);
+                    self.add(sub.stmts, Some(&id));
                 }
                 _ => {}
             }
         }
-        out
     }
 
     /// Nodes whose attribute `key` equals `value`.
