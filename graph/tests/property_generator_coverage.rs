@@ -116,6 +116,14 @@ fn streams_reach_every_oddity() {
                 Record::QueueDestroyed { .. } => hit("queue destroyed", true),
                 Record::Tracing { .. } => hit("tracing", true),
                 Record::InstanceQueue { .. } => hit("instance queue", true),
+                Record::GraphMember { .. } => hit("sycl graph member", true),
+                Record::GraphEdge { .. } => hit("sycl graph edge", true),
+                Record::GraphFinalized {
+                    end_ns, begin_ns, ..
+                } => {
+                    hit("sycl graph finalized", true);
+                    hit("sycl graph finalized backwards", end_ns < begin_ns);
+                }
                 Record::InstanceEdge(e) => {
                     hit("instance edge", true);
                     hit(
@@ -205,6 +213,9 @@ fn streams_reach_every_oddity() {
         "queue created",
         "queue destroyed",
         "instance queue",
+        "sycl graph member",
+        "sycl graph edge",
+        "sycl graph finalized",
         "instance edge",
         "complete",
         "complete device command",

@@ -137,6 +137,13 @@ impl Replay {
             // property_instance_graph covers these; windows.rs the windows.
             Record::InstanceEdge(_) | Record::Tracing { .. } => {}
             Record::InstanceQueue { node, .. } => self.touch(*node),
+            Record::GraphMember { node, .. } | Record::GraphFinalized { node, .. } => {
+                self.touch(*node)
+            }
+            Record::GraphEdge { source, target, .. } => {
+                self.touch(*source);
+                self.touch(*target);
+            }
         }
     }
 }

@@ -400,6 +400,36 @@ pub fn record() -> impl Strategy<Value = Record> {
                 .boxed(),
         ),
         (
+            1,
+            (1..4u32, node())
+                .prop_map(|(graph, node)| Record::GraphMember { graph, node })
+                .boxed(),
+        ),
+        (
+            1,
+            (1..4u32, node(), node())
+                .prop_map(|(graph, source, target)| Record::GraphEdge {
+                    graph,
+                    source,
+                    target,
+                })
+                .boxed(),
+        ),
+        (
+            1,
+            (1..4u32, node(), thread(), ns(), ns())
+                .prop_map(
+                    |(graph, node, thread, begin_ns, end_ns)| Record::GraphFinalized {
+                        graph,
+                        node,
+                        thread,
+                        begin_ns,
+                        end_ns,
+                    },
+                )
+                .boxed(),
+        ),
+        (
             2,
             ((node(), inst()), (node(), inst()), any::<bool>())
                 .prop_map(|(source, target, queue_order)| {
@@ -692,6 +722,8 @@ pub struct ParsedDot {
     pub keys: Vec<String>,
     /// The nodes a `rank="sink"` subgraph puts last.
     pub ranked_last: Vec<String>,
+    /// SYCL graph clusters (`cluster_sycl_graph_<n>`) → the nodes they name.
+    pub clusters: HashMap<String, Vec<String>>,
 }
 
 fn attrs(list: &[Attribute], keys: &mut Vec<String>) -> Attrs {
@@ -734,9 +766,11 @@ pub fn parse_dot(text: &str) -> Result<ParsedDot, String> {
             Stmt::Attribute(a) => {
                 attrs(&[a], &mut out.keys);
             }
-            // graph.dot's one subgraph: `rank="sink"` and the ids of nodes
-            // declared above (the commands seen after every connected one).
+            // graph.dot's subgraphs: `last` (`rank="sink"`, the commands
+            // seen after every connected one) and one cluster per SYCL
+            // graph, each naming nodes declared above.
             Stmt::Subgraph(sub) => {
+                let sub_id = unquote(&sub.id);
                 for stmt in sub.stmts {
                     match stmt {
                         Stmt::Attribute(a) => {
@@ -747,7 +781,11 @@ pub fn parse_dot(text: &str) -> Result<ParsedDot, String> {
                             if !out.nodes.contains_key(&id) {
                                 return Err(format!("subgraph names undeclared node {id}"));
                             }
-                            out.ranked_last.push(id);
+                            if sub_id.starts_with("cluster_sycl_graph_") {
+                                out.clusters.entry(sub_id.clone()).or_default().push(id);
+                            } else {
+                                out.ranked_last.push(id);
+                            }
                         }
                         other => return Err(format!("unexpected in subgraph: {other:?}")),
                     }
