@@ -1,5 +1,6 @@
 //! A node's `count` (its `submissions`, the DOT `count` attribute and the
-//! `×N` of its label) is, as documented, the number of Submitted records
+//! `×N` of its label, or `runs in each replay` for a SYCL graph's command
+//! never submitted on its own) is, as documented, the number of Submitted records
 //! naming it, whatever order they came in, defined node or not; when each
 //! (node, instance) is submitted once, as the subscriber does, that is the
 //! number of distinct submitted instances. Each node's `times.finalised`
@@ -40,7 +41,13 @@ proptest! {
             }
             let attrs = &dot.nodes[&format!("n{}", n.id)];
             prop_assert_eq!(attrs["count"].clone(), records_for.to_string());
-            let times = format!("×{records_for}");
+            // A SYCL graph's command never submitted on its own says where
+            // it runs instead.
+            let in_graph = out.graph.sycl_graphs().member_of(n.id).is_some();
+            let times = match (records_for, in_graph) {
+                (0, true) => "runs in each replay".to_string(),
+                _ => format!("×{records_for}"),
+            };
             prop_assert!(attrs["label"].lines().any(|l| l == times), "{:?}", attrs["label"]);
             let handed = out.handed.iter().filter(|h| h.completed.node == n.id).count() as u64;
             prop_assert_eq!(n.times.finalised, handed, "node {}", n.id);
