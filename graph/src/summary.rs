@@ -397,6 +397,7 @@ pub fn summary_table(graph: &TaskGraph) -> String {
     if let Some(line) = warm_up_line(graph) {
         out.push_str(&line);
     }
+    out.push_str(&crate::sycl_graphs::summary_lines(graph));
     let mut dropped = Vec::new();
     if stats.instances_dropped > 0 {
         dropped.push(format!(
