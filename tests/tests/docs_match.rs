@@ -98,15 +98,25 @@ fn documented_csv_headers_and_columns_are_a_real_runs() {
 #[test]
 fn documented_graph_attributes_are_the_ones_written() {
     let traced = run_both("docs-attrs", || runtime_command(&program("pipeline")), &[]);
-    let graph = traced.graph();
+    // A SYCL graph's attributes come from a program that records one.
+    let sycl_graphs = run_both(
+        "docs-attrs-sycl-graphs",
+        || {
+            let mut cmd = runtime_command(&program("sycl_graphs"));
+            cmd.args(["record", "--settle-ms", "300"]);
+            cmd
+        },
+        &[],
+    );
+    let (graph, graph2) = (traced.graph(), sycl_graphs.graph());
     let text = guide();
     let node_doc = table_names(&text, "**Node attributes.**");
     let edge_doc = table_names(&text, "**Edge attributes.**");
     let written = |attrs: &mut dyn Iterator<Item = &Attrs>| -> BTreeSet<String> {
         attrs.flat_map(|a| a.keys().cloned()).collect()
     };
-    let node_real = written(&mut graph.nodes.values());
-    let edge_real = written(&mut graph.edges.iter().map(|(_, _, a)| a));
+    let node_real = written(&mut graph.nodes.values().chain(graph2.nodes.values()));
+    let edge_real = written(&mut graph.edges.iter().chain(&graph2.edges).map(|(_, _, a)| a));
     // Everything written is documented.
     for key in &node_real {
         assert!(
