@@ -263,9 +263,9 @@ pub struct DotGraph {
     pub nodes: BTreeMap<String, Attrs>,
     /// (from, to, attributes).
     pub edges: Vec<(String, String, Attrs)>,
-    /// Subgraph id → the ids of the nodes named in it and the edges drawn
-    /// in it (also in `nodes` and `edges` when declared there).
-    pub subgraphs: BTreeMap<String, (Vec<String>, Vec<(String, String)>)>,
+    /// Subgraph id → the ids of the nodes named in it (also in `nodes`
+    /// when declared there with attributes).
+    pub subgraphs: BTreeMap<String, Vec<String>>,
 }
 
 impl DotGraph {
@@ -295,7 +295,7 @@ impl DotGraph {
                     let id = id_text(&n.id.0);
                     if let Some(sub) = within {
                         let entry = self.subgraphs.entry(sub.to_owned()).or_default();
-                        entry.0.push(id.clone());
+                        entry.push(id.clone());
                     }
                     // A bare mention in a subgraph adds no node.
                     if within.is_none() || !n.attributes.is_empty() {
@@ -305,10 +305,6 @@ impl DotGraph {
                 dot::Stmt::Edge(e) => {
                     if let dot::EdgeTy::Pair(dot::Vertex::N(a), dot::Vertex::N(b)) = &e.ty {
                         let (a, b) = (id_text(&a.0), id_text(&b.0));
-                        if let Some(sub) = within {
-                            let entry = self.subgraphs.entry(sub.to_owned()).or_default();
-                            entry.1.push((a.clone(), b.clone()));
-                        }
                         self.edges.push((a, b, attrs(&e.attributes)));
                     }
                 }

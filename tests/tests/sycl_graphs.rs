@@ -60,7 +60,7 @@ fn replay_node(graph: &DotGraph, number: u32) -> (String, Attrs) {
 /// The member nodes named in `cluster_sycl_graph_<number>` (each declared
 /// with `sycl_graph` = number) and the graph's inner edges.
 fn cluster(graph: &DotGraph, number: u32) -> (Vec<String>, Vec<(String, String)>) {
-    let (members, _) = graph
+    let members = graph
         .subgraphs
         .get(&format!("cluster_sycl_graph_{number}"))
         .cloned()
