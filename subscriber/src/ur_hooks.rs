@@ -494,81 +494,59 @@ unsafe fn after_append(
     with_recorder(|r| r.graph_append(buffer as usize, command, waits, gives));
 }
 
-#[allow(clippy::too_many_arguments)]
-unsafe extern "C" fn command_buffer_append_memcpy(
-    buffer: ur_exp_command_buffer_handle_t,
-    dst: *mut c_void,
-    src: *const c_void,
-    size: usize,
-    sync_count: u32,
-    sync_list: *const ur_exp_command_buffer_sync_point_t,
-    event_count: u32,
-    event_list: *const ur_event_handle_t,
-    sync_point: *mut ur_exp_command_buffer_sync_point_t,
-    event: *mut ur_event_handle_t,
-    command: *mut c_void,
-) -> ur_result_t {
-    // SAFETY: see above.
-    unsafe {
-        let next: PFN_urCommandBufferAppendUSMMemcpyExp =
-            std::mem::transmute(original(Hooked::CommandBufferAppendMemcpy));
-        let result = next(
-            buffer,
-            dst,
-            src,
-            size,
-            sync_count,
-            sync_list,
-            event_count,
-            event_list,
-            sync_point,
-            event,
-            command,
-        );
-        let command = (CommandClass::Copy, dst as u64, size as u64);
-        after_append(result, buffer, command, sync_count, sync_list, sync_point);
-        result
-    }
+/// Defines the hook of a `urCommandBufferAppend…Exp` function: its
+/// prototype is `(hCommandBuffer, <args>, numSyncPointsInWaitList,
+/// pSyncPointWaitList, numEventsInWaitList, phEventWaitList, pSyncPoint,
+/// phEvent, phCommand)`; after the call the recorder learns the command
+/// (`$class`, `$target` pointer, `$size` bytes) and its sync points.
+macro_rules! append_hook {
+    ($name:ident, $hooked:expr, $pfn:ty, $class:expr, $target:ident, $size:ident,
+     ($($arg:ident: $ty:ty),*)) => {
+        #[allow(clippy::too_many_arguments)]
+        unsafe extern "C" fn $name(
+            buffer: ur_exp_command_buffer_handle_t,
+            $($arg: $ty,)*
+            sync_count: u32,
+            sync_list: *const ur_exp_command_buffer_sync_point_t,
+            event_count: u32,
+            event_list: *const ur_event_handle_t,
+            sync_point: *mut ur_exp_command_buffer_sync_point_t,
+            event: *mut ur_event_handle_t,
+            command: *mut c_void,
+        ) -> ur_result_t {
+            // SAFETY: see above.
+            unsafe {
+                let next: $pfn = std::mem::transmute(original($hooked));
+                let result = next(
+                    buffer, $($arg,)* sync_count, sync_list, event_count, event_list,
+                    sync_point, event, command,
+                );
+                let appended = ($class, $target as u64, $size as u64);
+                after_append(result, buffer, appended, sync_count, sync_list, sync_point);
+                result
+            }
+        }
+    };
 }
 
-#[allow(clippy::too_many_arguments)]
-unsafe extern "C" fn command_buffer_append_fill(
-    buffer: ur_exp_command_buffer_handle_t,
-    memory: *mut c_void,
-    pattern: *const c_void,
-    pattern_size: usize,
-    size: usize,
-    sync_count: u32,
-    sync_list: *const ur_exp_command_buffer_sync_point_t,
-    event_count: u32,
-    event_list: *const ur_event_handle_t,
-    sync_point: *mut ur_exp_command_buffer_sync_point_t,
-    event: *mut ur_event_handle_t,
-    command: *mut c_void,
-) -> ur_result_t {
-    // SAFETY: see above.
-    unsafe {
-        let next: PFN_urCommandBufferAppendUSMFillExp =
-            std::mem::transmute(original(Hooked::CommandBufferAppendFill));
-        let result = next(
-            buffer,
-            memory,
-            pattern,
-            pattern_size,
-            size,
-            sync_count,
-            sync_list,
-            event_count,
-            event_list,
-            sync_point,
-            event,
-            command,
-        );
-        let command = (CommandClass::Fill, memory as u64, size as u64);
-        after_append(result, buffer, command, sync_count, sync_list, sync_point);
-        result
-    }
-}
+append_hook!(
+    command_buffer_append_memcpy,
+    Hooked::CommandBufferAppendMemcpy,
+    PFN_urCommandBufferAppendUSMMemcpyExp,
+    CommandClass::Copy,
+    dst,
+    size,
+    (dst: *mut c_void, src: *const c_void, size: usize)
+);
+append_hook!(
+    command_buffer_append_fill,
+    Hooked::CommandBufferAppendFill,
+    PFN_urCommandBufferAppendUSMFillExp,
+    CommandClass::Fill,
+    memory,
+    size,
+    (memory: *mut c_void, pattern: *const c_void, pattern_size: usize, size: usize)
+);
 
 unsafe extern "C" fn command_buffer_finalize(
     buffer: ur_exp_command_buffer_handle_t,
