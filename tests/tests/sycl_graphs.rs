@@ -103,6 +103,52 @@ fn check_replays(rows: &[Row], stdout: &str, label: &str, first: u64, step: u64)
     }
 }
 
+/// The slices named `name` in trace.pftrace: (track name, begin, end),
+/// in time order.
+fn queue_slices(t: &Traced, name: &str) -> Vec<(String, u64, u64)> {
+    let code = r#"
+import sys
+from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
+trace = pb.Trace()
+trace.ParseFromString(open(sys.argv[1], "rb").read())
+tracks = {p.track_descriptor.uuid: p.track_descriptor.name
+          for p in trace.packet if p.HasField("track_descriptor")}
+open_at = {}
+for p in trace.packet:
+    if not p.HasField("track_event"):
+        continue
+    e = p.track_event
+    if e.type == 1 and e.name == sys.argv[2]:
+        open_at[e.track_uuid] = (p.timestamp, tracks.get(e.track_uuid, "?"))
+    elif e.type == 2 and e.track_uuid in open_at:
+        begin, track = open_at.pop(e.track_uuid)
+        print(track, begin, p.timestamp, sep="\t")
+"#;
+    let out = python_command_c(code)
+        .arg(t.dir.join("trace.pftrace"))
+        .arg(name)
+        .output()
+        .expect("run python");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut slices: Vec<(String, u64, u64)> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            (
+                f[0].to_owned(),
+                f[1].parse().unwrap(),
+                f[2].parse().unwrap(),
+            )
+        })
+        .collect();
+    slices.sort_by_key(|s| s.1);
+    slices
+}
+
 #[test]
 fn record_and_replay_gives_two_nodes_one_edge_and_five_timed_replays() {
     let t = run("sycl-graphs-record", &["record"]);
@@ -179,6 +225,21 @@ fn record_and_replay_gives_two_nodes_one_edge_and_five_timed_replays() {
         Some("5"),
         "{table_line}"
     );
+
+    // The timeline: one slice per replay on its queue's track, with the
+    // replays' own times (parsed with Perfetto's own protos).
+    let slices = queue_slices(&t, "graph 1");
+    let expected: Vec<(String, u64, u64)> = replays
+        .iter()
+        .map(|r| {
+            (
+                format!("queue {}", r["queue_id"]),
+                num(r, "start_ns"),
+                num(r, "end_ns"),
+            )
+        })
+        .collect();
+    assert_eq!(slices, expected);
 
     // The critical path: the five replays are five steps, in order, with
     // the replays' own times.
