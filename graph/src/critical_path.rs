@@ -244,6 +244,7 @@ pub struct CriticalPath {
     chains: Chains<Step, Arc<Folded>>,
     /// Earliest submission or start seen.
     first_ns: Option<u64>,
+    /// How the outputs name each device, by its index among the run's devices.
     devices: Vec<String>,
     /// The device each queue's commands named first.
     queue_devices: FxHashMap<u64, usize>,
@@ -385,14 +386,15 @@ impl CriticalPath {
         }
     }
 
-    /// An instance was finalised: `kind` is its node's, `device` its
-    /// node's device and `queue` its queue.
+    /// An instance was finalised: `kind` is its node's, `device` the
+    /// device it ran on (its index among the run's devices, and how the
+    /// outputs name it: `0.1 AMD EPYC`) and `queue` its queue.
     pub fn finalised(
         &mut self,
         key: InstanceKey,
         instance: &Instance,
         kind: NodeKind,
-        device: Option<&str>,
+        device: Option<(usize, &str)>,
         queue: Option<u64>,
     ) {
         let span = match kind {
@@ -403,12 +405,14 @@ impl CriticalPath {
             k if k.is_device_command() => instance.device_span(),
             _ => None,
         };
-        let mut device = device.map(|d| match self.devices.iter().position(|x| x == d) {
-            Some(at) => at,
-            None => {
-                self.devices.push(d.to_string());
-                self.devices.len() - 1
+        let mut device = device.map(|(at, display)| {
+            if self.devices.len() <= at {
+                self.devices.resize(at + 1, String::new());
             }
+            if self.devices[at] != display {
+                self.devices[at] = display.to_string();
+            }
+            at
         });
         // Direct-path USM commands name no device: their queue's, as other
         // commands on that queue named it.
@@ -826,21 +830,21 @@ mod tests {
             (0, 1),
             &kernel(1, 0, 0, 10),
             NodeKind::Kernel,
-            Some("d"),
+            Some((0, "d")),
             Some(1),
         );
         cp.finalised(
             (1, 1),
             &kernel(1, 1, 12, 20),
             NodeKind::Kernel,
-            Some("d"),
+            Some((0, "d")),
             Some(1),
         );
         cp.finalised(
             (2, 1),
             &kernel(1, 70, 75, 80),
             NodeKind::Kernel,
-            Some("d"),
+            Some((0, "d")),
             Some(1),
         );
         cp.finish();

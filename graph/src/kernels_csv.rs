@@ -7,12 +7,17 @@
 //! `instance`) names one instance of instances.dot. `start_ns`, `end_ns` and
 //! `duration_ns` are empty unless `timing` is `ok`; `bytes` comes from the
 //! metadata `memory_size` (or `size`); `global_size`/`local_size` from the
-//! metadata of the same names when present. Empty means unknown.
+//! metadata of the same names when present. `device` and `device_id` are
+//! the device the instance ran on ([`TaskGraph::instance_device`]: its
+//! queue's): its name and its label (`0`, `0.1`, ...; see
+//! [`crate::devices`]); without a known identity, the node's device name
+//! and an empty `device_id`. Empty means unknown.
 
 use std::io::{self, Write};
 
 use rustc_hash::FxHashMap;
 
+use crate::devices::Device;
 use crate::dot::node_dot_id;
 use crate::instance::{Completed, Instance};
 use crate::model::TaskGraph;
@@ -20,13 +25,14 @@ use crate::node::{Node, GLOBAL_SIZE_KEY, LOCAL_SIZE_KEY, QUEUE_ID_KEY};
 use crate::record::NodeId;
 
 /// The header of `kernels.csv`.
-pub const KERNEL_COLUMNS: [&str; 17] = [
+pub const KERNEL_COLUMNS: [&str; 18] = [
     "name",
     "kind",
     "node_id",
     "instance",
     "queue_id",
     "device",
+    "device_id",
     "thread_id",
     "submit_ns",
     "start_ns",
@@ -77,8 +83,8 @@ fn push_number(out: &mut Vec<u8>, num: &mut itoa::Buffer, value: Option<u64>) {
 
 /// The columns of a node's rows that are the same for all its instances,
 /// escaped once: `text` holds, back to back, `name,kind,node_id,` (up to
-/// `head`), the metadata queue id (up to `queue`), `,device,` (up to
-/// `device`) and `,global_size,local_size,bytes,source_file,source_line\n`.
+/// `head`), the metadata queue id (up to `queue`), the node's device name
+/// (up to `device`) and `,global_size,local_size,bytes,source_file,source_line\n`.
 struct NodeText {
     /// The [`Node::revision`] the text was made from.
     revision: u64,
@@ -105,9 +111,7 @@ impl NodeText {
         // the definition.
         push_field(&mut text, node.metadata_value(QUEUE_ID_KEY).unwrap_or(""));
         let queue = text.len();
-        text.push(b',');
         push_field(&mut text, node.device.as_deref().unwrap_or(""));
-        text.push(b',');
         let device = text.len();
         for value in [
             node.metadata_value(GLOBAL_SIZE_KEY),
@@ -172,16 +176,25 @@ impl<W: Write> KernelRowWriter<W> {
     /// a device command (or unknown to `graph`) and nothing was written.
     pub fn write(&mut self, graph: &TaskGraph, done: &Completed) -> io::Result<bool> {
         match graph.node(done.node) {
-            Some(node) => self.write_instance(node, &done.instance),
+            Some(node) => {
+                let device = graph.instance_device(node, &done.instance);
+                self.write_instance(node, &done.instance, device)
+            }
             None => Ok(false),
         }
     }
 
     /// Write the row of one instance of `node`; `Ok(false)` when `node` is
-    /// not a device command and nothing was written. The node's shared
+    /// not a device command and nothing was written. `device` is the
+    /// device it ran on ([`TaskGraph::instance_device`]). The node's shared
     /// columns come from the text cached for its id and
     /// [`Node::revision`].
-    pub fn write_instance(&mut self, node: &Node, instance: &Instance) -> io::Result<bool> {
+    pub fn write_instance(
+        &mut self,
+        node: &Node,
+        instance: &Instance,
+        device: Option<&Device>,
+    ) -> io::Result<bool> {
         if !node.kind.is_device_command() {
             return Ok(false);
         }
@@ -196,13 +209,14 @@ impl<W: Write> KernelRowWriter<W> {
             text,
             head,
             queue,
-            device,
+            device: device_end,
             ..
         } = cached;
         let out = &mut self.buf;
         // The shared text plus seven numbers of at most 20 digits, their
-        // commas and the timing status: one capacity check for the row.
-        out.reserve(text.len() + 7 * 21 + 16);
+        // commas, the timing status and the device: one capacity check for
+        // the row (a longer device name grows the buffer).
+        out.reserve(text.len() + 7 * 21 + 16 + 64);
         let mut num = itoa::Buffer::new();
         let span = instance.device_span();
         out.extend_from_slice(&text[..*head]);
@@ -212,7 +226,19 @@ impl<W: Write> KernelRowWriter<W> {
             Some(q) => push_number(out, &mut num, Some(q)),
             None => out.extend_from_slice(&text[*head..*queue]),
         }
-        out.extend_from_slice(&text[*queue..*device]);
+        out.push(b',');
+        match device {
+            Some(d) => {
+                push_field(out, &d.name);
+                out.push(b',');
+                push_field(out, &d.label);
+            }
+            None => {
+                out.extend_from_slice(&text[*queue..*device_end]);
+                out.push(b',');
+            }
+        }
+        out.push(b',');
         for value in [
             instance.thread.map(u64::from),
             instance.submit_ns,
@@ -224,7 +250,7 @@ impl<W: Write> KernelRowWriter<W> {
             out.push(b',');
         }
         out.extend_from_slice(instance.timing().as_str().as_bytes());
-        out.extend_from_slice(&text[*device..]);
+        out.extend_from_slice(&text[*device_end..]);
         self.rows += 1;
         if self.buf.len() >= BUFFER_BYTES {
             self.write_buffer()?;
@@ -289,12 +315,12 @@ pub fn write_kernel_rows<W: Write>(w: W, graph: &TaskGraph) -> io::Result<u64> {
     let mut rows = KernelRowWriter::new(w)?;
     for node in graph.nodes() {
         for instance in &node.instances {
-            rows.write_instance(node, instance)?;
+            rows.write_instance(node, instance, graph.instance_device(node, instance))?;
         }
     }
     for (id, instance) in graph.pending() {
         if let Some(node) = graph.node(id) {
-            rows.write_instance(node, instance)?;
+            rows.write_instance(node, instance, graph.instance_device(node, instance))?;
         }
     }
     rows.flush()?;

@@ -40,6 +40,7 @@
 mod chains;
 pub mod critical_output;
 pub mod critical_path;
+pub mod devices;
 pub mod dot;
 pub mod duration_samples;
 pub mod edge;

@@ -43,8 +43,9 @@ use crate::critical_path::CriticalPath;
 use crate::edge::Edge;
 use crate::instance::{Completed, Instance, InstanceStatus};
 use crate::instance_graph::InstanceGraph;
-use crate::node::{Node, QUEUE_ID_KEY};
+use crate::node::Node;
 use crate::pending::{Key, PendingTable};
+use crate::devices::{Device, DeviceTable};
 use crate::queues::{Queue, QueueTable};
 use crate::record::{
     DeviceTimes, EdgeId, EdgeInfo, InstanceEdge, NodeId, NodeInfo, Record, SpanKind, StrId,
@@ -164,6 +165,8 @@ pub struct TaskGraph {
     /// When tracing was on (see [`Record::Tracing`]).
     windows: Windows,
     queues: QueueTable,
+    /// The devices, by identity (handle).
+    devices: DeviceTable,
     strings: HashMap<StrId, Box<str>>,
     limits: Limits,
     counters: Counters,
@@ -236,6 +239,7 @@ impl TaskGraph {
             spans: SpanTracker::default(),
             windows: Windows::default(),
             queues: QueueTable::default(),
+            devices: DeviceTable::default(),
             strings: HashMap::default(),
             limits,
             counters: Counters::default(),
@@ -256,12 +260,18 @@ impl TaskGraph {
         self.counters.records += 1;
         match record {
             Record::String { id, text } => {
+                self.devices.string(id, &text);
                 self.strings.entry(id).or_insert(text);
             }
             Record::NodeDefined(info) => self.define_node(*info, done),
             Record::NodeMetadata { node, metadata } => {
                 let idx = self.touch(node);
-                self.graph[idx].merge_metadata(*metadata);
+                let n = &mut self.graph[idx];
+                n.merge_metadata(*metadata);
+                if let Some(handle) = n.device_handle {
+                    self.devices
+                        .named_text(handle, n.device.as_deref().unwrap_or(""));
+                }
                 self.recheck(node, done);
             }
             Record::EdgeDefined(info) => self.define_edge(*info),
@@ -422,8 +432,22 @@ impl TaskGraph {
             Record::QueueCreated {
                 queue_id,
                 device,
+                device_handle,
                 ns,
-            } => self.queues.created(queue_id, device, ns),
+            } => {
+                let strings = &self.strings;
+                let index = (device_handle != 0).then(|| {
+                    self.devices.named(device_handle, Some(device), |id| {
+                        strings.get(&id).map(|s| s.to_string())
+                    })
+                });
+                self.queues.created(queue_id, device, index, ns)
+            }
+            Record::DeviceDefined { device, parent } => {
+                if device != 0 {
+                    self.devices.defined(device, parent);
+                }
+            }
             Record::QueueDestroyed { queue_id, ns } => self.queues.destroyed(queue_id, ns),
             Record::InstanceEdge(edge) => {
                 self.critical.depends(edge);
@@ -614,6 +638,29 @@ impl TaskGraph {
         self.windows.list()
     }
 
+    /// The devices seen, by identity (a parent before its sub-devices).
+    pub fn devices(&self) -> &DeviceTable {
+        &self.devices
+    }
+
+    /// The index (in [`TaskGraph::devices`]) of the device `instance` of
+    /// `node` ran on: its queue's device (queue_create's `sycl_device`),
+    /// else its node's `sycl_device`. Direct-path USM commands name no
+    /// device in their metadata: their queue says it.
+    pub fn device_index(&self, node: &Node, instance: &Instance) -> Option<usize> {
+        instance
+            .queue
+            .or_else(|| node.queue_id())
+            .and_then(|q| self.queues.device_index(q))
+            .or_else(|| node.device_handle.and_then(|h| self.devices.index(h)))
+    }
+
+    /// The device `instance` of `node` ran on (see [`TaskGraph::device_index`]).
+    pub fn instance_device(&self, node: &Node, instance: &Instance) -> Option<&Device> {
+        self.device_index(node, instance)
+            .and_then(|d| self.devices.get(d))
+    }
+
     /// The queues seen, by id.
     pub fn queues(&self) -> Vec<Queue> {
         self.queues.queues(|id| self.string_or_id(id))
@@ -694,6 +741,10 @@ impl TaskGraph {
             self.counters.duplicate_node_definitions += 1;
         }
         node.define(info);
+        if let Some(handle) = node.device_handle {
+            let name = node.device.as_deref().unwrap_or("");
+            self.devices.named_text(handle, name);
+        }
         if existed {
             self.recheck(id, done);
         }
@@ -995,14 +1046,13 @@ impl TaskGraph {
     ) {
         instance.status = status;
         let idx = self.node_index(key.0);
+        let device = self.device_index(&self.graph[idx], &instance);
         let node = &mut self.graph[idx];
         node.times.add(node.kind, &instance);
-        let queue = instance.queue.or_else(|| {
-            node.metadata_value(QUEUE_ID_KEY)
-                .and_then(|q| q.parse().ok())
-        });
+        let queue = instance.queue.or_else(|| node.queue_id());
+        let device = device.map(|d| (d, self.devices.display(d)));
         self.critical
-            .finalised(key, &instance, node.kind, node.device.as_deref(), queue);
+            .finalised(key, &instance, node.kind, device, queue);
         if self.counters.kept < self.limits.max_instances {
             node.instances.push(instance);
             self.counters.kept += 1;

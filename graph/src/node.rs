@@ -11,6 +11,8 @@ use crate::timing::{DurationStats, UntimedCounts};
 
 /// The metadata key for the device name.
 pub const DEVICE_NAME_KEY: &str = "sycl_device_name";
+/// The metadata key for the device's identity (the runtime's device handle).
+pub const DEVICE_HANDLE_KEY: &str = "sycl_device";
 /// The metadata key for the queue id.
 pub const QUEUE_ID_KEY: &str = "queue_id";
 /// Metadata keys read for a command's byte count, first found wins.
@@ -122,6 +124,8 @@ pub struct Node {
     pub function: Option<String>,
     /// Device name (metadata `sycl_device_name`).
     pub device: Option<String>,
+    /// Device identity (metadata `sycl_device`: the runtime's device handle).
+    pub device_handle: Option<u64>,
     /// Every distinct queue id (metadata `queue_id`) sent for it, in order.
     pub queue_ids: Vec<String>,
     /// Source file, when known.
@@ -157,6 +161,7 @@ impl Node {
             operation: format!("undefined node {id}"),
             function: None,
             device: None,
+            device_handle: None,
             queue_ids: Vec::new(),
             source_file: None,
             source_line: None,
@@ -227,6 +232,16 @@ impl Node {
         self.operation = c.operation;
         self.function = c.function;
         self.device = self.metadata_value(DEVICE_NAME_KEY).map(str::to_string);
+        self.device_handle = self
+            .metadata_value(DEVICE_HANDLE_KEY)
+            .and_then(parse_handle)
+            .filter(|&h| h != 0);
+    }
+
+    /// The queue its metadata names (`queue_id`).
+    pub fn queue_id(&self) -> Option<u64> {
+        self.metadata_value(QUEUE_ID_KEY)
+            .and_then(|q| q.parse().ok())
     }
 
     /// The value of a metadata key.
@@ -254,6 +269,14 @@ impl Node {
     /// The queue ids joined by `;` (usually just one).
     pub fn queue_text(&self) -> Option<String> {
         (!self.queue_ids.is_empty()).then(|| self.queue_ids.join(";"))
+    }
+}
+
+/// A handle as metadata writes it: decimal, or `0x` hex.
+pub fn parse_handle(text: &str) -> Option<u64> {
+    match text.strip_prefix("0x") {
+        Some(hex) => u64::from_str_radix(hex, 16).ok(),
+        None => text.parse().ok(),
     }
 }
 
@@ -294,12 +317,14 @@ mod tests {
         n.define(info(&[
             ("kernel_name", "_ZTS3Foo"),
             ("sycl_device_name", "Intel CPU"),
+            ("sycl_device", "1440"),
             ("queue_id", "2"),
         ]));
         assert!(n.defined);
         assert_eq!(n.kind, NodeKind::Kernel);
         assert_eq!(n.operation, "Foo");
         assert_eq!(n.device.as_deref(), Some("Intel CPU"));
+        assert_eq!(n.device_handle, Some(0x5a0));
         assert_eq!(n.queue_ids, ["2"]);
         assert_eq!(n.location().as_deref(), Some("app.cpp:12"));
     }

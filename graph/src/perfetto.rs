@@ -10,6 +10,10 @@
 //!   submission made on it, named `submit <operation>` (a host task's span,
 //!   which is its run, is named by its operation, `host task`), and the
 //!   waits and barriers (`wait: <what>`, `barrier: <what>`);
+//! - one track group per device (`device <label> <name>`, the device's
+//!   identity as in `kernels.csv`'s `device_id`: two devices of one name
+//!   are two groups), a sub-device's group (a GPU's tile) under its
+//!   parent's, and in it
 //! - one track per device queue (`queue <id> <device>`) with every timed
 //!   device command as a slice from its device start to its device end,
 //!   the very numbers of `kernels.csv`'s `start_ns`/`end_ns`, named by the
@@ -49,6 +53,7 @@ use std::io::{self, Write};
 
 use rustc_hash::FxHashMap;
 
+use crate::devices::DeviceTable;
 use crate::instance::Completed;
 use crate::instance_graph::InstanceKey;
 use crate::kind::NodeKind;
@@ -88,6 +93,9 @@ const MAX_LANES: usize = 32;
 
 /// The process track.
 const PROCESS_TRACK: u64 = 1;
+/// The I-th device's track group is `DEVICE_TRACKS + I` (a group holds no
+/// slices: its uuid may be large).
+const DEVICE_TRACKS: u64 = 1 << 40;
 /// Host thread N's track is `2 + 2 N` and lane L of the I-th queue's
 /// `3 + 2 (I * 32 + L)`: even and odd, small numbers, so the uuid every
 /// event carries is a one- or two-byte varint.
@@ -252,6 +260,8 @@ struct NodeEvents {
 #[derive(Debug)]
 struct QueueTracks {
     index: u64,
+    /// Its device's track group (the process track when not known).
+    parent: u64,
     name: String,
     /// The latest end on each lane so far.
     lanes: Vec<u64>,
@@ -275,6 +285,8 @@ pub struct TraceWriter<W: Write> {
     /// By thread number (small and dense, as node ids): whether its track
     /// was described.
     threads: PerNode<bool>,
+    /// By device index: whether its track group was described.
+    devices: Vec<bool>,
     queues: FxHashMap<u64, QueueTracks>,
     /// By node id.
     nodes: PerNode<Option<NodeEvents>>,
@@ -606,6 +618,7 @@ impl<W: Write> TraceWriter<W> {
             slices: 0,
             flows: 0,
             threads: PerNode::default(),
+            devices: Vec::new(),
             queues: FxHashMap::default(),
             nodes: PerNode::default(),
             seen: Recent::default(),
@@ -932,13 +945,50 @@ impl<W: Write> TraceWriter<W> {
         uuid
     }
 
-    /// The track of a device slice [start, end] on `queue`: the first lane
-    /// whose slices all ended by `start`.
-    fn queue_track(&mut self, queue: u64, node: &Node, start: u64, end: u64) -> u64 {
+    /// The track group of the device at `index` (described with its
+    /// parents' the first time).
+    fn device_group(&mut self, devices: &DeviceTable, index: usize) -> u64 {
+        let uuid = DEVICE_TRACKS + index as u64;
+        if self.devices.get(index).copied().unwrap_or(false) {
+            return uuid;
+        }
+        if self.devices.len() <= index {
+            self.devices.resize(index + 1, false);
+        }
+        self.devices[index] = true;
+        let Some(device) = devices.get(index) else {
+            return uuid;
+        };
+        let parent = match device.parent {
+            Some(p) => self.device_group(devices, p),
+            None => PROCESS_TRACK,
+        };
+        let d = descriptor(uuid, Some(parent), format!("device {}", device.display()));
+        self.push(&d);
+        uuid
+    }
+
+    /// The track of a device slice [start, end] on `queue`, in the group of
+    /// `device` (its index in `devices`): the first lane whose slices all
+    /// ended by `start`.
+    fn queue_track(
+        &mut self,
+        queue: u64,
+        node: &Node,
+        (devices, device): (&DeviceTable, Option<usize>),
+        start: u64,
+        end: u64,
+    ) -> u64 {
+        let parent = match device {
+            Some(d) if !self.queues.contains_key(&queue) => self.device_group(devices, d),
+            _ => PROCESS_TRACK,
+        };
         let next = self.queues.len() as u64;
+        let name = device.and_then(|d| devices.get(d)).map(|d| d.display());
         let q = self.queues.entry(queue).or_insert_with(|| QueueTracks {
             index: next,
-            name: match (queue, node.device.as_deref()) {
+            parent,
+            name: match (queue, name.as_deref().or(node.device.as_deref())) {
                 (u64::MAX, Some(d)) => format!("queue ? {d}"),
                 (u64::MAX, None) => "queue ?".to_string(),
                 (q, Some(d)) => format!("queue {q} {d}"),
@@ -960,7 +1010,7 @@ impl<W: Write> TraceWriter<W> {
             } else {
                 format!("{} #{}", q.name, lane + 1)
             };
-            let d = descriptor(uuid, Some(PROCESS_TRACK), name);
+            let d = descriptor(uuid, Some(q.parent), name);
             self.push(&d);
         } else {
             q.lanes[lane] = q.lanes[lane].max(end);
@@ -1023,7 +1073,8 @@ impl<W: Write> TraceWriter<W> {
         }
         if let Some((start, end)) = device {
             let queue = i.queue.or(events.queue).unwrap_or(u64::MAX);
-            let track = self.queue_track(queue, node, start, end);
+            let on = (graph.devices(), graph.device_index(node, i));
+            let track = self.queue_track(queue, node, on, start, end);
             self.begin_event();
             self.next_flows.extend(waiting.out.iter());
             self.next_ends.extend(waiting.into.iter());

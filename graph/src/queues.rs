@@ -9,8 +9,10 @@ use crate::record::StrId;
 pub struct Queue {
     /// The runtime's queue id.
     pub id: u64,
-    /// Its device, when a QueueCreated named one.
+    /// Its device's name, when a QueueCreated named one.
     pub device: Option<String>,
+    /// Its device's index in the run's [`DeviceTable`](crate::devices::DeviceTable).
+    pub device_index: Option<usize>,
     /// Creation time, host ns.
     pub created_ns: Option<u64>,
     /// Destruction time, host ns.
@@ -28,16 +30,26 @@ pub(crate) struct QueueTable {
 #[derive(Clone, Copy, Debug, Default)]
 struct QueueEntry {
     device: Option<StrId>,
+    device_index: Option<usize>,
     created_ns: Option<u64>,
     destroyed_ns: Option<u64>,
 }
 
 impl QueueTable {
-    /// A queue was created (a second creation of the same id keeps the first).
-    pub fn created(&mut self, id: u64, device: StrId, ns: u64) {
+    /// A queue was created on the device at `device_index` (a second
+    /// creation of the same id keeps the first).
+    pub fn created(&mut self, id: u64, device: StrId, device_index: Option<usize>, ns: u64) {
         let q = self.queues.entry(id).or_default();
         q.device.get_or_insert(device);
+        if q.device_index.is_none() {
+            q.device_index = device_index;
+        }
         q.created_ns.get_or_insert(ns);
+    }
+
+    /// The index of the device the queue `id` was created on.
+    pub fn device_index(&self, id: u64) -> Option<usize> {
+        self.queues.get(&id).and_then(|q| q.device_index)
     }
 
     /// A queue was destroyed.
@@ -61,6 +73,7 @@ impl QueueTable {
             .map(|(&id, q)| Queue {
                 id,
                 device: q.device.map(&resolve),
+                device_index: q.device_index,
                 created_ns: q.created_ns,
                 destroyed_ns: q.destroyed_ns,
             })
@@ -76,12 +89,14 @@ mod tests {
     fn create_and_destroy_in_any_order() {
         let mut t = QueueTable::default();
         t.destroyed(2, 50);
-        t.created(1, 7, 10);
-        t.created(2, 8, 5);
-        t.created(1, 9, 11);
+        t.created(1, 7, Some(0), 10);
+        t.created(2, 8, None, 5);
+        t.created(1, 9, Some(1), 11);
         let q = t.queues(|id| format!("dev{id}"));
         assert_eq!(q.len(), 2);
         assert_eq!(q[0].device.as_deref(), Some("dev7"));
+        assert_eq!((q[0].device_index, t.device_index(1)), (Some(0), Some(0)));
+        assert_eq!(t.device_index(2), None);
         assert_eq!((q[0].created_ns, q[0].destroyed_ns), (Some(10), None));
         assert_eq!((q[1].created_ns, q[1].destroyed_ns), (Some(5), Some(50)));
     }

@@ -355,8 +355,19 @@ pub enum Record {
         queue_id: u64,
         /// Device name (interned).
         device: StrId,
+        /// The device's identity: the runtime's device handle (metadata
+        /// `sycl_device`, a `ur_device_handle_t`; 0 when not given).
+        device_handle: u64,
         /// Host CLOCK_MONOTONIC ns.
         ns: u64,
+    },
+    /// A device and its parent device (a sub-device, a GPU's tile), sent
+    /// before the first record that names the device.
+    DeviceDefined {
+        /// The runtime's device handle (`sycl_device`).
+        device: u64,
+        /// The parent device's handle; 0 for a root device.
+        parent: u64,
     },
     /// A queue was destroyed.
     QueueDestroyed {

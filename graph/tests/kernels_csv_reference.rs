@@ -12,6 +12,7 @@ use common::*;
 use proptest::prelude::*;
 use syclgraph_graph::node::QUEUE_ID_KEY;
 use syclgraph_graph::record::{Record, TimingStatus};
+use syclgraph_graph::devices::Device;
 use syclgraph_graph::{Completed, Instance, KernelRowWriter, Node, TaskGraph, KERNEL_COLUMNS};
 
 /// The rows as the csv crate writes them, one `write_field` per column.
@@ -26,7 +27,7 @@ impl Reference {
         Reference(csv)
     }
 
-    fn write(&mut self, node: &Node, instance: &Instance) {
+    fn write(&mut self, node: &Node, instance: &Instance, device: Option<&Device>) {
         if !node.kind.is_device_command() {
             return;
         }
@@ -43,7 +44,11 @@ impl Reference {
             format!("n{}", node.id),
             num(Some(instance.instance)),
             queue,
-            node.device.clone().unwrap_or_default(),
+            match device {
+                Some(d) => d.name.clone(),
+                None => node.device.clone().unwrap_or_default(),
+            },
+            device.map(|d| d.label.clone()).unwrap_or_default(),
             num(instance.thread.map(u64::from)),
             num(instance.submit_ns),
             num(span.map(|(s, _)| s)),
@@ -78,7 +83,7 @@ fn both(records: &[Record]) -> (String, String) {
         for c in done.drain(..) {
             rows.write(graph, &c).unwrap();
             if let Some(node) = graph.node(c.node) {
-                reference.write(node, &c.instance);
+                reference.write(node, &c.instance, graph.instance_device(node, &c.instance));
             }
         }
     };
@@ -201,8 +206,8 @@ fn one_writer_for_two_graphs_with_the_same_node_ids() {
     let mut reference = Reference::new();
     for g in [&a, &b, &a] {
         let node = g.node(0).unwrap();
-        rows.write_instance(node, &node.instances[0]).unwrap();
-        reference.write(node, &node.instances[0]);
+        rows.write_instance(node, &node.instances[0], None).unwrap();
+        reference.write(node, &node.instances[0], None);
     }
     assert_eq!(rows.into_inner().unwrap(), reference.into_bytes());
 }
@@ -218,7 +223,7 @@ fn dropping_the_writer_flushes_its_rows() {
     let mut out = Vec::new();
     {
         let mut rows = KernelRowWriter::new(&mut out).unwrap();
-        assert!(rows.write_instance(node, &node.instances[0]).unwrap());
+        assert!(rows.write_instance(node, &node.instances[0], None).unwrap());
     }
     assert_eq!(String::from_utf8(out).unwrap().lines().count(), 2);
 }

@@ -113,6 +113,7 @@ fn streams_reach_every_oddity() {
                 Record::SpanBegin { .. } => hit("span begin", true),
                 Record::SpanEnd { .. } => hit("span end", true),
                 Record::QueueCreated { .. } => hit("queue created", true),
+                Record::DeviceDefined { .. } => hit("device defined", true),
                 Record::QueueDestroyed { .. } => hit("queue destroyed", true),
                 Record::Tracing { .. } => hit("tracing", true),
                 Record::InstanceQueue { .. } => hit("instance queue", true),

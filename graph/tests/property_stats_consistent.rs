@@ -122,6 +122,7 @@ impl Replay {
                 queue_id,
                 device,
                 ns,
+                ..
             } => {
                 let q = self.queues.entry(*queue_id).or_default();
                 q.0.get_or_insert(*device);

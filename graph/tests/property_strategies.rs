@@ -379,7 +379,18 @@ pub fn record() -> impl Strategy<Value = Record> {
                 .prop_map(|(queue_id, device, ns)| Record::QueueCreated {
                     queue_id,
                     device,
+                    // Two devices of one name, told apart by handle.
+                    device_handle: 0x1000 + queue_id % 2,
                     ns,
+                })
+                .boxed(),
+        ),
+        (
+            1,
+            (0..2u64, any::<bool>())
+                .prop_map(|(device, tile)| Record::DeviceDefined {
+                    device: 0x1000 + device,
+                    parent: if tile { 0x2000 } else { 0 },
                 })
                 .boxed(),
         ),

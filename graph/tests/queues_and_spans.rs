@@ -12,6 +12,7 @@ fn queues_with_late_strings() {
         Record::QueueCreated {
             queue_id: 2,
             device: 5,
+            device_handle: 0,
             ns: 100,
         },
         Record::QueueDestroyed {

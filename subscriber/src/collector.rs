@@ -88,6 +88,8 @@ pub struct Collector {
     hooks: HookState,
     /// `urQueueCreate` calls the timestamp source was told about.
     queue_creations_seen: u64,
+    /// Devices (handles) already sent as [`Record::DeviceDefined`].
+    devices_defined: rustc_hash::FxHashSet<u64>,
     /// Whether the timestamp source was loaded yet (see
     /// [`Collector::load_timestamps`]).
     timing: TimingStart,
@@ -199,6 +201,7 @@ impl Collector {
             timing: TimingStart::Waiting,
             opened_loader: None,
             queue_creations_seen: 0,
+            devices_defined: Default::default(),
             tracing_layer_kept: None,
             held_submission: None,
             start_wait_warned: false,
@@ -489,7 +492,52 @@ impl Collector {
                 });
             }
         }
+        if let Record::QueueCreated { device_handle, .. } = record {
+            if device_handle != 0 {
+                self.define_device(device_handle);
+            }
+        }
         self.output.apply(record);
+    }
+
+    /// Sends the graph a [`Record::DeviceDefined`] for `device` and each of
+    /// its parents not defined yet, root first, before the first record
+    /// that names it: a sub-device (a GPU's tile) is then labelled under
+    /// its parent. The parents come from the timestamp source
+    /// (`urDeviceGetInfo(UR_DEVICE_INFO_PARENT_DEVICE)`), loaded here if it
+    /// was not yet: a queue was created, so the runtime's UR loader
+    /// finished its start-up. The handles stay valid: the runtime keeps
+    /// every device it made in its platform's cache until it tears down.
+    /// Without a source (device timing off, or none loaded) every device
+    /// is a root.
+    fn define_device(&mut self, device: u64) {
+        if !self.devices_defined.insert(device) {
+            return;
+        }
+        if self.timing == TimingStart::Waiting {
+            self.load_timestamps();
+        }
+        let mut chain = vec![(device, 0)];
+        if let Some(source) = &self.timestamps {
+            // A few levels at most (GPU, tile, compute slice); bounded all
+            // the same.
+            while chain.len() < 8 {
+                let last = chain.len() - 1;
+                match source.device_parent(chain[last].0 as usize) {
+                    Some(parent) if parent != 0 => {
+                        chain[last].1 = parent as u64;
+                        if !self.devices_defined.insert(parent as u64) {
+                            break;
+                        }
+                        chain.push((parent as u64, 0));
+                    }
+                    _ => break,
+                }
+            }
+        }
+        for &(device, parent) in chain.iter().rev() {
+            self.output.apply(Record::DeviceDefined { device, parent });
+        }
     }
 
     /// Reads pending events in the order they were signalled, up to the

@@ -877,9 +877,13 @@ impl Recorder {
         }
         if created {
             let device = self.intern(get("sycl_device_name").unwrap_or(""));
+            let device_handle = get("sycl_device")
+                .and_then(syclgraph_graph::node::parse_handle)
+                .unwrap_or(0);
             self.send(Record::QueueCreated {
                 queue_id,
                 device,
+                device_handle,
                 ns,
             });
         } else {

@@ -233,6 +233,9 @@ c_enum! {
         PLATFORM = 63 => "UR_DEVICE_INFO_PLATFORM",
         /// `char[]`: device name.
         NAME = 66 => "UR_DEVICE_INFO_NAME",
+        /// `ur_device_handle_t`: the parent device of a sub-device (null
+        /// for a root device).
+        PARENT_DEVICE = 75 => "UR_DEVICE_INFO_PARENT_DEVICE",
     }
 }
 

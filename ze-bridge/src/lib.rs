@@ -82,6 +82,14 @@ pub trait TimestampSource: Send + Sync {
     /// Queues were created since the last call: forget anything remembered
     /// per queue handle (a handle may now name a new queue).
     fn queues_changed(&self) {}
+    /// The parent of the device `device` (a `ur_device_handle_t` the
+    /// runtime named, such as metadata `sycl_device`): `Some(0)` for a root
+    /// device, `Some(parent)` for a sub-device (a GPU's tile), `None` when
+    /// this source cannot tell. Called on the collector thread; never blocks.
+    fn device_parent(&self, device: usize) -> Option<usize> {
+        let _ = device;
+        None
+    }
 }
 
 /// The loop of [`TimestampSource::read_in_order`]: reads `events` in order

@@ -485,6 +485,28 @@ impl UnifiedRuntime {
         non_null(F, value as usize).map(UrPlatform)
     }
 
+    /// `urDeviceGetInfo(UR_DEVICE_INFO_PARENT_DEVICE)`: the device a
+    /// sub-device was partitioned from; `None` for a root device.
+    pub fn device_parent(&self, device: UrDevice) -> Result<Option<UrDevice>, UrError> {
+        const F: &str = "urDeviceGetInfo";
+        let h = non_null(F, device.0)? as sys::ur_device_handle_t;
+        let mut value: sys::ur_device_handle_t = std::ptr::null_mut();
+        // SAFETY: `h` is a live device handle (module contract); the
+        // PARENT_DEVICE query's value is a ur_device_handle_t and `value` is
+        // one, writable, with its size passed.
+        let code = unsafe {
+            (self.fns.device_get_info)(
+                h,
+                sys::ur_device_info_t::PARENT_DEVICE,
+                std::mem::size_of_val(&value),
+                (&mut value as *mut sys::ur_device_handle_t).cast(),
+                std::ptr::null_mut(),
+            )
+        };
+        check(F, code)?;
+        Ok((!value.is_null()).then_some(UrDevice(value as usize)))
+    }
+
     /// `urDeviceGetNativeHandle`.
     pub fn device_native_handle(&self, device: UrDevice) -> Result<NativeHandle, UrError> {
         const F: &str = "urDeviceGetNativeHandle";

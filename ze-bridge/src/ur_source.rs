@@ -493,6 +493,13 @@ impl TimestampSource for UrTimestampSource {
     fn queues_changed(&self) {
         self.queue_generation.fetch_add(1, Ordering::Relaxed);
     }
+
+    fn device_parent(&self, device: usize) -> Option<usize> {
+        match self.ur.device_parent(UrDevice(device)) {
+            Ok(parent) => Some(parent.map_or(0, |p| p.0)),
+            Err(_) => None,
+        }
+    }
 }
 
 /// Now on the host `CLOCK_MONOTONIC` timeline, in ns: the one host clock
