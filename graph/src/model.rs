@@ -40,12 +40,12 @@ use rustc_hash::FxHashMap as HashMap;
 use petgraph::graph::{DiGraph, EdgeIndex, NodeIndex};
 
 use crate::critical_path::CriticalPath;
+use crate::devices::{Device, DeviceTable};
 use crate::edge::Edge;
 use crate::instance::{Completed, Instance, InstanceStatus};
 use crate::instance_graph::InstanceGraph;
 use crate::node::Node;
 use crate::pending::{Key, PendingTable};
-use crate::devices::{Device, DeviceTable};
 use crate::queues::{Queue, QueueTable};
 use crate::record::{
     DeviceTimes, EdgeId, EdgeInfo, InstanceEdge, NodeId, NodeInfo, Record, SpanKind, StrId,

@@ -10,9 +10,9 @@ mod strategies;
 
 use common::*;
 use proptest::prelude::*;
+use syclgraph_graph::devices::Device;
 use syclgraph_graph::node::QUEUE_ID_KEY;
 use syclgraph_graph::record::{Record, TimingStatus};
-use syclgraph_graph::devices::Device;
 use syclgraph_graph::{Completed, Instance, KernelRowWriter, Node, TaskGraph, KERNEL_COLUMNS};
 
 /// The rows as the csv crate writes them, one `write_field` per column.

@@ -128,6 +128,7 @@ impl Replay {
                 q.0.get_or_insert(*device);
                 q.1.get_or_insert(*ns);
             }
+            Record::DeviceDefined { .. } => {}
             Record::QueueDestroyed { queue_id, ns } => {
                 self.queues
                     .entry(*queue_id)

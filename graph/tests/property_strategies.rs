@@ -376,21 +376,19 @@ pub fn record() -> impl Strategy<Value = Record> {
         (
             1,
             (0..QUEUES, 0..=STRINGS, ns())
-                .prop_map(|(queue_id, device, ns)| Record::QueueCreated {
-                    queue_id,
-                    device,
-                    // Two devices of one name, told apart by handle.
-                    device_handle: 0x1000 + queue_id % 2,
-                    ns,
-                })
-                .boxed(),
-        ),
-        (
-            1,
-            (0..2u64, any::<bool>())
-                .prop_map(|(device, tile)| Record::DeviceDefined {
-                    device: 0x1000 + device,
-                    parent: if tile { 0x2000 } else { 0 },
+                .prop_map(|(queue_id, device, ns)| match ns % 3 {
+                    // A device and its parent (a GPU's tile).
+                    0 => Record::DeviceDefined {
+                        device: 0x1000 + queue_id % 2,
+                        parent: if ns % 2 == 0 { 0x2000 } else { 0 },
+                    },
+                    _ => Record::QueueCreated {
+                        queue_id,
+                        device,
+                        // Two devices of one name, told apart by handle.
+                        device_handle: 0x1000 + queue_id % 2,
+                        ns,
+                    },
                 })
                 .boxed(),
         ),
