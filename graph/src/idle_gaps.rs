@@ -75,7 +75,7 @@ impl IdleCause {
 /// A device or a queue.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Resource {
-    /// A device, by name.
+    /// A device, as the outputs name it: its label and name (`0.1 AMD EPYC`).
     Device(String),
     /// A queue, by the runtime's queue id.
     Queue(u64),
