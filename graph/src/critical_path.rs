@@ -409,7 +409,8 @@ impl CriticalPath {
             if self.devices.len() <= at {
                 self.devices.resize(at + 1, String::new());
             }
-            if self.devices[at] != display {
+            // Longer once the device's name arrived (`0` → `0 AMD EPYC`).
+            if self.devices[at].len() < display.len() {
                 self.devices[at] = display.to_string();
             }
             at

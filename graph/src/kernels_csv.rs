@@ -151,6 +151,9 @@ pub struct KernelRowWriter<W: Write> {
     buf: Vec<u8>,
     rows: u64,
     nodes: FxHashMap<NodeId, NodeText>,
+    /// By device index: `name,label` escaped, and the lengths it was made
+    /// from (a name that arrives later makes it again).
+    devices: Vec<(usize, Vec<u8>)>,
 }
 
 impl<W: Write> KernelRowWriter<W> {
@@ -169,6 +172,7 @@ impl<W: Write> KernelRowWriter<W> {
             buf,
             rows: 0,
             nodes: FxHashMap::default(),
+            devices: Vec::new(),
         })
     }
 
@@ -229,9 +233,18 @@ impl<W: Write> KernelRowWriter<W> {
         out.push(b',');
         match device {
             Some(d) => {
-                push_field(out, &d.name);
-                out.push(b',');
-                push_field(out, &d.label);
+                if self.devices.len() <= d.index {
+                    self.devices.resize(d.index + 1, (usize::MAX, Vec::new()));
+                }
+                let (made_from, text) = &mut self.devices[d.index];
+                if *made_from != d.name.len() + d.label.len() {
+                    *made_from = d.name.len() + d.label.len();
+                    text.clear();
+                    push_field(text, &d.name);
+                    text.push(b',');
+                    push_field(text, &d.label);
+                }
+                out.extend_from_slice(text);
             }
             None => {
                 out.extend_from_slice(&text[*queue..*device_end]);

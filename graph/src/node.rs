@@ -126,6 +126,8 @@ pub struct Node {
     pub device: Option<String>,
     /// Device identity (metadata `sycl_device`: the runtime's device handle).
     pub device_handle: Option<u64>,
+    /// The queue its metadata names (`queue_id`), parsed.
+    queue_id: Option<u64>,
     /// Every distinct queue id (metadata `queue_id`) sent for it, in order.
     pub queue_ids: Vec<String>,
     /// Source file, when known.
@@ -162,6 +164,7 @@ impl Node {
             function: None,
             device: None,
             device_handle: None,
+            queue_id: None,
             queue_ids: Vec::new(),
             source_file: None,
             source_line: None,
@@ -236,12 +239,14 @@ impl Node {
             .metadata_value(DEVICE_HANDLE_KEY)
             .and_then(parse_handle)
             .filter(|&h| h != 0);
+        self.queue_id = self
+            .metadata_value(QUEUE_ID_KEY)
+            .and_then(|q| q.parse().ok());
     }
 
     /// The queue its metadata names (`queue_id`).
     pub fn queue_id(&self) -> Option<u64> {
-        self.metadata_value(QUEUE_ID_KEY)
-            .and_then(|q| q.parse().ok())
+        self.queue_id
     }
 
     /// The value of a metadata key.

@@ -54,7 +54,7 @@ use std::io::{self, Write};
 use rustc_hash::FxHashMap;
 
 use crate::devices::DeviceTable;
-use crate::instance::Completed;
+use crate::instance::{Completed, Instance};
 use crate::instance_graph::InstanceKey;
 use crate::kind::NodeKind;
 use crate::model::TaskGraph;
@@ -968,34 +968,43 @@ impl<W: Write> TraceWriter<W> {
         uuid
     }
 
-    /// The track of a device slice [start, end] on `queue`, in the group of
-    /// `device` (its index in `devices`): the first lane whose slices all
-    /// ended by `start`.
+    /// The track of a device slice [start, end] of `instance` of `node` on
+    /// `queue`, in the group of its device (the first time: its queue's
+    /// device): the first lane whose slices all ended by `start`.
     fn queue_track(
         &mut self,
         queue: u64,
-        node: &Node,
-        (devices, device): (&DeviceTable, Option<usize>),
+        (graph, node, instance): (&TaskGraph, &Node, &Instance),
         start: u64,
         end: u64,
     ) -> u64 {
-        let parent = match device {
-            Some(d) if !self.queues.contains_key(&queue) => self.device_group(devices, d),
-            _ => PROCESS_TRACK,
+        if !self.queues.contains_key(&queue) {
+            let devices = graph.devices();
+            let device = graph.device_index(node, instance);
+            let parent = match device {
+                Some(d) => self.device_group(devices, d),
+                None => PROCESS_TRACK,
+            };
+            let device_name = device
+                .map(|d| devices.display(d))
+                .filter(|n| !n.is_empty())
+                .or(node.device.as_deref());
+            let tracks = QueueTracks {
+                index: self.queues.len() as u64,
+                parent,
+                name: match (queue, device_name) {
+                    (u64::MAX, Some(d)) => format!("queue ? {d}"),
+                    (u64::MAX, None) => "queue ?".to_string(),
+                    (q, Some(d)) => format!("queue {q} {d}"),
+                    (q, None) => format!("queue {q}"),
+                },
+                lanes: Vec::new(),
+            };
+            self.queues.insert(queue, tracks);
+        }
+        let Some(q) = self.queues.get_mut(&queue) else {
+            return PROCESS_TRACK;
         };
-        let next = self.queues.len() as u64;
-        let name = device.and_then(|d| devices.get(d)).map(|d| d.display());
-        let q = self.queues.entry(queue).or_insert_with(|| QueueTracks {
-            index: next,
-            parent,
-            name: match (queue, name.as_deref().or(node.device.as_deref())) {
-                (u64::MAX, Some(d)) => format!("queue ? {d}"),
-                (u64::MAX, None) => "queue ?".to_string(),
-                (q, Some(d)) => format!("queue {q} {d}"),
-                (q, None) => format!("queue {q}"),
-            },
-            lanes: Vec::new(),
-        });
         let lane = match q.lanes.iter().position(|&last| last <= start) {
             Some(l) => l,
             None if q.lanes.len() < MAX_LANES => q.lanes.len(),
@@ -1073,8 +1082,7 @@ impl<W: Write> TraceWriter<W> {
         }
         if let Some((start, end)) = device {
             let queue = i.queue.or(events.queue).unwrap_or(u64::MAX);
-            let on = (graph.devices(), graph.device_index(node, i));
-            let track = self.queue_track(queue, node, on, start, end);
+            let track = self.queue_track(queue, (graph, node, i), start, end);
             self.begin_event();
             self.next_flows.extend(waiting.out.iter());
             self.next_ends.extend(waiting.into.iter());
