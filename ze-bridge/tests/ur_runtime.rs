@@ -372,6 +372,8 @@ fn reads_device_times_of_an_opencl_fill() {
     assert_eq!(device, UrDevice(setup.device as usize));
     let platform = ur.device_platform(device).unwrap();
     assert_eq!(platform, UrPlatform(setup.platform as usize));
+    // A root device has no parent (sub-devices: tests/tests/sub_devices.rs).
+    assert_eq!(ur.device_parent(device).unwrap(), None);
     assert_eq!(ur.platform_backend(platform).unwrap(), Backend::OPENCL);
     assert_ne!(ur.event_native_handle(event).unwrap().0, 0);
     assert_ne!(ur.device_native_handle(device).unwrap().0, 0);
