@@ -19,6 +19,17 @@
 
 namespace progs {
 
+// A busy loop per work item, `rounds` long: a kernel whose length the
+// program chooses (kernel `spin(float *x, int rounds)`).
+inline const char *kSpinSource = R"CL(
+__kernel void spin(__global float *x, int rounds) {
+  size_t i = get_global_id(0);
+  float v = x[i];
+  for (int r = 0; r < rounds; ++r) v = v * 0.999f + 1.0f;
+  x[i] = v;
+}
+)CL";
+
 inline void cl_check(cl_int err, const char *what) {
   if (err != CL_SUCCESS) {
     std::fprintf(stderr, "OpenCL error %d in %s\n", err, what);

@@ -20,15 +20,6 @@
 #include <cstring>
 #include <thread>
 
-static const char *kSource = R"CL(
-__kernel void spin(__global float *x, int rounds) {
-  size_t i = get_global_id(0);
-  float v = x[i];
-  for (int r = 0; r < rounds; ++r) v = v * 0.999f + 1.0f;
-  x[i] = v;
-}
-)CL";
-
 constexpr size_t N = 4096;
 constexpr int kShort = 2000;
 constexpr int kLong = 32000;
@@ -56,7 +47,7 @@ int main(int argc, char **argv) {
   sycl::queue q = in_order ? sycl::queue{sycl::cpu_selector_v, progs::profiling_in_order()}
                            : sycl::queue{sycl::cpu_selector_v,
                                          sycl::property::queue::enable_profiling()};
-  auto ks = progs::build_cl_kernels(q, kSource, {"spin"});
+  auto ks = progs::build_cl_kernels(q, progs::kSpinSource, {"spin"});
   sycl::kernel k = ks.at("spin");
   sycl::buffer<float, 1> a{sycl::range<1>(N)};
   sycl::buffer<float, 1> b{sycl::range<1>(N)};

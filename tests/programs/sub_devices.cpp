@@ -20,15 +20,6 @@
 #include <cstring>
 #include <thread>
 
-static const char *kSource = R"CL(
-__kernel void spin(__global float *x, int rounds) {
-  size_t i = get_global_id(0);
-  float v = x[i];
-  for (int r = 0; r < rounds; ++r) v = v * 0.999f + 1.0f;
-  x[i] = v;
-}
-)CL";
-
 constexpr size_t N = 1024;
 
 // Builds `spin` for every device of `ctx` (all of them in one clBuildProgram).
@@ -37,7 +28,7 @@ static sycl::kernel build_spin(const sycl::context &ctx, const std::vector<sycl:
   std::vector<cl_device_id> ids;
   for (const auto &d : devs) ids.push_back(sycl::get_native<sycl::backend::opencl>(d));
   cl_int err = CL_SUCCESS;
-  cl_program prog = clCreateProgramWithSource(cl_ctx, 1, &kSource, nullptr, &err);
+  cl_program prog = clCreateProgramWithSource(cl_ctx, 1, &progs::kSpinSource, nullptr, &err);
   progs::cl_check(err, "clCreateProgramWithSource");
   err = clBuildProgram(prog, (cl_uint)ids.size(), ids.data(), "", nullptr, nullptr);
   progs::cl_check(err, "clBuildProgram");
@@ -99,7 +90,7 @@ int main(int argc, char **argv) {
   std::vector<sycl::event> root_events;
   if (with_root) {
     sycl::queue rq{root, progs::profiling_in_order()};
-    auto rk = progs::build_cl_kernels(rq, kSource, {"spin"}).at("spin");
+    auto rk = progs::build_cl_kernels(rq, progs::kSpinSource, {"spin"}).at("spin");
     float *p = sycl::malloc_device<float>(N, rq);
     rq.memset(p, 0, N * sizeof(float)).wait();  // @node root_memset
     for (int i = 0; i < 2; ++i) {

@@ -464,47 +464,42 @@ impl UnifiedRuntime {
         Ok(QueueFlags(raw))
     }
 
-    /// `urDeviceGetInfo(UR_DEVICE_INFO_PLATFORM)`.
-    pub fn device_platform(&self, device: UrDevice) -> Result<UrPlatform, UrError> {
+    /// `urDeviceGetInfo` of a query whose value is a handle (0: null).
+    fn device_info_handle(
+        &self,
+        device: UrDevice,
+        query: sys::ur_device_info_t,
+    ) -> Result<usize, UrError> {
         const F: &str = "urDeviceGetInfo";
         let h = non_null(F, device.0)? as sys::ur_device_handle_t;
-        let mut value: sys::ur_platform_handle_t = std::ptr::null_mut();
+        let mut value: *mut c_void = std::ptr::null_mut();
         // SAFETY: `h` is a live device handle (module contract); the
-        // PLATFORM query's value is a ur_platform_handle_t and `value` is one,
-        // writable, with its size passed.
+        // queries passed here (PLATFORM, PARENT_DEVICE) have a handle, a
+        // pointer, as their value and `value` is one, writable, with its
+        // size passed.
         let code = unsafe {
             (self.fns.device_get_info)(
                 h,
-                sys::ur_device_info_t::PLATFORM,
+                query,
                 std::mem::size_of_val(&value),
-                (&mut value as *mut sys::ur_platform_handle_t).cast(),
+                (&mut value as *mut *mut c_void).cast(),
                 std::ptr::null_mut(),
             )
         };
-        check(F, code)?;
-        non_null(F, value as usize).map(UrPlatform)
+        check(F, code).map(|()| value as usize)
+    }
+
+    /// `urDeviceGetInfo(UR_DEVICE_INFO_PLATFORM)`.
+    pub fn device_platform(&self, device: UrDevice) -> Result<UrPlatform, UrError> {
+        let value = self.device_info_handle(device, sys::ur_device_info_t::PLATFORM)?;
+        non_null("urDeviceGetInfo", value).map(UrPlatform)
     }
 
     /// `urDeviceGetInfo(UR_DEVICE_INFO_PARENT_DEVICE)`: the device a
     /// sub-device was partitioned from; `None` for a root device.
     pub fn device_parent(&self, device: UrDevice) -> Result<Option<UrDevice>, UrError> {
-        const F: &str = "urDeviceGetInfo";
-        let h = non_null(F, device.0)? as sys::ur_device_handle_t;
-        let mut value: sys::ur_device_handle_t = std::ptr::null_mut();
-        // SAFETY: `h` is a live device handle (module contract); the
-        // PARENT_DEVICE query's value is a ur_device_handle_t and `value` is
-        // one, writable, with its size passed.
-        let code = unsafe {
-            (self.fns.device_get_info)(
-                h,
-                sys::ur_device_info_t::PARENT_DEVICE,
-                std::mem::size_of_val(&value),
-                (&mut value as *mut sys::ur_device_handle_t).cast(),
-                std::ptr::null_mut(),
-            )
-        };
-        check(F, code)?;
-        Ok((!value.is_null()).then_some(UrDevice(value as usize)))
+        let value = self.device_info_handle(device, sys::ur_device_info_t::PARENT_DEVICE)?;
+        Ok((value != 0).then_some(UrDevice(value)))
     }
 
     /// `urDeviceGetNativeHandle`.
