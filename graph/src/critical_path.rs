@@ -17,6 +17,17 @@
 //!   dependency itself or something that ended later),
 //! - `dependency` when the predecessor is a data dependency,
 //! - `queue` when it is the previous command on the same queue,
+//! - `device` when it was ready (every dependency ended, submitted) and
+//!   still did not start because its device was busy: the step before is
+//!   the device command that held the device until it started (the one of
+//!   the same device that ended last at or before its start), when that
+//!   ended after the command was ready and the device ran commands for
+//!   most of the wait (more than [`DEVICE_BUSY_NS`] of it, or half of it at
+//!   least; a device that sat idle while the command was ready did not hold
+//!   it: the runtime was slow). It wins over the others (it ended last of
+//!   all it waited for). The gap is the holder's end to the start. The device is the critical path's device
+//!   number (one per device key); copy and compute engines of one device
+//!   are not told apart,
 //! - `none` for a step with no predecessor (the first).
 //!
 //! A step with neither a dependency nor a queue predecessor seen (a command
@@ -24,7 +35,11 @@
 //! by its submission alone: its predecessor is likewise the step that ended
 //! last at or before its submission, with cause `host`; only when no step
 //! ended before its submission is it the first step (`none`). That step is
-//! looked up among the last [`WINDOW`] steps finalised.
+//! looked up among the last [`WINDOW`] steps finalised, and the step that
+//! held a device among its last [`DEVICE_ENDED`] device commands.
+//!
+//! `graph/tests/critical_path_oracle.rs` holds a reference of this rule
+//! over a whole finished run and compares them step by step.
 //!
 //! An instance without a span (an untimed device command, an allocation, a
 //! virtual node) is not a step: it passes on the end and the chain of its
@@ -58,7 +73,7 @@
 //!
 //! Every timed device command is also handed to [`IdleGaps`] with what it
 //! waited for (its latest data dependency, its submission, the last host
-//! wait before that).
+//! wait before that, the end of the command that held its device).
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -96,6 +111,16 @@ pub const REORDER: usize = 1024;
 /// Host waits remembered to explain idle gaps.
 const RECENT_WAITS: usize = 64;
 
+/// Steps that ended last kept per device, to find the one that held the
+/// device until a command started (the latest-ending is what is asked for;
+/// more than this many commands running at once on one device would be
+/// needed to lose it).
+pub const DEVICE_ENDED: usize = 256;
+
+/// A command waited for its device when other commands ran on it for
+/// more than this much of its wait (or for half of it at least).
+pub const DEVICE_BUSY_NS: u64 = 1_000_000;
+
 /// Why a step started when it did (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum GapCause {
@@ -103,26 +128,35 @@ pub enum GapCause {
     Dependency,
     /// Waited behind the previous command on its in-order queue.
     Queue,
+    /// Was ready (dependencies ended, submitted) but waited for its device,
+    /// which the step before (a command of another queue, or of no queue
+    /// order with it) occupied until then.
+    Device,
     /// The host submitted it after the step before had finished.
     Host,
     /// No step before.
     None,
 }
 
+/// How many causes there are (the length of per-cause arrays).
+pub const GAP_CAUSES: usize = 5;
+
 impl GapCause {
     /// Every cause, in declaration order.
-    pub const ALL: [GapCause; 4] = [
+    pub const ALL: [GapCause; GAP_CAUSES] = [
         GapCause::Dependency,
         GapCause::Queue,
+        GapCause::Device,
         GapCause::Host,
         GapCause::None,
     ];
 
-    /// `dependency`, `queue`, `host` or `none`.
+    /// `dependency`, `queue`, `device`, `host` or `none`.
     pub fn as_str(self) -> &'static str {
         match self {
             GapCause::Dependency => "dependency",
             GapCause::Queue => "queue",
+            GapCause::Device => "device",
             GapCause::Host => "host",
             GapCause::None => "none",
         }
@@ -164,7 +198,7 @@ struct Folded {
     steps: u64,
     first_start_ns: u64,
     node_ns: FxHashMap<NodeId, u64>,
-    gap_ns: [u64; 4],
+    gap_ns: [u64; GAP_CAUSES],
 }
 
 impl Folded {
@@ -257,6 +291,9 @@ pub struct CriticalPath {
     reorder: usize,
     /// The last steps finalised, by (end, key).
     ended: StartOrder<(u64, InstanceKey), LinkId>,
+    /// Per device number: its last device commands' steps and starts, by
+    /// (end, key).
+    device_ended: Vec<StartOrder<(u64, InstanceKey), (LinkId, u64)>>,
     idle: IdleGaps,
 }
 
@@ -281,7 +318,7 @@ pub struct PathReport {
     /// Time on the path per node (durations of its steps), largest first.
     pub node_ns: Vec<(NodeId, u64)>,
     /// Gap time by [`GapCause::index`].
-    pub gap_ns: [u64; 4],
+    pub gap_ns: [u64; GAP_CAUSES],
     /// Earliest submission or start of any instance.
     pub first_ns: Option<u64>,
 }
@@ -349,6 +386,7 @@ impl CriticalPath {
             held: StartOrder::default(),
             reorder: REORDER,
             ended: StartOrder::default(),
+            device_ended: Vec::new(),
             idle: IdleGaps::new(),
         }
     }
@@ -494,6 +532,44 @@ impl CriticalPath {
         self.evicted.get(&key.0).is_some_and(|&e| key.1 <= e)
     }
 
+    /// The step that held device `device` until a command ready at
+    /// `ready_ns` started at `start_ns`: the device command that ended last
+    /// at or before the start, if it ended after the command was ready and
+    /// the device ran commands for more than [`DEVICE_BUSY_NS`] or half of
+    /// the wait (else the device sat idle while the command was ready: the
+    /// runtime was slow to start it). Its end and chain.
+    fn device_holder(&self, device: usize, start_ns: u64, ready_ns: u64) -> Option<(u64, LinkId)> {
+        let ended = self.device_ended.get(device)?;
+        let ((end, _), (link, _)) = ended.last_at_or_below(&(start_ns, (NodeId::MAX, u64::MAX)))?;
+        if *end <= ready_ns {
+            return None;
+        }
+        // The time covered by the device's commands within the wait: the
+        // union of their spans, walked from the latest end down.
+        let mut busy = 0;
+        let mut block: Option<(u64, u64)> = None;
+        for ((e, _), (_, s)) in ended.iter_rev() {
+            if *e <= ready_ns {
+                break;
+            }
+            let (from, to) = ((*s).max(ready_ns), (*e).min(start_ns));
+            if from >= to {
+                continue;
+            }
+            block = match block {
+                Some((lo, hi)) if to >= lo => Some((lo.min(from), hi)),
+                Some((lo, hi)) => {
+                    busy += hi - lo;
+                    Some((from, to))
+                }
+                None => Some((from, to)),
+            };
+        }
+        busy += block.map_or(0, |(lo, hi)| hi - lo);
+        let wait = start_ns - ready_ns;
+        (busy > DEVICE_BUSY_NS || 2 * busy >= wait).then_some((*end, *link))
+    }
+
     /// Processes every deferred instance with what is known, and sweeps the
     /// idle gaps: call once the records have stopped.
     pub fn finish(&mut self) {
@@ -607,8 +683,25 @@ impl CriticalPath {
                         .last_at_or_below(&(submit, (NodeId::MAX, u64::MAX)))?;
                     Some((*end, *link))
                 };
-                let (parent, gap_before_ns, cause) = match best {
-                    None => match before_submit() {
+                // Ready (every dependency ended, submitted) and still not
+                // started: the command that held its device until then.
+                let ready = match (best.map(|b| b.0), inst.submit_ns) {
+                    (Some(b), Some(s)) => Some(b.max(s)),
+                    (b, s) => b.or(s),
+                };
+                let holder = match (ready, inst.device) {
+                    (Some(ready), Some(d)) if inst.kind.is_device_command() => {
+                        self.device_holder(d, start_ns, ready)
+                    }
+                    _ => None,
+                };
+                let (parent, gap_before_ns, cause) = match (holder, best) {
+                    (Some((end, link)), _) => (
+                        Parent::Link(link),
+                        start_ns.saturating_sub(end),
+                        GapCause::Device,
+                    ),
+                    (None, None) => match before_submit() {
                         Some((end, link)) => (
                             Parent::Link(link),
                             start_ns.saturating_sub(end),
@@ -616,7 +709,7 @@ impl CriticalPath {
                         ),
                         None => (Parent::Start, 0, GapCause::None),
                     },
-                    Some((end, queue_order, e)) => {
+                    (None, Some((end, queue_order, e))) => {
                         let cause = if inst.submit_ns.is_some_and(|s| s > end) {
                             GapCause::Host
                         } else if queue_order {
@@ -656,6 +749,16 @@ impl CriticalPath {
                 if self.ended.len() > self.window_size {
                     self.ended.pop();
                 }
+                if let (Some(d), true) = (inst.device, inst.kind.is_device_command()) {
+                    if self.device_ended.len() <= d {
+                        self.device_ended.resize_with(d + 1, StartOrder::default);
+                    }
+                    let on_device = &mut self.device_ended[d];
+                    on_device.push((end_ns, inst.key), (link, start_ns));
+                    if on_device.len() > DEVICE_ENDED {
+                        on_device.pop();
+                    }
+                }
                 if inst.kind.is_device_command() {
                     let chains = &self.chains;
                     let later =
@@ -678,6 +781,7 @@ impl CriticalPath {
                         dependency: data,
                         host_task,
                         wait_end_ns,
+                        device_busy_ns: holder.map(|h| h.0),
                     };
                     let device = inst.device.map(|d| (d, self.devices[d].as_str()));
                     self.idle.add(device, inst.queue, busy);
@@ -709,13 +813,21 @@ impl CriticalPath {
         if self.chains.collection_due() {
             let held = self.window.values().filter_map(|e| e.chain);
             let ended = self.ended.values().copied();
+            let on_devices = self
+                .device_ended
+                .iter()
+                .flat_map(|d| d.values().map(|v| v.0));
             let last = self.last.map(|l| l.1);
             let parent = match parent {
                 Parent::Link(l) => Some(l),
                 _ => None,
             };
-            self.chains
-                .collect(held.chain(ended).chain(last).chain(parent));
+            self.chains.collect(
+                held.chain(ended)
+                    .chain(on_devices)
+                    .chain(last)
+                    .chain(parent),
+            );
         }
         let depth = match &parent {
             Parent::Link(l) => self.chains.get(*l).depth + 1,

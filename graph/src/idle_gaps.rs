@@ -40,6 +40,11 @@ pub enum IdleCause {
     /// The next command waited for a dependency on another queue or device
     /// that ended inside the gap.
     Dependency,
+    /// The next command was ready (dependencies ended, submitted) but its
+    /// device ran other commands (of other queues) until inside the gap: a
+    /// queue's gap while the device was busy elsewhere (a device's own gaps
+    /// never have this cause).
+    DeviceBusy,
     /// Everything the next command waited for was ready before the gap:
     /// the runtime or the driver took that long to start it.
     Runtime,
@@ -47,21 +52,24 @@ pub enum IdleCause {
 
 impl IdleCause {
     /// Every cause, in declaration order (the index of [`IdleCause::index`]).
-    pub const ALL: [IdleCause; 5] = [
+    pub const ALL: [IdleCause; IDLE_CAUSES] = [
         IdleCause::HostLate,
         IdleCause::HostWait,
         IdleCause::HostTask,
         IdleCause::Dependency,
+        IdleCause::DeviceBusy,
         IdleCause::Runtime,
     ];
 
-    /// `host_late`, `host_wait`, `host_task`, `dependency` or `runtime`.
+    /// `host_late`, `host_wait`, `host_task`, `dependency`, `device_busy`
+    /// or `runtime`.
     pub fn as_str(self) -> &'static str {
         match self {
             IdleCause::HostLate => "host_late",
             IdleCause::HostWait => "host_wait",
             IdleCause::HostTask => "host_task",
             IdleCause::Dependency => "dependency",
+            IdleCause::DeviceBusy => "device_busy",
             IdleCause::Runtime => "runtime",
         }
     }
@@ -71,6 +79,9 @@ impl IdleCause {
         self as usize
     }
 }
+
+/// How many idle causes there are (the length of per-cause arrays).
+pub const IDLE_CAUSES: usize = 6;
 
 /// A device or a queue.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -123,6 +134,9 @@ pub struct Busy {
     /// The end of the host wait that ended last before the submission,
     /// if any ended after the command's previous step was ready.
     pub wait_end_ns: Option<u64>,
+    /// When it was ready but its device was busy with another command:
+    /// that command's end (see [`crate::critical_path::GapCause::Device`]).
+    pub device_busy_ns: Option<u64>,
 }
 
 /// One idle gap.
@@ -165,9 +179,9 @@ pub struct Sweep {
     /// Device time covered by at least one command.
     pub busy_ns: u64,
     /// Idle time by cause ([`IdleCause::index`]).
-    pub idle_ns: [u64; 5],
+    pub idle_ns: [u64; IDLE_CAUSES],
     /// Gaps by cause.
-    pub gaps: [u64; 5],
+    pub gaps: [u64; IDLE_CAUSES],
     /// Commands swept.
     pub commands: u64,
     /// Commands that came after a later-starting one was swept.
@@ -201,6 +215,11 @@ pub struct IdleGaps {
 /// The cause of a gap that began at `idle_from` before `next`.
 fn cause_of(idle_from: u64, next: &Busy) -> IdleCause {
     let dep = next.dependency.filter(|&d| d > idle_from);
+    // Ready but for the device, which another command held until inside the
+    // gap (only a queue's gap: the device itself was not idle then).
+    if next.device_busy_ns.is_some_and(|b| b > idle_from) {
+        return IdleCause::DeviceBusy;
+    }
     match dep {
         Some(end) if end >= next.submit_ns => IdleCause::Dependency,
         _ if next.submit_ns > idle_from => {
@@ -346,8 +365,8 @@ impl IdleGaps {
     }
 
     /// Idle time by cause summed over the devices.
-    pub fn device_idle_by_cause(&self) -> [u64; 5] {
-        let mut out = [0; 5];
+    pub fn device_idle_by_cause(&self) -> [u64; IDLE_CAUSES] {
+        let mut out = [0; IDLE_CAUSES];
         for (r, s) in &self.sweeps {
             if matches!(r, Resource::Device(_)) {
                 for (o, v) in out.iter_mut().zip(s.idle_ns) {
@@ -419,6 +438,7 @@ mod tests {
             dependency: None,
             host_task: false,
             wait_end_ns: None,
+            device_busy_ns: None,
         }
     }
 

@@ -50,6 +50,11 @@ impl<K: Ord, V> StartOrder<K, V> {
         self.entries.get(at.checked_sub(1)?)
     }
 
+    /// The entries, largest key first.
+    pub fn iter_rev(&self) -> impl Iterator<Item = &(K, V)> + '_ {
+        self.entries.iter().rev()
+    }
+
     /// The values, in key order.
     pub fn values(&self) -> impl Iterator<Item = &V> + '_ {
         self.entries.iter().map(|(_, v)| v)
