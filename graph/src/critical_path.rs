@@ -36,7 +36,8 @@
 //! last at or before its submission, with cause `host`; only when no step
 //! ended before its submission is it the first step (`none`). That step is
 //! looked up among the last [`WINDOW`] steps finalised, and the step that
-//! held a device among its last [`DEVICE_ENDED`] device commands.
+//! held a device among the last [`DEVICE_SCAN`] steps that ended (of any
+//! device).
 //!
 //! `graph/tests/critical_path_oracle.rs` holds a reference of this rule
 //! over a whole finished run and compares them step by step.
@@ -111,11 +112,10 @@ pub const REORDER: usize = 1024;
 /// Host waits remembered to explain idle gaps.
 const RECENT_WAITS: usize = 64;
 
-/// Steps that ended last kept per device, to find the one that held the
-/// device until a command started (the latest-ending is what is asked for;
-/// more than this many commands running at once on one device would be
-/// needed to lose it).
-pub const DEVICE_ENDED: usize = 256;
+/// Steps that ended last looked through, newest first, for the one that
+/// held a device until a command started and for the time its device was
+/// busy during the wait.
+pub const DEVICE_SCAN: usize = 256;
 
 /// A command waited for its device when other commands ran on it for
 /// more than this much of its wait (or for half of it at least).
@@ -244,6 +244,15 @@ struct Finalised {
     queue: Option<u64>,
 }
 
+/// A step that ended, as the lookups after it need it.
+#[derive(Clone, Copy, Debug)]
+struct Ended {
+    link: LinkId,
+    /// Its device number, for a device command with one (else `u32::MAX`).
+    device: u32,
+    start_ns: u64,
+}
+
 /// An instance waiting for dependencies to be finalised.
 #[derive(Debug)]
 struct Deferred {
@@ -290,10 +299,7 @@ pub struct CriticalPath {
     held: StartOrder<(u64, InstanceKey), Finalised>,
     reorder: usize,
     /// The last steps finalised, by (end, key).
-    ended: StartOrder<(u64, InstanceKey), LinkId>,
-    /// Per device number: its last device commands' steps and starts, by
-    /// (end, key).
-    device_ended: Vec<StartOrder<(u64, InstanceKey), (LinkId, u64)>>,
+    ended: StartOrder<(u64, InstanceKey), Ended>,
     idle: IdleGaps,
 }
 
@@ -386,7 +392,6 @@ impl CriticalPath {
             held: StartOrder::default(),
             reorder: REORDER,
             ended: StartOrder::default(),
-            device_ended: Vec::new(),
             idle: IdleGaps::new(),
         }
     }
@@ -538,21 +543,23 @@ impl CriticalPath {
     /// the device ran commands for more than [`DEVICE_BUSY_NS`] or half of
     /// the wait (else the device sat idle while the command was ready: the
     /// runtime was slow to start it). Its end and chain.
-    fn device_holder(&self, device: usize, start_ns: u64, ready_ns: u64) -> Option<(u64, LinkId)> {
-        let ended = self.device_ended.get(device)?;
-        let ((end, _), (link, _)) = ended.last_at_or_below(&(start_ns, (NodeId::MAX, u64::MAX)))?;
-        if *end <= ready_ns {
-            return None;
-        }
-        // The time covered by the device's commands within the wait: the
-        // union of their spans, walked from the latest end down.
+    fn device_holder(&self, device: u32, start_ns: u64, ready_ns: u64) -> Option<(u64, LinkId)> {
+        let mut holder = None;
+        // The time covered by the device's commands within the wait (the
+        // union of their spans), walked from the latest end down.
         let mut busy = 0;
         let mut block: Option<(u64, u64)> = None;
-        for ((e, _), (_, s)) in ended.iter_rev() {
+        for ((e, _), at) in self.ended.iter_rev().take(DEVICE_SCAN) {
             if *e <= ready_ns {
                 break;
             }
-            let (from, to) = ((*s).max(ready_ns), (*e).min(start_ns));
+            if at.device != device {
+                continue;
+            }
+            if *e <= start_ns && holder.is_none() {
+                holder = Some((*e, at.link));
+            }
+            let (from, to) = (at.start_ns.max(ready_ns), (*e).min(start_ns));
             if from >= to {
                 continue;
             }
@@ -567,7 +574,7 @@ impl CriticalPath {
         }
         busy += block.map_or(0, |(lo, hi)| hi - lo);
         let wait = start_ns - ready_ns;
-        (busy > DEVICE_BUSY_NS || 2 * busy >= wait).then_some((*end, *link))
+        holder.filter(|_| busy > DEVICE_BUSY_NS || 2 * busy >= wait)
     }
 
     /// Processes every deferred instance with what is known, and sweeps the
@@ -678,10 +685,10 @@ impl CriticalPath {
                 }
                 let before_submit = || {
                     let submit = inst.submit_ns?;
-                    let ((end, _), link) = self
+                    let ((end, _), at) = self
                         .ended
                         .last_at_or_below(&(submit, (NodeId::MAX, u64::MAX)))?;
-                    Some((*end, *link))
+                    Some((*end, at.link))
                 };
                 // Ready (every dependency ended, submitted) and still not
                 // started: the command that held its device until then.
@@ -691,7 +698,7 @@ impl CriticalPath {
                 };
                 let holder = match (ready, inst.device) {
                     (Some(ready), Some(d)) if inst.kind.is_device_command() => {
-                        self.device_holder(d, start_ns, ready)
+                        self.device_holder(d as u32, start_ns, ready)
                     }
                     _ => None,
                 };
@@ -745,19 +752,18 @@ impl CriticalPath {
                     cause,
                 };
                 let link = self.link(step, parent);
-                self.ended.push((end_ns, inst.key), link);
+                let device = match inst.device {
+                    Some(d) if inst.kind.is_device_command() => d as u32,
+                    _ => u32::MAX,
+                };
+                let ended = Ended {
+                    link,
+                    device,
+                    start_ns,
+                };
+                self.ended.push((end_ns, inst.key), ended);
                 if self.ended.len() > self.window_size {
                     self.ended.pop();
-                }
-                if let (Some(d), true) = (inst.device, inst.kind.is_device_command()) {
-                    if self.device_ended.len() <= d {
-                        self.device_ended.resize_with(d + 1, StartOrder::default);
-                    }
-                    let on_device = &mut self.device_ended[d];
-                    on_device.push((end_ns, inst.key), (link, start_ns));
-                    if on_device.len() > DEVICE_ENDED {
-                        on_device.pop();
-                    }
                 }
                 if inst.kind.is_device_command() {
                     let chains = &self.chains;
@@ -778,10 +784,10 @@ impl CriticalPath {
                         end_ns,
                         key: inst.key,
                         submit_ns,
-                        dependency: data,
+                        dependency: holder.map(|h| h.0).or(data),
                         host_task,
                         wait_end_ns,
-                        device_busy_ns: holder.map(|h| h.0),
+                        device_busy: holder.is_some(),
                     };
                     let device = inst.device.map(|d| (d, self.devices[d].as_str()));
                     self.idle.add(device, inst.queue, busy);
@@ -812,22 +818,14 @@ impl CriticalPath {
     fn link(&mut self, step: Step, parent: Parent) -> LinkId {
         if self.chains.collection_due() {
             let held = self.window.values().filter_map(|e| e.chain);
-            let ended = self.ended.values().copied();
-            let on_devices = self
-                .device_ended
-                .iter()
-                .flat_map(|d| d.values().map(|v| v.0));
+            let ended = self.ended.values().map(|e| e.link);
             let last = self.last.map(|l| l.1);
             let parent = match parent {
                 Parent::Link(l) => Some(l),
                 _ => None,
             };
-            self.chains.collect(
-                held.chain(ended)
-                    .chain(on_devices)
-                    .chain(last)
-                    .chain(parent),
-            );
+            self.chains
+                .collect(held.chain(ended).chain(last).chain(parent));
         }
         let depth = match &parent {
             Parent::Link(l) => self.chains.get(*l).depth + 1,

@@ -126,7 +126,9 @@ pub struct Busy {
     pub key: InstanceKey,
     /// When the host submitted it.
     pub submit_ns: u64,
-    /// The end of the data dependency (not a host task) that ended last.
+    /// The end of the data dependency (not a host task) that ended last;
+    /// when `device_busy`, the end of the command that held its device
+    /// (later than any dependency).
     pub dependency: Option<u64>,
     /// It depends on a host task (whose end the runtime does not report:
     /// only that it ended before this command started).
@@ -134,9 +136,9 @@ pub struct Busy {
     /// The end of the host wait that ended last before the submission,
     /// if any ended after the command's previous step was ready.
     pub wait_end_ns: Option<u64>,
-    /// When it was ready but its device was busy with another command:
-    /// that command's end (see [`crate::critical_path::GapCause::Device`]).
-    pub device_busy_ns: Option<u64>,
+    /// It was ready but waited for its device, busy with another command
+    /// until `dependency` (see [`crate::critical_path::GapCause::Device`]).
+    pub device_busy: bool,
 }
 
 /// One idle gap.
@@ -215,12 +217,10 @@ pub struct IdleGaps {
 /// The cause of a gap that began at `idle_from` before `next`.
 fn cause_of(idle_from: u64, next: &Busy) -> IdleCause {
     let dep = next.dependency.filter(|&d| d > idle_from);
-    // Ready but for the device, which another command held until inside the
-    // gap (only a queue's gap: the device itself was not idle then).
-    if next.device_busy_ns.is_some_and(|b| b > idle_from) {
-        return IdleCause::DeviceBusy;
-    }
     match dep {
+        // Ready but for the device, which another command held until inside
+        // the gap (only a queue's gap: the device itself was not idle then).
+        Some(end) if end >= next.submit_ns && next.device_busy => IdleCause::DeviceBusy,
         Some(end) if end >= next.submit_ns => IdleCause::Dependency,
         _ if next.submit_ns > idle_from => {
             if next.wait_end_ns.is_some_and(|w| w >= idle_from) {
@@ -438,7 +438,7 @@ mod tests {
             dependency: None,
             host_task: false,
             wait_end_ns: None,
-            device_busy_ns: None,
+            device_busy: false,
         }
     }
 
@@ -486,6 +486,11 @@ mod tests {
         assert_eq!(cause_of(80, &b), IdleCause::Dependency);
         b.dependency = Some(70);
         assert_eq!(cause_of(80, &b), IdleCause::HostWait);
+        // Held by its device until 98, inside the gap.
+        b.dependency = Some(98);
+        b.device_busy = true;
+        assert_eq!(cause_of(80, &b), IdleCause::DeviceBusy);
+        assert_eq!(cause_of(99, &b), IdleCause::HostTask);
     }
 
     #[test]
