@@ -12,6 +12,17 @@
 //  host_task  out-of-order queue: a kernel, a host task after it that sleeps
 //             30 ms, a kernel after the host task: the device sits idle
 //             >= 30 ms waiting on the host task.
+//  contended  out-of-order queue on a device that runs one kernel at a time:
+//             chain A (A1, then 150 ms of host sleep, A2, A3: kernels of 4x
+//             the short work, a few ms each, far less than the sleep) on
+//             buffer a, chain B (B1 -> B2, short) on buffer b, a host task
+//             needing A3 and B2, a USM memcpy after it. B1 or A1 runs first;
+//             whichever of A1/B2 waits for the device waits for the other.
+//  two_queues two in-order queues of one device, three kernels each on
+//             their own buffer, submitted alternately: each queue's next
+//             kernel waits behind the other queue's.
+//  host_loop  in-order queue: five rounds of a short kernel, q.wait() and
+//             20 ms of host sleep: the path is host-bound, every gap `host`.
 // Every command line carries an "@node <label>" tag.
 #include "common.hpp"
 
@@ -23,6 +34,7 @@
 constexpr size_t N = 4096;
 constexpr int kShort = 2000;
 constexpr int kLong = 32000;
+constexpr int kMedium = 8000;
 
 static sycl::event spin(sycl::queue &q, sycl::kernel &k, sycl::buffer<float, 1> &b, int rounds,
                         int which) {
@@ -37,13 +49,18 @@ static sycl::event spin(sycl::queue &q, sycl::kernel &k, sycl::buffer<float, 1> 
     case 1: return q.submit(body);  // @node short_link
     case 2: return q.submit(body);  // @node after_join
     case 3: return q.submit(body);  // @node first
+    case 5: return q.submit(body);  // @node chain_a
+    case 6: return q.submit(body);  // @node chain_b
+    case 7: return q.submit(body);  // @node queue_one
+    case 8: return q.submit(body);  // @node queue_two
+    case 9: return q.submit(body);  // @node loop_kernel
     default: return q.submit(body);  // @node second
   }
 }
 
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "chains";
-  bool in_order = std::strcmp(mode, "host_sleep") == 0;
+  bool in_order = std::strcmp(mode, "host_sleep") == 0 || std::strcmp(mode, "host_loop") == 0;
   sycl::queue q = in_order ? sycl::queue{sycl::cpu_selector_v, progs::profiling_in_order()}
                            : sycl::queue{sycl::cpu_selector_v,
                                          sycl::property::queue::enable_profiling()};
@@ -82,6 +99,42 @@ int main(int argc, char **argv) {
       });
     });
     spin(q, k, a, kShort, 4);
+  } else if (std::strcmp(mode, "contended") == 0) {
+    float *src = sycl::malloc_device<float>(N, q);
+    float *dst = sycl::malloc_device<float>(N, q);
+    spin(q, k, a, kMedium, 5);  // A1
+    spin(q, k, b, kShort, 6);   // B1
+    spin(q, k, b, kShort, 6);   // B2
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    spin(q, k, a, kMedium, 5);  // A2
+    spin(q, k, a, kMedium, 5);  // A3
+    sycl::event ht = q.submit([&](sycl::handler &h) {  // @node join_ab
+      sycl::accessor ra{a, h, sycl::read_write};
+      sycl::accessor rb{b, h, sycl::read_write};
+      h.host_task([=] { rb[0] = rb[0] + ra[0] * 0.0f; });
+    });
+    q.submit([&](sycl::handler &h) {  // @node final_copy
+      h.depends_on(ht);
+      h.memcpy(dst, src, N * sizeof(float));
+    });
+    q.wait();
+    sycl::free(src, q);
+    sycl::free(dst, q);
+  } else if (std::strcmp(mode, "two_queues") == 0) {
+    sycl::queue q2{q.get_context(), q.get_device(), progs::profiling_in_order()};
+    sycl::queue q1{q.get_context(), q.get_device(), progs::profiling_in_order()};
+    for (int i = 0; i < 3; ++i) {
+      spin(q1, k, a, kMedium, 7);
+      spin(q2, k, b, kShort, 8);
+    }
+    q1.wait();
+    q2.wait();
+  } else if (std::strcmp(mode, "host_loop") == 0) {
+    for (int i = 0; i < 5; ++i) {
+      spin(q, k, a, kShort, 9);
+      q.wait();
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
   } else {
     std::fprintf(stderr, "unknown mode %s\n", mode);
     return 2;
