@@ -133,13 +133,16 @@ fn reference_path(run: &[Cmd]) -> Vec<(usize, u64, GapCause)> {
     path
 }
 
-/// A run to simulate: queues (device, in order) and commands (queue,
-/// dependencies, duration, launch latency, host delay before submitting,
-/// a host wait for an earlier command before submitting).
+/// One command to simulate: queue, dependencies, duration, launch
+/// latency, host delay before submitting, a host wait for an earlier
+/// command before submitting.
+type PlannedCmd = (usize, Vec<usize>, u64, u64, u64, Option<usize>);
+
+/// A run to simulate: queues (device, in order) and commands.
 #[derive(Clone, Debug)]
 struct Plan {
     queues: Vec<(usize, bool)>,
-    cmds: Vec<(usize, Vec<usize>, u64, u64, u64, Option<usize>)>,
+    cmds: Vec<PlannedCmd>,
 }
 
 fn plan() -> impl Strategy<Value = Plan> {
