@@ -573,7 +573,9 @@ impl CriticalPath {
             };
         }
         busy += block.map_or(0, |(lo, hi)| hi - lo);
-        let wait = start_ns - ready_ns;
+        // A command that started before it was ready (a dependency that
+        // ended after its start) has no holder: `holder` is then none.
+        let wait = start_ns.saturating_sub(ready_ns);
         holder.filter(|_| busy > DEVICE_BUSY_NS || 2 * busy >= wait)
     }
 
