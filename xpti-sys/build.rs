@@ -1,33 +1,30 @@
 //! Builds the C++ shim that walks XPTI's `metadata_t` (a `std::unordered_map`)
-//! against the XPTI headers of the installed DPC++ runtime.
-//!
-//! The headers are looked for in `$XPTI_INCLUDE_DIR`, then in the project's
-//! venv (`<workspace>/.venv/include`, made by `scripts/setup.sh`).
+//! against the XPTI headers of a DPC++ runtime: `XPTI_INCLUDE_DIR`, an
+//! installed oneAPI, the active Python environment, then the project's venv
+//! (the order and the error are in `build/xpti_headers.rs`).
 
 use std::path::PathBuf;
 
+#[path = "build/xpti_headers.rs"]
+mod xpti_headers;
+
 fn main() {
     println!("cargo:rerun-if-changed=shim/metadata_shim.cpp");
-    println!("cargo:rerun-if-env-changed=XPTI_INCLUDE_DIR");
+    for var in xpti_headers::VARIABLES {
+        println!("cargo:rerun-if-env-changed={var}");
+    }
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets it"));
-    let candidates = [
-        std::env::var_os("XPTI_INCLUDE_DIR").map(PathBuf::from),
-        Some(manifest.join("../.venv/include")),
-    ];
-    let include = candidates
-        .into_iter()
-        .flatten()
-        .find(|dir| dir.join("xpti/xpti_data_types.h").exists())
-        .unwrap_or_else(|| {
-            panic!(
-                "syclgraph: XPTI headers not found. Run scripts/setup.sh (it installs \
-                 intel-sycl-rt into .venv) or set XPTI_INCLUDE_DIR to the folder holding \
-                 xpti/xpti_data_types.h"
-            )
-        });
+    let workspace = manifest.parent().unwrap_or(&manifest).to_path_buf();
+    let include = match xpti_headers::find(&|name| std::env::var_os(name), &workspace) {
+        Ok(dir) => dir,
+        Err(message) => {
+            eprintln!("{message}");
+            std::process::exit(1);
+        }
+    };
     println!(
         "cargo:rerun-if-changed={}",
-        include.join("xpti/xpti_data_types.h").display()
+        include.join(xpti_headers::HEADER).display()
     );
     cc::Build::new()
         .cpp(true)

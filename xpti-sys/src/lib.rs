@@ -14,6 +14,8 @@
 use std::ffi::{c_char, c_void};
 
 pub mod compat;
+#[cfg(test)]
+mod xpti_headers_tests;
 
 /// `xpti::string_id_t`.
 pub type string_id_t = u32;
