@@ -12,11 +12,10 @@ VENV="${SYCLGRAPH_VENV:-$ROOT/.venv}"
 PYTHON="${PYTHON:-python3}"
 
 APT_PACKAGES=(g++ graphviz libze1 libze-dev valgrind)
+# shellcheck source=lib/runtime-pins.sh
+. "$ROOT/scripts/lib/runtime-pins.sh"
 PIP_REQUIREMENTS=(
-  intel-sycl-rt==2026.2.0
-  intel-opencl-rt==2026.2.0
-  dpctl==0.22.1
-  dpnp==0.20.0
+  "${RUNTIME_PINS[@]}"
   pydot==4.0.1
   networkx==3.6.1
   pytest==9.2.0
