@@ -34,8 +34,10 @@
 #   --keep DIR              keep raw results (per-run values, callgrind files) in DIR
 #   -h, --help              this text
 #
-# Builds what it needs: `cargo build --release -p syclgraph -p empty-subscriber`
-# (into $CARGO_TARGET_DIR, default <repo>/target) and bench/programs/*.cpp into
+# Builds what it needs: `cargo build --profile profiling -p syclgraph -p
+# empty-subscriber` (the release build with debug info and symbols, which
+# callgrind's report wants; into $CARGO_TARGET_DIR/profiling, default
+# <repo>/target/profiling) and bench/programs/*.cpp into
 # build/bench/. Sources scripts/env.sh (the runtime in .venv, see setup.sh).
 # syclgraph runs with its defaults (device timing on), SYCLGRAPH_QUIET=1 and
 # SYCLGRAPH_OUTPUT_DIR in a temporary folder. Exit status: 0 when every target
@@ -111,14 +113,14 @@ else
 fi
 
 # ---- build -------------------------------------------------------------------
-EMPTY_LIB="$TARGET_DIR/release/libempty_subscriber.so"
-SG_LIB="${sg_lib:-$TARGET_DIR/release/libsyclgraph.so}"
+EMPTY_LIB="$TARGET_DIR/profiling/libempty_subscriber.so"
+SG_LIB="${sg_lib:-$TARGET_DIR/profiling/libsyclgraph.so}"
 if ((build)); then
   cd "$ROOT"
   if [[ -n "$sg_lib" ]]; then
-    cargo build --release -p empty-subscriber >&2 || die "cannot build empty-subscriber"
+    cargo build --profile profiling -p empty-subscriber >&2 || die "cannot build empty-subscriber"
   else
-    cargo build --release -p syclgraph -p empty-subscriber >&2 ||
+    cargo build --profile profiling -p syclgraph -p empty-subscriber >&2 ||
       die "cannot build syclgraph (use --syclgraph-lib PATH to measure another library)"
   fi
   mkdir -p "$BIN"

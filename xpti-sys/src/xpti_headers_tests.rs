@@ -9,7 +9,7 @@ use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use xpti_headers::{find, HEADER};
+use xpti_headers::{find, HEADER, VARIABLES};
 
 fn scratch(test: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("xpti-headers-{test}-{}", std::process::id()));
@@ -109,6 +109,10 @@ fn the_error_names_every_place_looked_at() {
     );
     assert_eq!(err, expected);
     assert!(!err.contains('\n'));
+    // The build reruns when any variable the search reads changes.
+    for var in VARIABLES {
+        assert!(err.contains(var), "{var} is not looked at");
+    }
     fs::remove_dir_all(&dir).unwrap();
 }
 
