@@ -26,9 +26,13 @@ pub const SUBSCRIBER: &str = "libsyclgraph.so";
 /// The XPTI dispatcher's file name.
 pub const DISPATCHER: &str = "libxptifw.so";
 
-/// `libsyclgraph.so` beside the `syclgraph` executable (`target/release/`),
-/// or in `../lib/` of it (an install into `<prefix>/bin` and `<prefix>/lib`).
-/// The error lists where it looked.
+/// `libsyclgraph.so` beside the `syclgraph` executable (`target/release/`
+/// of a build), or in `../lib/` of it: every install puts the two under one
+/// prefix, `<prefix>/bin` and `<prefix>/lib` (the wheel in the environment
+/// it is installed into, the release archive in its folder, the README's
+/// `install -D` into `~/.local`). `exe` is the executable's real path
+/// (`current_exe`: symbolic links to it resolved). The error lists where it
+/// looked.
 pub fn subscriber(exe: &Path) -> Result<PathBuf, String> {
     let dir = exe.parent().unwrap_or(Path::new("."));
     let candidates = [dir.join(SUBSCRIBER), dir.join("../lib").join(SUBSCRIBER)];
@@ -38,7 +42,8 @@ pub fn subscriber(exe: &Path) -> Result<PathBuf, String> {
         }
     }
     Err(format!(
-        "{SUBSCRIBER} is not in {} nor in {} (build it with `cargo build --release`, which puts both in target/release/)",
+        "{SUBSCRIBER} is not in {} nor in {} (the wheel and the release archive install both \
+         files; a build puts both in target/release/)",
         dir.display(),
         dir.join("../lib").display()
     ))
