@@ -442,6 +442,14 @@ fn the_build_from_source_installs_under_home_and_traces() {
     let script = block.replace("-o out", "-o \"$OUT\"");
     let mut cmd = clean_shell(&script, &repo_root(), &home, &[]);
     cmd.env("OUT", dir.join("out"));
+    // The variables the build scripts watch, as the build of target/release
+    // saw them (scripts/test.sh's): with them, `cargo build --release` finds
+    // that build up to date instead of building it again under the tests.
+    for var in BUILD_VARIABLES {
+        if let Some(v) = std::env::var_os(var) {
+            cmd.env(var, v);
+        }
+    }
     let out = run(cmd, 20);
     assert_exit(&out, 0, "the README's from-source block");
     assert!(home.join(".local/bin/syclgraph").is_file());
@@ -449,6 +457,19 @@ fn the_build_from_source_installs_under_home_and_traces() {
     check_pipeline_run(&text(&out.stdout), &dir.join("out"));
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Variables that make `xpti-sys`'s or `cc`'s build scripts run again.
+const BUILD_VARIABLES: [&str; 9] = [
+    "XPTI_INCLUDE_DIR",
+    "CMPLR_ROOT",
+    "ONEAPI_ROOT",
+    "VIRTUAL_ENV",
+    "CONDA_PREFIX",
+    "CC",
+    "CXX",
+    "CFLAGS",
+    "CXXFLAGS",
+];
 
 /// The build script's record of the header it compiled the shim against.
 fn header_used(target: &Path) -> String {
@@ -508,13 +529,8 @@ fn xpti_sys_builds_against_oneapi_an_active_venv_and_xpti_include_dir() {
         cmd.args(["build", "--offline", "-p", "xpti-sys"])
             .current_dir(repo_root())
             .env("CARGO_TARGET_DIR", &target);
-        for var in [
-            "XPTI_INCLUDE_DIR",
-            "CMPLR_ROOT",
-            "ONEAPI_ROOT",
-            "VIRTUAL_ENV",
-            "CONDA_PREFIX",
-        ] {
+        // Only the given variables point at headers.
+        for var in &BUILD_VARIABLES[..5] {
             cmd.env_remove(var);
         }
         for (k, v) in vars {
