@@ -92,6 +92,14 @@ fn clean_shell(script: &str, cwd: &Path, home: &Path, path_first: &[PathBuf]) ->
     cmd
 }
 
+/// [`clean_shell`] in the activated `venv` (its `bin` first on `PATH`,
+/// `VIRTUAL_ENV` set), as a user who installed the wheel there runs things.
+fn in_venv(script: &str, cwd: &Path, home: &Path, venv: &Path) -> Command {
+    let mut cmd = clean_shell(script, cwd, home, &[venv.join("bin")]);
+    cmd.env("VIRTUAL_ENV", venv);
+    cmd
+}
+
 /// Runs `cmd` (at most `minutes`); returns its output.
 fn run(cmd: Command, minutes: u64) -> Output {
     try_output_within(cmd, Duration::from_secs(60 * minutes)).unwrap_or_else(|e| panic!("{e}"))
@@ -255,9 +263,7 @@ fn the_wheel_installs_beside_dpnp_traces_and_uninstalls_cleanly() {
     fs::create_dir_all(&work).unwrap();
     fs::copy(&wheel, work.join(&wheel_name)).unwrap();
     fs::write(work.join("my_script.py"), DPNP_SCRIPT).unwrap();
-    let mut readme = clean_shell(&block, &work, &home, &[venv.join("bin")]);
-    readme.env("VIRTUAL_ENV", &venv);
-    let out = run(readme, 10);
+    let out = run(in_venv(&block, &work, &home, &venv), 10);
     assert_exit(
         &out,
         3,
@@ -298,10 +304,7 @@ fn the_wheel_installs_beside_dpnp_traces_and_uninstalls_cleanly() {
     );
     assert_stripped(&venv.join("bin/syclgraph"));
     assert_stripped(&venv.join("lib/libsyclgraph.so"));
-    let v = run(
-        clean_shell("syclgraph --version", &work, &home, &[venv.join("bin")]),
-        1,
-    );
+    let v = run(in_venv("syclgraph --version", &work, &home, &venv), 1);
     assert_exit(&v, 0, "syclgraph --version");
     assert_eq!(text(&v.stdout), format!("syclgraph {version}\n"));
 
@@ -347,12 +350,7 @@ fn the_wheel_installs_beside_dpnp_traces_and_uninstalls_cleanly() {
         .env("OCL_ICD_FILENAMES", venv.join("lib/libintelocl.so"));
     let untraced = run(untraced, 5);
     assert_exit(&untraced, 0, "the example untraced");
-    let mut traced = clean_shell(
-        "syclgraph run -o out-cpp -- \"$APP\"",
-        &work,
-        &home,
-        &[venv.join("bin")],
-    );
+    let mut traced = in_venv("syclgraph run -o out-cpp -- \"$APP\"", &work, &home, &venv);
     traced.env("APP", &app);
     let traced = run(traced, 5);
     assert_exit(&traced, 0, "the example traced by the installed syclgraph");
@@ -363,13 +361,7 @@ fn the_wheel_installs_beside_dpnp_traces_and_uninstalls_cleanly() {
     check_pipeline_run(&text(&traced.stdout), &work.join("out-cpp"));
 
     // pip uninstall leaves the venv as it was before the wheel.
-    let mut uninstall = clean_shell(
-        "pip uninstall -y syclgraph",
-        &work,
-        &home,
-        &[venv.join("bin")],
-    );
-    uninstall.env("VIRTUAL_ENV", &venv);
+    let uninstall = in_venv("pip uninstall -y syclgraph", &work, &home, &venv);
     assert_exit(&run(uninstall, 2), 0, "pip uninstall");
     let after = files_under(&venv);
     let left: Vec<_> = after.difference(&before).collect();
