@@ -30,7 +30,7 @@ Prints a one-line summary and exits 0, or prints the problems and exits 1.
 import csv
 import re
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 try:
@@ -116,7 +116,7 @@ def main():
         if track.startswith("host thread ") and s["name"].startswith(("wait", "barrier")):
             if not re.match(r"^(wait|barrier): \S", s["name"]):
                 problems.append(f"host span named {s['name']!r}")
-        if track == "critical path" and not re.match(r"^.+ #\d+ \((dependency|queue|host|none)\)$", s["name"]):
+        if track == "critical path" and not re.match(r"^.+ #\d+ \((dependency|queue|device|host|none)\)$", s["name"]):
             problems.append(f"critical path slice named {s['name']!r}")
     for s in done:
         if s["end"] < s["start"]:
@@ -203,9 +203,17 @@ def main():
     critical = by_name.get("critical path", 0)
     if not partial and (out / "critical_path.csv").exists():
         with open(out / "critical_path.csv") as f:
-            steps = sum(1 for _ in csv.DictReader(f))
+            rows_on_path = list(csv.DictReader(f))
+        steps = len(rows_on_path)
         if steps != critical:
             problems.append(f"{critical} slices on the critical path track, {steps} rows in critical_path.csv")
+        # Step by step: each row's operation, instance and cause is a slice.
+        want = Counter(f"{r['name']} #{r['instance']} ({r['gap_cause']})" for r in rows_on_path)
+        have = Counter(s["name"] for s in done if names.get(s["track"], "") == "critical path")
+        if want != have:
+            missing = list((want - have).elements())[:5]
+            extra = list((have - want).elements())[:5]
+            problems.append(f"critical path track differs from critical_path.csv: rows without a slice {missing}, slices without a row {extra}")
         if by_name.get("tracing on", 0) < 1:
             problems.append("no slice on the 'tracing on' track")
 

@@ -786,3 +786,27 @@ pub fn check_joins(dir: &Path) {
         "nodes with kernels.csv rows and summary.csv rows"
     );
 }
+
+/// Runs `tests/scripts/check_pftrace.py` (Perfetto's own protos) on the
+/// `trace.pftrace` of `dir`; panics with its report unless it passes.
+/// Returns its summary line.
+pub fn check_pftrace(dir: &Path, partial: bool) -> String {
+    let mut cmd = Command::new(venv().join("bin/python"));
+    cmd.arg(repo_root().join("tests/scripts/check_pftrace.py"))
+        .arg(dir);
+    if partial {
+        cmd.arg("--partial");
+    }
+    let out = cmd.output().expect("run check_pftrace.py");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.status.success(),
+        "check_pftrace.py {}:\n{text}",
+        dir.display()
+    );
+    text
+}

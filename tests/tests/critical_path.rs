@@ -568,6 +568,11 @@ fn check_consumers(t: &Traced, path: &[Row]) {
         .filter(|l| !l.contains("->") && l.contains("critical=\"true\""))
         .count();
     assert_eq!(marked, path.len(), "instances.dot marks other instances");
+    // The Perfetto track: one slice per row, named by its operation,
+    // instance and cause (the checker compares them with critical_path.csv).
+    let checked = check_pftrace(&t.dir, false);
+    let slices = format!("{} critical path slices", path.len());
+    assert!(checked.contains(&slices), "{slices} in {checked}");
     let stderr = t.stderr();
     let steps = format!("critical path: {} steps", path.len());
     assert!(stderr.contains(&steps), "{steps} in\n{stderr}");

@@ -5,34 +5,10 @@
 
 use std::io::{BufRead, BufReader};
 use std::os::unix::process::ExitStatusExt;
-use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 use syclgraph_tests::*;
-
-/// Runs the checker on `dir`; panics with its report unless it passes.
-/// Returns its summary line.
-fn check(dir: &Path, partial: bool) -> String {
-    let mut cmd = Command::new(venv().join("bin/python"));
-    cmd.arg(repo_root().join("tests/scripts/check_pftrace.py"))
-        .arg(dir);
-    if partial {
-        cmd.arg("--partial");
-    }
-    let out = cmd.output().expect("run check_pftrace.py");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        out.status.success(),
-        "check_pftrace.py {}:\n{text}",
-        dir.display()
-    );
-    text
-}
 
 /// The number after `label` in the checker's summary line.
 fn count(summary: &str, label: &str) -> u64 {
@@ -53,7 +29,7 @@ fn the_demo_trace_has_every_timed_command_and_every_instance_edge() {
         || runtime_command(&program("pipeline")),
         &[],
     );
-    let summary = check(&traced.dir, false);
+    let summary = check_pftrace(&traced.dir, false);
     // The demo's 16 timed commands and its instance edges (39 on this
     // runtime; the checker compares them one by one).
     assert!(count(&summary, "device)") >= 10, "{summary}");
@@ -73,7 +49,7 @@ fn host_task_and_usm_programs_give_valid_traces() {
             || runtime_command(&program(name)),
             &[],
         );
-        let summary = check(&traced.dir, false);
+        let summary = check_pftrace(&traced.dir, false);
         assert!(count(&summary, "slices") > 0, "{name}: {summary}");
         assert!(count(&summary, "flows") > 0, "{name}: {summary}");
     }
@@ -83,7 +59,7 @@ fn host_task_and_usm_programs_give_valid_traces() {
 fn the_dpnp_workload_gives_a_valid_trace() {
     let script = repo_root().join("tests/programs/dpnp_workload.py");
     let traced = run_both("pftrace-dpnp", || python_command(&script), &[]);
-    let summary = check(&traced.dir, false);
+    let summary = check_pftrace(&traced.dir, false);
     assert!(count(&summary, "device)") > 0, "{summary}");
 }
 
@@ -120,7 +96,7 @@ fn a_program_killed_by_sigterm_leaves_a_trace_that_parses() {
     let status = child.wait().expect("wait");
     assert_eq!(status.signal(), Some(15), "{status:?}");
 
-    let summary = check(&dir, true);
+    let summary = check_pftrace(&dir, true);
     // Device slices of the long kernel were flushed before the signal.
     let rows = read_csv(&dir.join("kernels.csv"));
     let timed = rows_at(&rows, SRC, tag_line(SRC, "long_kernel"))
