@@ -140,7 +140,18 @@ fn documented_graph_attributes_are_the_ones_written() {
             );
         }
     }
+    // An edge is marked critical only when two consecutive steps of the
+    // path are linked by a data dependency: a path made of host, queue and
+    // device steps alone (the demo's, on a loaded machine) marks none.
+    let linked_steps = [&traced, &sycl_graphs].iter().any(|t| {
+        t.csv("critical_path.csv")
+            .iter()
+            .any(|r| r["gap_cause"] == "dependency")
+    });
     for key in &edge_doc {
+        if !linked_steps && matches!(key.as_str(), "critical" | "penwidth") {
+            continue;
+        }
         assert!(
             edge_real.contains(key),
             "documented edge attribute {key} not written"
