@@ -233,7 +233,8 @@ fn record_and_replay_gives_two_nodes_one_edge_and_five_timed_replays() {
         .iter()
         .map(|r| {
             (
-                format!("queue {}", r["queue_id"]),
+                // A queue's track names its device (label and name).
+                format!("queue {} {} {}", r["queue_id"], r["device_id"], r["device"]),
                 num(r, "start_ns"),
                 num(r, "end_ns"),
             )
