@@ -27,6 +27,7 @@ use crate::dot::node_dot_id;
 use crate::duration_samples::DurationSamples;
 use crate::kind::NodeKind;
 use crate::model::TaskGraph;
+use crate::sycl_graphs::INSIDE_REPLAY_UNTIMED;
 use crate::timing::{format_ns, percentile, DurationStats, UntimedCounts};
 
 /// The columns of a (kind, name) group ([`SummaryRow::fields`]), as the
@@ -397,7 +398,7 @@ pub fn summary_table(graph: &TaskGraph) -> String {
     if let Some(line) = warm_up_line(graph) {
         out.push_str(&line);
     }
-    out.push_str(&crate::sycl_graphs::summary_lines(graph));
+    out.push_str(&sycl_graph_lines(graph));
     let mut dropped = Vec::new();
     if stats.instances_dropped > 0 {
         dropped.push(format!(
@@ -639,4 +640,41 @@ pub fn untimed_line(untimed: &UntimedCounts) -> String {
         .map(|(status, n)| format!("{n} {}", status.as_str()))
         .collect();
     format!("untimed: {}\n", parts.join(", "))
+}
+
+/// The stderr lines about SYCL graphs (none without any): per graph, its
+/// commands and edges, where it was recorded, what finalising it cost and
+/// how often it was replayed; then what is known inside a replay.
+fn sycl_graph_lines(graph: &TaskGraph) -> String {
+    let graphs = graph.sycl_graphs();
+    if graphs.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("sycl graphs (commands, edges, finalised in, replays):\n");
+    for g in graphs.iter() {
+        let located = g
+            .members
+            .iter()
+            .filter_map(|id| graph.node(*id))
+            .find_map(|n| n.location());
+        let replays = g
+            .node
+            .and_then(|id| graph.node(id))
+            .map_or(0, |n| n.times.finalised);
+        let finalised = g.finalize_ns().map_or("-".to_string(), format_ns);
+        out.push_str(&format!(
+            "  graph {:<4} {:>3} {:>3} {:>10} {:>7}  {}\n",
+            g.number,
+            g.members.len(),
+            g.edges.len(),
+            finalised,
+            replays,
+            located.unwrap_or_default()
+        ));
+    }
+    out.push_str(&format!(
+        "  inside a replay: {} (each replay is timed as a whole)\n",
+        INSIDE_REPLAY_UNTIMED
+    ));
+    out
 }

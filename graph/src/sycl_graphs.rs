@@ -14,9 +14,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::model::TaskGraph;
 use crate::record::NodeId;
-use crate::timing::format_ns;
 
 /// What `graph.dot` and the user guide say about member times inside a
 /// replay when the backend does not time them.
@@ -116,42 +114,6 @@ impl SyclGraphs {
     pub fn is_empty(&self) -> bool {
         self.graphs.is_empty()
     }
-}
-
-/// The stderr lines about SYCL graphs (none without any): per graph, its
-/// commands and edges, where it was recorded, what finalising it cost and
-/// how often it was replayed; then what is known inside a replay.
-pub fn summary_lines(graph: &TaskGraph) -> String {
-    let graphs = graph.sycl_graphs();
-    if graphs.is_empty() {
-        return String::new();
-    }
-    let mut out = String::from("sycl graphs (commands, edges, finalised in, replays):\n");
-    for g in graphs.iter() {
-        let located = g
-            .members
-            .iter()
-            .filter_map(|id| graph.node(*id))
-            .find_map(|n| n.location());
-        let replays = g
-            .node
-            .and_then(|id| graph.node(id))
-            .map_or(0, |n| n.times.finalised);
-        let finalised = g.finalize_ns().map_or("-".to_string(), format_ns);
-        out.push_str(&format!(
-            "  graph {:<4} {:>3} {:>3} {:>10} {:>7}  {}\n",
-            g.number,
-            g.members.len(),
-            g.edges.len(),
-            finalised,
-            replays,
-            located.unwrap_or_default()
-        ));
-    }
-    out.push_str(&format!(
-        "  inside a replay: {INSIDE_REPLAY_UNTIMED} (each replay is timed as a whole)\n"
-    ));
-    out
 }
 
 #[cfg(test)]
