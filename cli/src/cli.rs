@@ -17,7 +17,7 @@ To trace a Python (dpnp) run:  syclgraph run python my_script.py
 To look at a run again:        syclgraph report syclgraph-12345
 
 Use 'syclgraph help <command>' or 'syclgraph <command> --help' for more.
-See docs/user-guide.md for every output and column.";
+See docs/guide/outputs.md for every output and column.";
 
 const RUN_AFTER_HELP: &str = "\
 Outputs: graph.dot and graph.svg (task graph), instances.dot, kernels.csv,

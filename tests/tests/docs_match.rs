@@ -1,10 +1,12 @@
 //! The documentation names what the program writes and reads: the CSV
-//! headers and column tables of the user guide are a real run's headers,
-//! the graph.dot attribute tables list every attribute the demo's graph.dot
-//! has (and nothing it could not have), the files the guide lists are the
-//! files a run writes, and every `SYCLGRAPH_*` variable the docs name is
-//! read by `subscriber/src/config.rs` (or the scripts and tests), and every
-//! one config.rs reads is in the guide's table.
+//! headers and column tables of the outputs reference
+//! (`docs/guide/outputs.md`) are a real run's headers, the graph.dot
+//! attribute tables list every attribute the demo's graph.dot has (and
+//! nothing it could not have), the files it lists are the files a run
+//! writes; every `SYCLGRAPH_*` variable the docs name is read by
+//! `subscriber/src/config.rs` (or the scripts and tests), every one
+//! config.rs reads is in the configuration page's table, and that page's
+//! option table lists the options `syclgraph run --help` prints.
 
 use std::collections::BTreeSet;
 
@@ -14,8 +16,33 @@ fn read(path: &str) -> String {
     std::fs::read_to_string(repo_root().join(path)).unwrap_or_else(|e| panic!("read {path}: {e}"))
 }
 
-fn guide() -> String {
-    read("docs/user-guide.md")
+/// The reference of the output files.
+fn outputs_page() -> String {
+    read("docs/guide/outputs.md")
+}
+
+/// The options and environment variables.
+fn configuration_page() -> String {
+    read("docs/guide/configuration.md")
+}
+
+/// Every Markdown page of the documentation: the README, `docs/` and
+/// `docs/guide/`, by path.
+fn all_docs() -> Vec<(String, String)> {
+    let mut docs = vec![("README.md".to_string(), read("README.md"))];
+    for dir in ["docs", "docs/guide"] {
+        let mut paths: Vec<_> = std::fs::read_dir(repo_root().join(dir))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "md"))
+            .collect();
+        paths.sort();
+        for path in paths {
+            let name = format!("{dir}/{}", path.file_name().unwrap().to_string_lossy());
+            docs.push((name.clone(), read(&name)));
+        }
+    }
+    docs
 }
 
 /// The names in backticks in the first cell of each row of the table that
@@ -23,7 +50,7 @@ fn guide() -> String {
 fn table_names(text: &str, marker: &str) -> BTreeSet<String> {
     let start = text
         .find(marker)
-        .unwrap_or_else(|| panic!("{marker:?} is not in the guide"));
+        .unwrap_or_else(|| panic!("{marker:?} is not in the page"));
     let mut names = BTreeSet::new();
     let mut in_table = false;
     for line in text[start..].lines().skip(1) {
@@ -51,7 +78,7 @@ fn table_names(text: &str, marker: &str) -> BTreeSet<String> {
     names
 }
 
-/// The fenced-code lines of the guide that start with `prefix`.
+/// The fenced-code lines of a page that start with `prefix`.
 fn code_lines<'t>(text: &'t str, prefix: &str) -> Vec<&'t str> {
     let mut fenced = false;
     let mut out = Vec::new();
@@ -70,7 +97,7 @@ fn code_lines<'t>(text: &'t str, prefix: &str) -> Vec<&'t str> {
 #[test]
 fn documented_csv_headers_and_columns_are_a_real_runs() {
     let traced = run_both("docs-demo", || runtime_command(&program("pipeline")), &[]);
-    let text = guide();
+    let text = outputs_page();
     for (file, first, table) in [
         ("kernels.csv", "name,kind,node_id,", "| # | Column |"),
         (
@@ -109,7 +136,7 @@ fn documented_graph_attributes_are_the_ones_written() {
         &[],
     );
     let (graph, graph2) = (traced.graph(), sycl_graphs.graph());
-    let text = guide();
+    let text = outputs_page();
     let node_doc = table_names(&text, "**Node attributes.**");
     let edge_doc = table_names(&text, "**Edge attributes.**");
     let written = |attrs: &mut dyn Iterator<Item = &Attrs>| -> BTreeSet<String> {
@@ -189,11 +216,9 @@ fn documented_files_are_the_files_written() {
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
-    let text = guide();
-    // The list at the start of the Outputs section, up to its first file's
-    // own section.
-    let outputs = &text[text.find("## Outputs").unwrap()..];
-    let outputs = &outputs[..outputs.find("### ").unwrap()];
+    let text = outputs_page();
+    // The list at the start of the page, up to its first file's own section.
+    let outputs = &text[..text.find("\n## ").unwrap()];
     let listed: BTreeSet<String> = outputs
         .lines()
         .filter(|l| l.starts_with("- "))
@@ -211,17 +236,13 @@ fn documented_files_are_the_files_written() {
         .filter(|n| n.ends_with(".csv") || n.ends_with(".dot"))
         .cloned()
         .collect();
-    assert_eq!(listed, files, "the files the guide lists under Outputs");
+    assert_eq!(listed, files, "the files outputs.md lists first");
     for name in &files {
         assert!(
-            text.contains(&format!("### {name}")),
+            text.contains(&format!("\n## {name}\n")),
             "no section for {name}"
         );
     }
-    assert!(
-        text.contains("the four files"),
-        "the guide counts the files"
-    );
 }
 
 /// `SYCLGRAPH_*` names in `text`.
@@ -256,11 +277,11 @@ fn documented_variables_exist_and_every_setting_is_documented() {
         .map(|s| variables(s).into_iter().next().unwrap())
         .collect();
     assert!(read_by_config.len() >= 9, "{read_by_config:?}");
-    let text = guide();
+    let text = configuration_page();
     let table = table_names(&text, "| Variable | Default |");
     assert_eq!(
         table, read_by_config,
-        "the guide's variable table and config.rs"
+        "configuration.md's variable table and config.rs"
     );
     // Any other SYCLGRAPH_ name in the docs belongs to the scripts or tests.
     let mut elsewhere = String::new();
@@ -273,8 +294,8 @@ fn documented_variables_exist_and_every_setting_is_documented() {
         }
     }
     let known = variables(&elsewhere);
-    for doc in ["README.md", "docs/user-guide.md", "docs/architecture.md"] {
-        for name in variables(&read(doc)) {
+    for (doc, text) in all_docs() {
+        for name in variables(&text) {
             assert!(
                 read_by_config.contains(&name) || known.contains(&name),
                 "{doc} names {name}, which nothing reads"
@@ -286,10 +307,39 @@ fn documented_variables_exist_and_every_setting_is_documented() {
 #[test]
 fn documented_timing_values_are_the_ones_written() {
     use syclgraph_graph::record::TimingStatus;
-    let documented = table_names(&guide(), "**`timing` values.**");
+    let documented = table_names(&outputs_page(), "**`timing` values.**");
     let written: BTreeSet<String> = TimingStatus::ALL
         .iter()
         .map(|s| s.as_str().to_owned())
         .collect();
     assert_eq!(documented, written);
+}
+
+/// The long options in `text` (`--output`, `--no-device-timing`, ...).
+fn long_options(text: &str) -> BTreeSet<String> {
+    text.split(|c: char| !(c.is_ascii_lowercase() || c == '-'))
+        .filter(|w| w.len() > 2 && w.starts_with("--") && !w.starts_with("---"))
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn documented_run_options_are_the_ones_the_command_takes() {
+    let out = std::process::Command::new(syclgraph_exe())
+        .args(["run", "--help"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "syclgraph run --help: {out:?}");
+    let mut offered = long_options(&String::from_utf8_lossy(&out.stdout));
+    offered.remove("--help");
+    let documented: BTreeSet<String> =
+        long_options(&table_names(&configuration_page(), "| Option | Variable |")
+            .into_iter()
+            .collect::<Vec<_>>()
+            .join(" "));
+    assert!(documented.len() >= 10, "{documented:?}");
+    assert_eq!(
+        documented, offered,
+        "configuration.md's option table and syclgraph run --help"
+    );
 }
