@@ -5,6 +5,10 @@
 # Incremental: a program is rebuilt only when its source, or a header next to
 # it, is newer than the binary. Builds without -DNDEBUG on purpose: SYCL's
 # code_location records file names only when NDEBUG is not defined.
+# <sycl/sycl.hpp> is compiled once into a precompiled header
+# (<out>/pch/sycl_pch.hpp.gch, rebuilt when the runtime's headers change):
+# a program then takes ~2 s of CPU instead of ~6 s. Stale programs are
+# compiled $(nproc) at a time.
 # Usage: scripts/build-programs.sh [-f|--force] [name...]
 # Environment: SYCLGRAPH_VENV (the runtime, default <repo>/.venv),
 # SYCLGRAPH_PROGRAMS_OUT (default <repo>/build/programs), CXX.
@@ -39,7 +43,8 @@ mkdir -p "$OUT"
 # Sources are given relative to ROOT so that the file name XPTI reports
 # (payload source_file) is stable: examples/x.cpp, tests/programs/y.cpp.
 cd "$ROOT"
-built=0 skipped=0
+stale_sources=()
+skipped=0
 for src in examples/*.cpp tests/programs/*.cpp; do
   [[ -e "$src" ]] || continue
   name="$(basename "$src" .cpp)"
@@ -58,12 +63,50 @@ for src in examples/*.cpp tests/programs/*.cpp; do
   fi
   if ((stale == 0)); then
     skipped=$((skipped + 1))
-    continue
+  else
+    stale_sources+=("$src")
   fi
-  echo "build-programs: $src -> $bin" >&2
-  "$CXX" "${CXXFLAGS[@]}" "${INCLUDES[@]}" -I"$dir" "$src" -o "$bin.tmp" \
-    -L"$VENV/lib" -Wl,-rpath,"$VENV/lib" -lsycl -lOpenCL -lintlc
-  mv -f "$bin.tmp" "$bin"
-  built=$((built + 1))
 done
-echo "build-programs: $built built, $skipped up to date ($VENV)" >&2
+
+# The precompiled header, with the programs' own flags (GCC uses a .gch only
+# when they match; otherwise it silently reads the header).
+PCH_DIR="$OUT/pch"
+pch="$PCH_DIR/sycl_pch.hpp.gch"
+if ((${#stale_sources[@]})) && [[ ! -e "$pch" || "$VENV/include/sycl/sycl.hpp" -nt "$pch" || $force -eq 1 ]]; then
+  mkdir -p "$PCH_DIR"
+  echo '#include <sycl/sycl.hpp>' >"$PCH_DIR/sycl_pch.hpp"
+  echo "build-programs: <sycl/sycl.hpp> -> $pch" >&2
+  "$CXX" "${CXXFLAGS[@]}" "${INCLUDES[@]}" -x c++-header "$PCH_DIR/sycl_pch.hpp" -o "$pch.tmp"
+  mv -f "$pch.tmp" "$pch"
+fi
+
+compile() {
+  local src="$1" name dir bin
+  name="$(basename "$src" .cpp)"
+  dir="$(dirname "$src")"
+  bin="$OUT/$name"
+  echo "build-programs: $src -> $bin" >&2
+  "$CXX" "${CXXFLAGS[@]}" "${INCLUDES[@]}" -I"$PCH_DIR" -include sycl_pch.hpp -I"$dir" "$src" \
+    -o "$bin.tmp" -L"$VENV/lib" -Wl,-rpath,"$VENV/lib" -lsycl -lOpenCL -lintlc
+  mv -f "$bin.tmp" "$bin"
+}
+
+jobs="$(nproc)"
+running=0 failed=0
+for src in "${stale_sources[@]}"; do
+  if ((running >= jobs)); then
+    wait -n || failed=1
+    running=$((running - 1))
+  fi
+  compile "$src" &
+  running=$((running + 1))
+done
+while ((running > 0)); do
+  wait -n || failed=1
+  running=$((running - 1))
+done
+if ((failed)); then
+  echo "build-programs: a program failed to compile (above)" >&2
+  exit 1
+fi
+echo "build-programs: ${#stale_sources[@]} built, $skipped up to date ($VENV)" >&2
