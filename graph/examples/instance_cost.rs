@@ -16,7 +16,7 @@ use std::hint::black_box;
 
 use syclgraph_graph::perfetto::{TraceWriter, CLOCK_MONOTONIC};
 use syclgraph_graph::record::{NodeInfo, Record, TimingStatus};
-use syclgraph_graph::{dot, instances_dot, summary, KernelRowWriter, TaskGraph};
+use syclgraph_graph::{dot, instances_dot, summary, KernelRowWriter, Run};
 
 fn memcpy_node() -> Record {
     let pairs = [
@@ -53,7 +53,7 @@ fn main() -> std::io::Result<()> {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(2000);
-    let mut graph = TaskGraph::new();
+    let mut graph = Run::new();
     let mut rows = KernelRowWriter::new(Vec::with_capacity(1 << 20))?;
     let mut trace = TraceWriter::new(
         std::io::sink(),
@@ -63,7 +63,7 @@ fn main() -> std::io::Result<()> {
         u64::MAX,
     )?;
     let mut done = Vec::new();
-    let mut apply = |graph: &mut TaskGraph, r: Record| -> std::io::Result<()> {
+    let mut apply = |graph: &mut Run, r: Record| -> std::io::Result<()> {
         trace.observe(graph, &r);
         graph.apply(r, &mut done);
         for c in done.drain(..) {

@@ -1,54 +1,60 @@
 //! The syclgraph task-graph model: records in, graph and reports out. No FFI.
 //!
-//! The subscriber's background thread feeds [`Record`]s to
-//! [`TaskGraph::apply`], streams the [`Completed`] instances it hands back
-//! through a [`KernelRowWriter`] into `kernels.csv`, calls
-//! [`TaskGraph::finish`] at the end (streaming what it flushes too), and
-//! writes `graph.dot` and `summary.csv` with [`write_all`];
+//! Three layers, each depending only on the ones before it:
+//! - the **model** ([`TaskGraph`] and the types it is made of: [`record`],
+//!   [`node`], [`edge`], [`instance`], ...): [`TaskGraph::apply`] turns
+//!   [`Record`]s into nodes, edges and instances and hands back every
+//!   instance it finalises as a [`Completed`];
+//! - the **analyses** ([`analyses`]: the critical path and the idle gaps),
+//!   fed from outside the model with the records they need and the
+//!   completed instances; [`Run`] is the pipeline that feeds the graph and
+//!   the analyses together;
+//! - the **writers** ([`writers`], one module per output file) that read
+//!   both, and [`output`], which writes the files atomically.
+//!
+//! The subscriber's background thread feeds [`Record`]s to [`Run::apply`],
+//! streams the [`Completed`] instances it hands back through a
+//! [`KernelRowWriter`] into `kernels.csv`, calls [`Run::finish`] at the end
+//! (streaming what it flushes too), and writes `graph.dot`, `summary.csv`,
+//! `critical_path.csv` and `idle_gaps.csv` with [`write_all`];
 //! [`summary_table`] is the same summary for stderr.
 //! [`TraceWriter`] streams the same records and instances into a Perfetto
 //! trace (`trace.pftrace`).
 //!
 //! ```
-//! use syclgraph_graph::{summary_table, write_all, KernelRowWriter, Record, TaskGraph};
+//! use syclgraph_graph::{summary_table, write_all, KernelRowWriter, Record, Run};
 //!
 //! # fn main() -> std::io::Result<()> {
 //! # let dir = tempfile::tempdir()?;
 //! # let records: Vec<Record> = Vec::new();
-//! let mut graph = TaskGraph::new();
+//! let mut run = Run::new();
 //! let mut rows = KernelRowWriter::new(std::fs::File::create(dir.path().join("kernels.csv"))?)?;
 //! let mut done = Vec::new();
 //! for record in records {
-//!     graph.apply(record, &mut done);
+//!     run.apply(record, &mut done);
 //!     for finished in done.drain(..) {
-//!         rows.write(&graph, &finished)?;
+//!         rows.write(&run, &finished)?;
 //!     }
 //! }
-//! graph.finish(&mut done);
+//! run.finish(&mut done);
 //! for finished in done.drain(..) {
-//!     rows.write(&graph, &finished)?;
+//!     rows.write(&run, &finished)?;
 //! }
 //! rows.flush()?;
-//! eprint!("{}", summary_table(&graph));
-//! write_all(dir.path(), &graph)?;
+//! eprint!("{}", summary_table(&run));
+//! write_all(dir.path(), &run)?;
 //! # Ok(())
 //! # }
 //! ```
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
-mod chains;
-pub mod critical_output;
-pub mod critical_path;
+pub mod analyses;
 pub mod devices;
-pub mod dot;
 pub mod duration_samples;
 pub mod edge;
-pub mod idle_gaps;
 pub mod instance;
 pub mod instance_graph;
-pub mod instances_dot;
-pub mod kernels_csv;
 pub mod kind;
 pub mod model;
 pub mod names;
@@ -56,17 +62,19 @@ pub mod node;
 pub mod output;
 mod pending;
 mod per_node;
-pub mod perfetto;
-mod perfetto_protos;
 pub mod queues;
 pub mod record;
+pub mod run;
 pub mod spans;
-mod start_order;
-pub mod summary;
 pub mod sycl_graphs;
 pub mod timing;
 pub mod windows;
+pub mod writers;
 
+pub use analyses::{critical_path, idle_gaps};
+pub use writers::{critical_output, dot, dot_ids, instances_dot, kernels_csv, perfetto, summary};
+
+pub use analyses::Analyses;
 pub use critical_path::{CriticalPath, GapCause, PathReport, Step};
 pub use dot::{render_dot, to_dot, write_dot};
 pub use duration_samples::DurationSamples;
@@ -81,6 +89,7 @@ pub use output::{write_all, write_atomically, write_kernels_csv};
 pub use perfetto::TraceWriter;
 pub use queues::Queue;
 pub use record::Record;
+pub use run::Run;
 pub use spans::HostSpan;
 pub use summary::{
     format_table, node_summary_rows, read_summary_csv, summary_rows, summary_table, untimed_line,

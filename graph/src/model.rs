@@ -39,7 +39,6 @@ use rustc_hash::FxHashMap as HashMap;
 
 use petgraph::graph::{DiGraph, EdgeIndex, NodeIndex};
 
-use crate::critical_path::CriticalPath;
 use crate::devices::{Device, DeviceTable};
 use crate::edge::Edge;
 use crate::instance::{Completed, Instance, InstanceStatus};
@@ -171,8 +170,6 @@ pub struct TaskGraph {
     limits: Limits,
     counters: Counters,
     instance_graph: InstanceGraph,
-    /// The critical path and idle gaps, fed as instances are finalised.
-    critical: CriticalPath,
     /// SYCL graphs: their members, inner edges and replay nodes.
     sycl_graphs: SyclGraphs,
 }
@@ -244,7 +241,6 @@ impl TaskGraph {
             limits,
             counters: Counters::default(),
             instance_graph: InstanceGraph::new(limits.max_instances),
-            critical: CriticalPath::new(limits.max_instances),
             sycl_graphs: SyclGraphs::default(),
         }
     }
@@ -416,18 +412,8 @@ impl TaskGraph {
                 label,
                 thread,
                 ns,
-            } => {
-                if kind == SpanKind::Wait {
-                    self.critical.wait_begin(thread, ns);
-                }
-                self.spans.begin(kind, label, thread, ns)
-            }
-            Record::SpanEnd { kind, thread, ns } => {
-                if kind == SpanKind::Wait {
-                    self.critical.wait_end(thread, ns);
-                }
-                self.spans.end(kind, thread, ns)
-            }
+            } => self.spans.begin(kind, label, thread, ns),
+            Record::SpanEnd { kind, thread, ns } => self.spans.end(kind, thread, ns),
             Record::Tracing { on, ns } => self.windows.tracing(on, ns),
             Record::QueueCreated {
                 queue_id,
@@ -449,10 +435,7 @@ impl TaskGraph {
                 }
             }
             Record::QueueDestroyed { queue_id, ns } => self.queues.destroyed(queue_id, ns),
-            Record::InstanceEdge(edge) => {
-                self.critical.depends(edge);
-                self.instance_graph.depends(edge)
-            }
+            Record::InstanceEdge(edge) => self.instance_graph.depends(edge),
             Record::InstanceQueue {
                 node,
                 instance,
@@ -504,11 +487,6 @@ impl TaskGraph {
         &self.instance_graph
     }
 
-    /// The critical path and the idle gaps (see [`crate::critical_path`]).
-    pub fn critical_path(&self) -> &CriticalPath {
-        &self.critical
-    }
-
     /// The static edge between two nodes, if any.
     pub fn edge_between(&self, source: NodeId, target: NodeId) -> Option<&Edge> {
         let (a, b) = (self.nodes.get(&source)?, self.nodes.get(&target)?);
@@ -530,7 +508,6 @@ impl TaskGraph {
         while let Some((key, instance)) = self.pending.pop_oldest() {
             self.finalise(key, instance, InstanceStatus::Flushed, done);
         }
-        self.critical.finish();
     }
 
     /// Whether a timed `SubmittedTask` of `node` may be applied as a
@@ -929,7 +906,6 @@ impl TaskGraph {
                 target_instance: key.1,
                 queue_order: true,
             };
-            self.critical.depends(edge);
             self.instance_graph.depends(edge);
         }
     }
@@ -1046,13 +1022,8 @@ impl TaskGraph {
     ) {
         instance.status = status;
         let idx = self.node_index(key.0);
-        let device = self.device_index(&self.graph[idx], &instance);
         let node = &mut self.graph[idx];
         node.times.add(node.kind, &instance);
-        let queue = instance.queue.or_else(|| node.queue_id());
-        let device = device.map(|d| (d, self.devices.display(d)));
-        self.critical
-            .finalised(key, &instance, node.kind, device, queue);
         if self.counters.kept < self.limits.max_instances {
             node.instances.push(instance);
             self.counters.kept += 1;

@@ -6,13 +6,14 @@ use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use crate::critical_output::{
+use crate::model::TaskGraph;
+use crate::run::Run;
+use crate::writers::critical_output::{
     write_critical_path_csv, write_idle_gaps_csv, CRITICAL_PATH_CSV, IDLE_GAPS_CSV,
 };
-use crate::dot::write_dot;
-use crate::kernels_csv::write_kernel_rows;
-use crate::model::TaskGraph;
-use crate::summary::write_summary_csv;
+use crate::writers::dot::write_dot;
+use crate::writers::kernels_csv::write_kernel_rows;
+use crate::writers::summary::write_summary_csv;
 
 /// The task graph file.
 pub const GRAPH_DOT: &str = "graph.dot";
@@ -65,7 +66,7 @@ where
 /// Write `graph.dot`, `summary.csv`, `critical_path.csv` and
 /// `idle_gaps.csv` into `dir` (created if missing).
 /// `kernels.csv` is streamed by the subscriber; see [`write_kernels_csv`].
-pub fn write_all(dir: &Path, graph: &TaskGraph) -> io::Result<()> {
+pub fn write_all(dir: &Path, graph: &Run) -> io::Result<()> {
     fs::create_dir_all(dir)?;
     write_atomically(&dir.join(GRAPH_DOT), |w| write_dot(w, graph))?;
     write_atomically(&dir.join(SUMMARY_CSV), |w| write_summary_csv(w, graph))?;
@@ -73,7 +74,7 @@ pub fn write_all(dir: &Path, graph: &TaskGraph) -> io::Result<()> {
 }
 
 /// Write `critical_path.csv` and `idle_gaps.csv` into `dir`.
-pub fn write_critical_files(dir: &Path, graph: &TaskGraph) -> io::Result<()> {
+pub fn write_critical_files(dir: &Path, graph: &Run) -> io::Result<()> {
     let report = graph.critical_path().report();
     write_atomically(&dir.join(CRITICAL_PATH_CSV), |w| {
         write_critical_path_csv(w, graph, &report)

@@ -174,7 +174,7 @@ fn idle_gaps_and_busy_time_per_device() {
 
 #[test]
 fn perfetto_groups_tiles_under_their_gpu() {
-    let mut g = syclgraph_graph::TaskGraph::new();
+    let mut g = syclgraph_graph::Run::new();
     let mut trace = TraceWriter::new(Vec::new(), 1, "app", &[(3, 1)], u64::MAX).unwrap();
     let mut done = Vec::new();
     for r in records() {

@@ -5,12 +5,12 @@
 mod common;
 use common::*;
 use syclgraph_graph::render_dot;
-use syclgraph_graph::TaskGraph;
+use syclgraph_graph::Run;
 
 const NASTY_KERNEL: &str = "typeinfo name for ns::K<\"q\\\"x\", 3>\nline2 <b>&amp;</b>";
 const NASTY_FILE: &str = "C:\\src\\my \"app\".cpp";
 
-fn sample() -> TaskGraph {
+fn sample() -> Run {
     let mut r = vec![
         node(
             0,
@@ -123,6 +123,6 @@ fn graphviz_renders_it() {
     assert!(text.starts_with("digraph syclgraph {"), "{text}");
     if check_with_dot_binary(&text) {
         // An empty graph renders too.
-        assert!(check_with_dot_binary(&render_dot(&TaskGraph::new())));
+        assert!(check_with_dot_binary(&render_dot(&Run::new())));
     }
 }

@@ -7,7 +7,7 @@ use syclgraph_graph::{EdgeKind, NodeKind};
 
 #[test]
 fn definitions_fill_the_placeholders() {
-    let mut g = syclgraph_graph::TaskGraph::new();
+    let mut g = syclgraph_graph::Run::new();
     let mut done = Vec::new();
     for r in [
         edge_again(7, 2), // a repeat before the definition
@@ -45,7 +45,7 @@ fn definitions_fill_the_placeholders() {
 
 #[test]
 fn instance_of_an_undefined_node_waits_for_the_definition() {
-    let mut g = syclgraph_graph::TaskGraph::new();
+    let mut g = syclgraph_graph::Run::new();
     let mut done = Vec::new();
     for r in device_run(4, 1, 1, 100, 40) {
         g.apply(r, &mut done);

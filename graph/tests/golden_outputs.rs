@@ -31,14 +31,14 @@ use syclgraph_graph::record::{
 };
 use syclgraph_graph::summary::{format_table, read_summary_csv, summary_table};
 use syclgraph_graph::windows::write_windows_csv;
-use syclgraph_graph::{write_all, write_kernels_csv, KernelRowWriter, Limits, TaskGraph};
+use syclgraph_graph::{write_all, write_kernels_csv, KernelRowWriter, Limits, Run};
 
 /// The time every "now" of the outputs is taken at.
 const NOW_NS: u64 = 9_000_000_000;
 
 /// Every output of one replay: (file name, bytes).
 fn outputs(records: &[Record], limits: Limits) -> Vec<(String, Vec<u8>)> {
-    let mut graph = TaskGraph::with_limits(limits);
+    let mut graph = Run::with_limits(limits);
     let mut rows = KernelRowWriter::new(Vec::new()).unwrap();
     let mut trace = TraceWriter::new(
         Vec::new(),

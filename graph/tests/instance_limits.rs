@@ -8,9 +8,7 @@ use common::*;
 use syclgraph_graph::duration_samples::{EXACT_LIMIT, RELATIVE_ERROR};
 use syclgraph_graph::record::TimingStatus;
 use syclgraph_graph::timing::percentile;
-use syclgraph_graph::{
-    summary_rows, summary_table, InstanceStatus, KernelRowWriter, Limits, TaskGraph,
-};
+use syclgraph_graph::{summary_rows, summary_table, InstanceStatus, KernelRowWriter, Limits, Run};
 
 #[test]
 fn dropped_instances_keep_exact_aggregates_and_rows() {
@@ -18,7 +16,7 @@ fn dropped_instances_keep_exact_aggregates_and_rows() {
         max_instances: 3,
         ..Limits::default()
     };
-    let mut g = TaskGraph::with_limits(limits);
+    let mut g = Run::with_limits(limits);
     let mut rows = KernelRowWriter::new(Vec::new()).unwrap();
     let mut done = Vec::new();
     g.apply(kernel(0, "_ZTS1K", "/k.cpp", 1), &mut done);
@@ -59,7 +57,7 @@ fn dropped_instances_keep_exact_aggregates_and_rows() {
 
 #[test]
 fn past_the_exact_limit_percentiles_are_close_and_memory_bounded() {
-    let mut g = TaskGraph::new();
+    let mut g = Run::new();
     let mut done = Vec::new();
     g.apply(kernel(0, "_ZTS1K", "/k.cpp", 1), &mut done);
     g.apply(kernel(1, "_ZTS1K", "/k.cpp", 2), &mut done); // same group
@@ -110,7 +108,7 @@ fn a_full_pending_table_flushes_the_oldest() {
         max_pending: 2,
         ..Limits::default()
     };
-    let mut g = TaskGraph::with_limits(limits);
+    let mut g = Run::with_limits(limits);
     let mut done = Vec::new();
     g.apply(kernel(0, "_ZTS1K", "/k.cpp", 1), &mut done);
     // Three submissions whose device times never come.

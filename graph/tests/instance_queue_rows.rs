@@ -4,7 +4,7 @@
 
 use syclgraph_graph::kernels_csv::KernelRowWriter;
 use syclgraph_graph::record::{DeviceTimes, NodeInfo, Record, TimingStatus};
-use syclgraph_graph::TaskGraph;
+use syclgraph_graph::Run;
 
 fn run(node: u32, instance: u64) -> Vec<Record> {
     vec![
@@ -49,7 +49,7 @@ fn rows_carry_their_own_queue_whatever_the_record_order() {
     })));
     records.extend(run(0, 2));
     records.extend(run(0, 1));
-    let mut graph = TaskGraph::new();
+    let mut graph = Run::new();
     let done = graph.apply_all(records);
     let mut writer = KernelRowWriter::new(Vec::new()).unwrap();
     for d in &done {

@@ -7,7 +7,7 @@
 mod common;
 use common::*;
 use syclgraph_graph::record::{InstanceEdge, Record};
-use syclgraph_graph::{instances_dot, Limits, TaskGraph};
+use syclgraph_graph::{instances_dot, Limits, Run};
 
 fn records() -> Vec<Record> {
     let dep = |s: (u32, u64), t: (u32, u64), queue_order| {
@@ -62,7 +62,7 @@ fn records() -> Vec<Record> {
 
 #[test]
 fn instances_dot_text_is_unchanged() {
-    let mut g = TaskGraph::with_limits(Limits {
+    let mut g = Run::with_limits(Limits {
         max_instances: 10,
         ..Limits::default()
     });

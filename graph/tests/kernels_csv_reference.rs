@@ -13,7 +13,7 @@ use proptest::prelude::*;
 use syclgraph_graph::devices::Device;
 use syclgraph_graph::node::QUEUE_ID_KEY;
 use syclgraph_graph::record::{Record, TimingStatus};
-use syclgraph_graph::{Completed, Instance, KernelRowWriter, Node, TaskGraph, KERNEL_COLUMNS};
+use syclgraph_graph::{Completed, Instance, KernelRowWriter, Node, Run, KERNEL_COLUMNS};
 
 /// The rows as the csv crate writes them, one `write_field` per column.
 struct Reference(csv::Writer<Vec<u8>>);
@@ -75,11 +75,11 @@ impl Reference {
 /// Streams `records` through a [`KernelRowWriter`] and the reference; both
 /// outputs.
 fn both(records: &[Record]) -> (String, String) {
-    let mut graph = TaskGraph::new();
+    let mut graph = Run::new();
     let mut rows = KernelRowWriter::new(Vec::new()).unwrap();
     let mut reference = Reference::new();
     let mut done: Vec<Completed> = Vec::new();
-    let mut take = |graph: &TaskGraph, done: &mut Vec<Completed>| {
+    let mut take = |graph: &Run, done: &mut Vec<Completed>| {
         for c in done.drain(..) {
             rows.write(graph, &c).unwrap();
             if let Some(node) = graph.node(c.node) {

@@ -4,7 +4,7 @@
 mod common;
 use common::*;
 use syclgraph_graph::record::{Record, TimingStatus};
-use syclgraph_graph::{write_kernel_rows, KernelRowWriter, TaskGraph};
+use syclgraph_graph::{write_kernel_rows, KernelRowWriter, Run};
 
 fn records() -> Vec<Record> {
     let mut r = vec![
@@ -68,7 +68,7 @@ fn header_and_rows() {
 
 #[test]
 fn streamed_rows_equal_all_at_once() {
-    let mut g = TaskGraph::new();
+    let mut g = Run::new();
     let mut w = KernelRowWriter::new(Vec::new()).unwrap();
     let mut done = Vec::new();
     let mut written = Vec::new();

@@ -20,7 +20,7 @@ use proptest::collection::vec;
 use proptest::prelude::*;
 use strategies::*;
 use syclgraph_graph::record::{DeviceTimes, NodeId, Record, TimingStatus};
-use syclgraph_graph::{Limits, TaskGraph};
+use syclgraph_graph::{Limits, Run};
 
 /// How one Submitted record becomes a timed direct-path command: its task
 /// (begin, duration), queue predecessor, event (not 0), device times
@@ -85,7 +85,7 @@ struct Due {
 fn split(records: &[Record], choices: &[Option<Timed>]) -> (Vec<Record>, Vec<Record>) {
     let (mut collector, mut expanded) = (Vec::new(), Vec::new());
     // The collector's graph: what it knows of the nodes when it decides.
-    let mut graph = TaskGraph::new();
+    let mut graph = Run::new();
     let mut applied = 0;
     let mut due: Vec<Due> = Vec::new();
     let flush = |due: &mut Vec<Due>,

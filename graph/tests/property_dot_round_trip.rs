@@ -14,10 +14,11 @@ use std::collections::HashSet;
 use proptest::prelude::*;
 use strategies::*;
 use syclgraph_graph::dot::loop_carried_edges;
-use syclgraph_graph::instances_dot::{instance_dot_id, write_instances_dot};
-use syclgraph_graph::{render_dot, NodeKind, TaskGraph};
+use syclgraph_graph::dot_ids::instance_dot_id;
+use syclgraph_graph::instances_dot::write_instances_dot;
+use syclgraph_graph::{render_dot, NodeKind, Run};
 
-fn check(graph: &TaskGraph) -> Result<(), TestCaseError> {
+fn check(graph: &Run) -> Result<(), TestCaseError> {
     let text = render_dot(graph);
     let dot = parse_dot(&text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
     prop_assert!(
@@ -146,7 +147,7 @@ fn check(graph: &TaskGraph) -> Result<(), TestCaseError> {
     check_instances(graph)
 }
 
-fn check_instances(graph: &TaskGraph) -> Result<(), TestCaseError> {
+fn check_instances(graph: &Run) -> Result<(), TestCaseError> {
     let mut bytes = Vec::new();
     write_instances_dot(&mut bytes, graph).unwrap();
     let text = String::from_utf8(bytes).unwrap();

@@ -14,7 +14,7 @@ use std::collections::HashSet;
 
 use proptest::prelude::*;
 use strategies::*;
-use syclgraph_graph::{Instance, InstanceStatus, Node, TaskGraph};
+use syclgraph_graph::{Instance, InstanceStatus, Node, Run};
 
 /// The documented completion rule.
 fn complete(node: &Node, i: &Instance) -> bool {
@@ -25,7 +25,7 @@ fn complete(node: &Node, i: &Instance) -> bool {
 }
 
 /// Pending instances that the rule says should have left the table.
-fn overdue(g: &TaskGraph) -> Vec<(u32, u64)> {
+fn overdue(g: &Run) -> Vec<(u32, u64)> {
     g.pending()
         .filter(|(id, i)| g.node(*id).is_some_and(|n| complete(n, i)))
         .map(|(id, i)| (id, i.instance))

@@ -11,11 +11,11 @@ use proptest::prelude::*;
 use strategies::*;
 use syclgraph_graph::record::Record;
 use syclgraph_graph::{
-    render_dot, summary_rows, summary_table, write_kernel_rows, write_summary_csv, TaskGraph,
+    render_dot, summary_rows, summary_table, write_kernel_rows, write_summary_csv, Run,
 };
 
 /// Everything a reader of the graph can ask for.
-fn read_everything(g: &TaskGraph) {
+fn read_everything(g: &Run) {
     let _ = g.stats();
     let _ = render_dot(g);
     let _ = summary_rows(g);

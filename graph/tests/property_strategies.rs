@@ -21,11 +21,11 @@ use proptest::prelude::*;
 use proptest::sample::select;
 use proptest::strategy::Union;
 use proptest::test_runner::Config as ProptestConfig;
-use syclgraph_graph::dot::unquote;
+use syclgraph_graph::dot_ids::unquote;
 use syclgraph_graph::record::{
     DeviceTimes, EdgeInfo, InstanceEdge, Metadata, NodeId, NodeInfo, Record, SpanKind, TimingStatus,
 };
-use syclgraph_graph::{Completed, KernelRowWriter, Limits, NodeKind, TaskGraph};
+use syclgraph_graph::{Completed, KernelRowWriter, Limits, NodeKind, Run};
 
 /// Node ids used by records: `0..NODES`.
 pub const NODES: NodeId = 6;
@@ -589,7 +589,7 @@ impl Handed {
 /// What driving a stream produced.
 pub struct Outcome {
     /// The graph after `finish`.
-    pub graph: TaskGraph,
+    pub graph: Run,
     /// Every instance handed out, in order.
     pub handed: Vec<Handed>,
     /// The streamed kernels.csv.
@@ -604,13 +604,13 @@ pub struct Outcome {
 pub fn drive_with(
     records: &[Record],
     limits: Limits,
-    mut after_each: impl FnMut(&TaskGraph, usize),
+    mut after_each: impl FnMut(&Run, usize),
 ) -> Outcome {
-    let mut graph = TaskGraph::with_limits(limits);
+    let mut graph = Run::with_limits(limits);
     let mut rows = KernelRowWriter::new(Vec::new()).expect("header");
     let mut handed = Vec::new();
     let mut done = Vec::new();
-    let mut take = |graph: &TaskGraph, step: usize, done: &mut Vec<Completed>| {
+    let mut take = |graph: &Run, step: usize, done: &mut Vec<Completed>| {
         for completed in done.drain(..) {
             let node = graph
                 .node(completed.node)
@@ -699,8 +699,8 @@ pub fn instance_key(record: &Record) -> Option<(NodeId, u64)> {
     }
 }
 
-/// What [`quote`](syclgraph_graph::dot::quote) keeps of a text, as
-/// [`unquote`](syclgraph_graph::dot::unquote) reads it back: CR LF and lone
+/// What [`quote`](syclgraph_graph::dot_ids::quote) keeps of a text, as
+/// [`unquote`](syclgraph_graph::dot_ids::unquote) reads it back: CR LF and lone
 /// CR become LF, other control characters a space.
 pub fn dot_text(text: &str) -> String {
     let mut out = String::new();

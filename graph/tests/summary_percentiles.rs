@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use syclgraph_graph::record::{Record, TimingStatus};
 use syclgraph_graph::summary::{format_table, read_summary_csv, summary_rows};
-use syclgraph_graph::{summary_table, write_summary_csv, TaskGraph};
+use syclgraph_graph::{summary_table, write_summary_csv, Run};
 
 fn timed_runs(node: u32, durations: &[u64], first_instance: u64) -> Vec<Record> {
     durations
@@ -32,7 +32,7 @@ fn untimed_run(node: u32, instance: u64, status: TimingStatus) -> Vec<Record> {
     ]
 }
 
-fn program() -> TaskGraph {
+fn program() -> Run {
     let mut r = vec![
         kernel(0, "_ZTS1A", "/s.cpp", 10),
         kernel(1, "_ZTS1A", "/s.cpp", 20), // same kernel, other call site
@@ -140,7 +140,7 @@ fn text_table_by_hand() {
 
 #[test]
 fn empty_graph() {
-    let g = TaskGraph::new();
+    let g = Run::new();
     let mut out = Vec::new();
     write_summary_csv(&mut out, &g).unwrap();
     assert_eq!(

@@ -45,7 +45,7 @@ fn files_in_a_new_directory() {
     assert_eq!(kernels.lines().count(), 2);
 
     // Writing again replaces the files.
-    write_all(&dir, &syclgraph_graph::TaskGraph::new()).unwrap();
+    write_all(&dir, &syclgraph_graph::Run::new()).unwrap();
     let summary = fs::read_to_string(dir.join("summary.csv")).unwrap();
     assert_eq!(summary.lines().count(), 1);
 }

@@ -13,7 +13,7 @@ use syclgraph_graph::perfetto::{TraceWriter, CLOCK_MONOTONIC};
 use syclgraph_graph::record::Record;
 use syclgraph_graph::spans::span_kind_str;
 use syclgraph_graph::timing::format_ns;
-use syclgraph_graph::{dot, instances_dot, summary, windows, Completed, Limits, TaskGraph};
+use syclgraph_graph::{dot, instances_dot, summary, windows, Completed, Limits, Run, TaskGraph};
 
 use crate::config::Config;
 use crate::warn;
@@ -67,7 +67,8 @@ pub struct Losses {
 pub struct Output {
     dir: PathBuf,
     quiet: bool,
-    graph: TaskGraph,
+    /// The task graph and its analyses.
+    graph: Run,
     kernels: Option<KernelRowWriter<WholeRows>>,
     /// `trace.pftrace`, streamed like kernels.csv (`None`: off or failed).
     trace: Option<TraceWriter<WholeRows>>,
@@ -97,7 +98,7 @@ impl Output {
             trace_max_mb: config.trace_max_mb,
             dir: config.output_dir.clone(),
             quiet: config.quiet,
-            graph: TaskGraph::with_limits(Limits {
+            graph: Run::with_limits(Limits {
                 max_instances: config.max_instances,
                 ..Limits::default()
             }),

@@ -66,7 +66,7 @@ fn the_dpnp_workload_gives_a_valid_trace() {
 #[test]
 fn no_trace_with_a_zero_bound() {
     // The bound itself (a cut trace that still parses, the dropped count)
-    // is tested in graph/src/perfetto.rs; the demo writes ~11 KB.
+    // is tested in graph/src/writers/perfetto/; the demo writes ~11 KB.
     let traced = run_both(
         "pftrace-off",
         || runtime_command(&program("pipeline")),

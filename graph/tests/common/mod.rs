@@ -5,11 +5,11 @@
 use std::collections::HashMap;
 
 use graphviz_rust::dot_structures::{EdgeTy, Graph, Id, Stmt, Vertex};
-use syclgraph_graph::dot::unquote;
+use syclgraph_graph::dot_ids::unquote;
 use syclgraph_graph::record::{
     DeviceTimes, EdgeInfo, Metadata, NodeId, NodeInfo, Record, SpanKind, TimingStatus,
 };
-use syclgraph_graph::{Completed, TaskGraph};
+use syclgraph_graph::{Completed, Run};
 
 /// Metadata from pairs.
 pub fn md(pairs: &[(&str, &str)]) -> Metadata {
@@ -183,8 +183,8 @@ pub fn string(id: u32, text: &str) -> Record {
 
 /// Apply all records, then finish; returns the graph and every finalised
 /// instance in order.
-pub fn build(records: impl IntoIterator<Item = Record>) -> (TaskGraph, Vec<Completed>) {
-    let mut g = TaskGraph::new();
+pub fn build(records: impl IntoIterator<Item = Record>) -> (Run, Vec<Completed>) {
+    let mut g = Run::new();
     let mut done = g.apply_all(records);
     g.finish(&mut done);
     (g, done)

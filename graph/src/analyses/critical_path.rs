@@ -82,13 +82,13 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
-use crate::chains::{Chains, LinkId};
-use crate::idle_gaps::{Busy, IdleGaps};
+use crate::analyses::chains::{Chains, LinkId};
+use crate::analyses::idle_gaps::{Busy, IdleGaps};
+use crate::analyses::start_order::StartOrder;
 use crate::instance::Instance;
 use crate::instance_graph::InstanceKey;
 use crate::kind::NodeKind;
 use crate::record::{InstanceEdge, NodeId};
-use crate::start_order::StartOrder;
 
 /// An instance's dependencies: (source, is queue order). Mostly one (the
 /// previous command of an in-order queue), so no allocation for up to two.
@@ -216,10 +216,10 @@ impl Folded {
 
 /// What comes before a step: the start, the step before, or the folded
 /// totals.
-type Parent = crate::chains::Parent<Arc<Folded>>;
+type Parent = crate::analyses::chains::Parent<Arc<Folded>>;
 
 /// A step and where its chain goes on.
-type Link = crate::chains::Link<Step, Arc<Folded>>;
+type Link = crate::analyses::chains::Link<Step, Arc<Folded>>;
 
 /// What a finalised instance leaves for those that depend on it.
 #[derive(Clone, Copy, Debug)]

@@ -33,156 +33,19 @@ use graphviz_rust::dot_structures::{
 };
 use graphviz_rust::printer::{DotPrinter, PrinterContext};
 
-use crate::edge::{Edge, EdgeKind, MEMORY_OBJECT_KEY};
+use crate::analyses::critical_path::PathReport;
+use crate::edge::{Edge, EdgeKind};
 use crate::kind::NodeKind;
 use crate::model::TaskGraph;
-use crate::names::address_text;
 use crate::node::Node;
 use crate::record::{EdgeId, NodeId};
+use crate::run::Run;
 use crate::sycl_graphs::{SyclGraph, INSIDE_REPLAY_UNTIMED};
 use crate::timing::format_ns;
-
-/// Longest operation name shown in a label before it is cut (the full name
-/// is in the `operation` attribute).
-pub(crate) const LABEL_MAX_CHARS: usize = 60;
-
-/// The DOT id of a node: `n<id>`.
-pub fn node_dot_id(id: NodeId) -> String {
-    let mut text = String::with_capacity(11);
-    push_node_dot_id(&mut text, id);
-    text
-}
-
-/// Appends [`node_dot_id`] to `out` (no allocation of its own).
-pub fn push_node_dot_id(out: &mut String, id: NodeId) {
-    out.push('n');
-    out.push_str(itoa::Buffer::new().format(id));
-}
-
-/// A DOT quoted string holding `text` exactly: `\` and `"` are escaped, a
-/// line break becomes `\n` (a line break in labels), tabs and other control
-/// characters become spaces.
-pub fn quote(text: &str) -> Id {
-    let mut out = String::with_capacity(text.len() + 2);
-    push_quoted(&mut out, text);
-    Id::Escaped(out)
-}
-
-/// Appends `text` to `out` as [`quote`] writes it, quotes included.
-pub(crate) fn push_quoted(out: &mut String, text: &str) {
-    out.push('"');
-    if !text
-        .chars()
-        .any(|c| c.is_control() || c == '\\' || c == '"')
-    {
-        out.push_str(text);
-        out.push('"');
-        return;
-    }
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '"' => out.push_str("\\\""),
-            '\r' => {
-                if chars.peek() != Some(&'\n') {
-                    out.push_str("\\n");
-                }
-            }
-            '\n' => out.push_str("\\n"),
-            c if c.is_control() => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}
-
-/// The text of a DOT id as [`quote`] wrote it: quotes removed, `\\`, `\"`
-/// and `\n` decoded (other escapes are kept as written). Plain and HTML ids
-/// are returned as they are.
-pub fn unquote(id: &Id) -> String {
-    let raw = match id {
-        Id::Escaped(s) => s.as_str(),
-        Id::Plain(s) | Id::Html(s) | Id::Anonymous(s) => return s.clone(),
-    };
-    let inner = raw
-        .strip_prefix('"')
-        .and_then(|s| s.strip_suffix('"'))
-        .unwrap_or(raw);
-    let mut out = String::with_capacity(inner.len());
-    let mut chars = inner.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('\\') => out.push('\\'),
-            Some('"') => out.push('"'),
-            Some('n') => out.push('\n'),
-            Some(other) => {
-                out.push('\\');
-                out.push(other);
-            }
-            None => out.push('\\'),
-        }
-    }
-    out
-}
-
-/// One `key="value"` attribute.
-pub(crate) fn attr(key: &str, value: impl AsRef<str>) -> Attribute {
-    Attribute(Id::Plain(key.to_string()), quote(value.as_ref()))
-}
-
-/// Shape, style and fill colour for a kind.
-pub(crate) fn look(kind: NodeKind) -> (&'static str, &'static str, &'static str) {
-    match kind {
-        NodeKind::Kernel => ("box", "filled", "#cfe2f3"),
-        NodeKind::Memcpy | NodeKind::Memset | NodeKind::Fill | NodeKind::Copy => {
-            ("box", "rounded,filled", "#d9ead3")
-        }
-        NodeKind::HostTask => ("hexagon", "filled", "#fff2cc"),
-        NodeKind::Alloc | NodeKind::Dealloc => ("cylinder", "filled", "#eeeeee"),
-        NodeKind::Barrier => ("octagon", "filled", "#f4cccc"),
-        NodeKind::Virtual => ("ellipse", "dashed", "#ffffff"),
-        NodeKind::Other => ("ellipse", "filled", "#ffffff"),
-        NodeKind::Graph => ("box3d", "filled", "#d0e0e3"),
-    }
-}
-
-/// `text` cut to `max` characters with an ellipsis.
-pub(crate) fn shorten(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_string();
-    }
-    let mut s: String = text.chars().take(max.saturating_sub(1)).collect();
-    s.push('…');
-    s
-}
-
-/// The file name without its directories, for labels.
-pub(crate) fn base_name(path: &str) -> &str {
-    path.rsplit(['/', '\\']).next().unwrap_or(path)
-}
-
-/// The memory object (buffer) a memory node is about, as hex text: its
-/// own `memory_object` metadata (allocations, map/unmap/copy commands),
-/// else the `memory_object` of its first memory edge (a release has none
-/// of its own, the edge from its allocation names it).
-pub(crate) fn memory_object_of(graph: &TaskGraph, n: &Node) -> Option<String> {
-    if let Some(raw) = n.metadata_value(MEMORY_OBJECT_KEY) {
-        return Some(address_text(raw));
-    }
-    if !matches!(n.kind, NodeKind::Alloc | NodeKind::Dealloc) {
-        return None;
-    }
-    graph
-        .edges_into(n.id)
-        .into_iter()
-        .chain(graph.edges_from(n.id))
-        .find_map(|e| e.memory_object.clone())
-}
+use crate::writers::dot_ids::{attr, node_dot_id, unquote};
+use crate::writers::node_look::{
+    base_name, look, memory_object_of, shorten, CRITICAL_ATTRS, LABEL_MAX_CHARS,
+};
 
 /// The readable label of a node: operation, file:line, which memory (buffer
 /// or bytes), ×count, device time.
@@ -487,7 +350,7 @@ fn legend(graph: &TaskGraph) -> Id {
 /// The task graph as a graphviz-rust AST: nodes by id, then edges by id
 /// (loop-carried ones marked, allocation self-loops left out), with a
 /// legend as the graph's label.
-pub fn to_dot(graph: &TaskGraph) -> Graph {
+pub fn to_dot(graph: &Run) -> Graph {
     let mut stmts = vec![
         Stmt::GAttribute(GraphAttributes::Graph(vec![
             attr("rankdir", "TB"),
@@ -520,7 +383,7 @@ pub fn to_dot(graph: &TaskGraph) -> Graph {
     let drawn: Vec<&Edge> = graph.edges().filter(|e| !hidden(graph, e)).collect();
     let last = ranked_last(graph, &drawn);
     stmts.extend(drawn.iter().map(|e| edge_stmt(e, carried.contains(&e.id))));
-    crate::critical_output::mark_dot(&graph.critical_path().report(), &mut stmts);
+    mark_dot(&graph.critical_path().report(), &mut stmts);
     if !last.is_empty() {
         let mut sub = vec![Stmt::Attribute(attr("rank", "sink"))];
         sub.extend(last.into_iter().map(|id| {
@@ -538,6 +401,54 @@ pub fn to_dot(graph: &TaskGraph) -> Graph {
         id: Id::Plain("syclgraph".to_string()),
         strict: false,
         stmts,
+    }
+}
+
+/// The nodes on the critical path (time on it, or a kept step) and the
+/// (node before, node after) pairs of its kept consecutive steps.
+pub fn critical_nodes(report: &PathReport) -> (BTreeSet<NodeId>, BTreeSet<(NodeId, NodeId)>) {
+    let mut nodes: BTreeSet<NodeId> = report.node_ns.iter().map(|n| n.0).collect();
+    nodes.extend(report.steps.iter().map(|s| s.key.0));
+    let pairs = report
+        .steps
+        .windows(2)
+        .map(|w| (w[0].key.0, w[1].key.0))
+        .filter(|(a, b)| a != b)
+        .collect();
+    (nodes, pairs)
+}
+
+/// The node id an AST vertex names, as text.
+fn vertex_id(v: &Vertex) -> Option<String> {
+    match v {
+        Vertex::N(DotNodeId(id, _)) => Some(unquote(id)),
+        Vertex::S(_) => None,
+    }
+}
+
+/// Marks the critical nodes and edges of `graph.dot`'s statements
+/// (`critical="true"`, thick and red): the nodes with time on the path and
+/// the edges between the nodes of consecutive kept steps (a `host` gap
+/// between two nodes with no edge is not drawn).
+pub fn mark_dot(report: &PathReport, stmts: &mut [Stmt]) {
+    let (nodes, pairs) = critical_nodes(report);
+    let ids: BTreeSet<String> = nodes.iter().map(|&n| node_dot_id(n)).collect();
+    let marks = || CRITICAL_ATTRS.iter().map(|(k, v)| attr(k, v));
+    for stmt in stmts.iter_mut() {
+        match stmt {
+            Stmt::Node(n) if ids.contains(&unquote(&n.id.0)) => n.attributes.extend(marks()),
+            Stmt::Edge(e) => {
+                let EdgeTy::Pair(a, b) = &e.ty else { continue };
+                let pair = (vertex_id(a), vertex_id(b));
+                if pairs
+                    .iter()
+                    .any(|&(x, y)| pair == (Some(node_dot_id(x)), Some(node_dot_id(y))))
+                {
+                    e.attributes.extend(marks());
+                }
+            }
+            _ => {}
+        }
     }
 }
 
@@ -615,60 +526,13 @@ fn sycl_graph_cluster(graph: &TaskGraph, g: &SyclGraph, out: &mut Vec<Stmt>) {
 }
 
 /// The text of `graph.dot`.
-pub fn render_dot(graph: &TaskGraph) -> String {
+pub fn render_dot(graph: &Run) -> String {
     let mut text = to_dot(graph).print(&mut PrinterContext::default());
     text.push('\n');
     text
 }
 
 /// Write `graph.dot` to `w`.
-pub fn write_dot(w: &mut impl Write, graph: &TaskGraph) -> io::Result<()> {
+pub fn write_dot(w: &mut impl Write, graph: &Run) -> io::Result<()> {
     w.write_all(render_dot(graph).as_bytes())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn quoting_round_trips() {
-        for text in [
-            "plain",
-            "with \"quotes\"",
-            "back\\slash\\",
-            "two\nlines",
-            "tmpl<int, Foo<\"x\">>",
-            "\\n is not a newline",
-            "",
-            "ünïcödé ×3",
-        ] {
-            let id = quote(text);
-            assert_eq!(unquote(&id), text, "{id:?}");
-        }
-    }
-
-    #[test]
-    fn quoting_escapes_what_dot_needs() {
-        assert_eq!(
-            quote("a\"b\\c\nd\te"),
-            Id::Escaped("\"a\\\"b\\\\c\\nd e\"".into())
-        );
-        assert_eq!(unquote(&quote("x\r\ny\rz")), "x\ny\nz");
-    }
-
-    #[test]
-    fn long_operations_are_shortened_in_labels_only() {
-        let long = "x".repeat(100);
-        let s = shorten(&long, 10);
-        assert_eq!(s.chars().count(), 10);
-        assert!(s.ends_with('…'));
-        assert_eq!(shorten("short", 10), "short");
-    }
-
-    #[test]
-    fn base_names() {
-        assert_eq!(base_name("/a/b/c.cpp"), "c.cpp");
-        assert_eq!(base_name("c.cpp"), "c.cpp");
-        assert_eq!(base_name("C:\\x\\y.cpp"), "y.cpp");
-    }
 }

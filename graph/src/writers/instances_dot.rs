@@ -17,21 +17,19 @@ use std::io::{self, Write};
 
 use rustc_hash::FxHashMap;
 
-use crate::dot::{
-    base_name, look, memory_object_of, node_dot_id, push_quoted, shorten, LABEL_MAX_CHARS,
-};
+use crate::analyses::critical_path::PathReport;
 use crate::edge::EdgeKind;
+use crate::writers::dot_ids::{node_dot_id, push_quoted};
+use crate::writers::node_look::{
+    base_name, look, memory_object_of, shorten, CRITICAL_DOT_ATTRS, LABEL_MAX_CHARS,
+};
 
 use crate::instance_graph::InstanceKey;
 use crate::model::TaskGraph;
 use crate::record::NodeId;
+use crate::run::Run;
 
-/// The DOT id of a submission: `i<node>_<instance>`.
-pub fn instance_dot_id((node, instance): InstanceKey) -> String {
-    format!("i{node}_{instance}")
-}
-
-/// Appends ` key="value"` (value quoted as [`crate::dot::quote`] does).
+/// Appends ` key="value"` (value quoted as [`quote`](crate::writers::dot_ids::quote) does).
 fn push_attr(out: &mut String, key: &str, value: &str) {
     out.push(' ');
     out.push_str(key);
@@ -149,8 +147,26 @@ impl<'g> NodeTexts<'g> {
     }
 }
 
+/// The instances of the kept steps, and the (before, after) pairs of
+/// consecutive kept steps.
+#[allow(clippy::type_complexity)]
+pub fn step_keys(
+    report: &PathReport,
+) -> (
+    rustc_hash::FxHashSet<InstanceKey>,
+    rustc_hash::FxHashSet<(InstanceKey, InstanceKey)>,
+) {
+    let keys = report.steps.iter().map(|s| s.key).collect();
+    let pairs = report
+        .steps
+        .windows(2)
+        .map(|w| (w[0].key, w[1].key))
+        .collect();
+    (keys, pairs)
+}
+
 /// The text of `instances.dot` (see [`write_instances_dot`]).
-pub fn render_instances_dot(graph: &TaskGraph) -> String {
+pub fn render_instances_dot(graph: &Run) -> String {
     let mut out = Vec::new();
     write_instances_dot(&mut out, graph).expect("writing to memory does not fail");
     String::from_utf8(out).expect("made of str pieces")
@@ -161,7 +177,7 @@ pub fn render_instances_dot(graph: &TaskGraph) -> String {
 /// thousands of instances and is written at exit, so it must cost little
 /// per instance: a line is a few copies of its node's shared text and the
 /// instance number.
-pub fn write_instances_dot(w: &mut impl Write, graph: &TaskGraph) -> io::Result<()> {
+pub fn write_instances_dot(w: &mut impl Write, graph: &Run) -> io::Result<()> {
     let ig = graph.instance_graph();
     let shown = ig.instances().len();
     let mut head = String::with_capacity(512);
@@ -186,7 +202,7 @@ pub fn write_instances_dot(w: &mut impl Write, graph: &TaskGraph) -> io::Result<
     head.push_str("]\n");
     w.write_all(head.as_bytes())?;
     let critical = graph.critical_path().report();
-    let (on_path, on_path_edges) = crate::critical_output::step_keys(&critical);
+    let (on_path, on_path_edges) = step_keys(&critical);
     let mut texts = NodeTexts::new(graph);
     let mut num = itoa::Buffer::new();
     // Instances of one node usually come in runs: one text lookup per run.
@@ -202,7 +218,7 @@ pub fn write_instances_dot(w: &mut impl Write, graph: &TaskGraph) -> io::Result<
             w.write_all(instance)?;
             w.write_all(b"\"")?;
             if on_path.contains(&(run[0].0, instance_number)) {
-                w.write_all(crate::critical_output::CRITICAL_DOT_ATTRS.as_bytes())?;
+                w.write_all(CRITICAL_DOT_ATTRS.as_bytes())?;
             }
             w.write_all(b"]\n")?;
         }
@@ -250,7 +266,7 @@ pub fn write_instances_dot(w: &mut impl Write, graph: &TaskGraph) -> io::Result<
         if on_path_edges.contains(&(from, to)) {
             // The same attributes, marked before their closing "]\n".
             w.write_all(&attrs.as_bytes()[..attrs.len() - 2])?;
-            w.write_all(crate::critical_output::CRITICAL_DOT_ATTRS.as_bytes())?;
+            w.write_all(CRITICAL_DOT_ATTRS.as_bytes())?;
             w.write_all(b"]\n")?;
         } else {
             w.write_all(attrs.as_bytes())?;
@@ -275,7 +291,7 @@ mod tests {
 
     #[test]
     fn instances_and_their_dependencies_are_drawn_and_the_cut_is_said() {
-        let mut g = TaskGraph::with_limits(crate::Limits {
+        let mut g = Run::with_limits(crate::Limits {
             max_instances: 3,
             ..crate::Limits::default()
         });

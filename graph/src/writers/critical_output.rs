@@ -1,5 +1,5 @@
 //! `critical_path.csv`, `idle_gaps.csv` and the stderr block of the
-//! critical path (see [`crate::critical_path`] and [`crate::idle_gaps`]).
+//! critical path (see [`crate::analyses::critical_path`] and [`crate::analyses::idle_gaps`]).
 //!
 //! `critical_path.csv`: one row per kept step of the critical path, in time
 //! order, columns [`CRITICAL_PATH_COLUMNS`]. `step` counts from 1 at the
@@ -15,18 +15,15 @@
 //! `count` the commands that came too late to be placed). Rows `gap`: the
 //! ten longest gaps per scope with the instances before and after.
 
-use std::collections::BTreeSet;
 use std::io::{self, Write};
 
-use graphviz_rust::dot_structures::{EdgeTy, NodeId as DotNodeId, Stmt, Vertex};
-
-use crate::critical_path::{GapCause, PathReport};
-use crate::dot::{attr, node_dot_id, push_node_dot_id, unquote};
-use crate::idle_gaps::{IdleCause, IdleGaps};
+use crate::analyses::critical_path::{GapCause, PathReport};
+use crate::analyses::idle_gaps::{IdleCause, IdleGaps};
 use crate::instance_graph::InstanceKey;
 use crate::model::TaskGraph;
-use crate::record::NodeId;
+use crate::run::Run;
 use crate::timing::format_ns;
+use crate::writers::dot_ids::{node_dot_id, push_node_dot_id};
 
 /// The critical path file.
 pub const CRITICAL_PATH_CSV: &str = "critical_path.csv";
@@ -65,11 +62,6 @@ pub const IDLE_GAPS_COLUMNS: [&str; 13] = [
     "after_instance",
     "rank",
 ];
-
-/// The `node` column's text for a node id: its id in graph.dot.
-pub fn node_key(node: u32) -> String {
-    node_dot_id(node)
-}
 
 /// Write `critical_path.csv` for `report` to `w`.
 pub fn write_critical_path_csv<W: Write>(
@@ -110,7 +102,7 @@ pub fn write_critical_path_csv<W: Write>(
 
 fn key_fields(key: Option<InstanceKey>) -> [String; 2] {
     match key {
-        Some((n, i)) => [node_key(n), i.to_string()],
+        Some((n, i)) => [node_dot_id(n), i.to_string()],
         None => [String::new(), String::new()],
     }
 }
@@ -181,7 +173,7 @@ fn percent(part: u64, whole: u64) -> String {
 
 /// The stderr block: span, critical path length, device busy share, idle
 /// time by cause and the nodes with the most time on the critical path.
-pub fn critical_path_text(graph: &TaskGraph, report: &PathReport) -> String {
+pub fn critical_path_text(graph: &Run, report: &PathReport) -> String {
     /// Nodes listed.
     const TOP: usize = 5;
     let Some(end) = report.end_ns else {
@@ -255,7 +247,7 @@ pub fn critical_path_text(graph: &TaskGraph, report: &PathReport) -> String {
             "  {:>6} {:>9}  {} {}\n",
             percent(ns, length),
             format_ns(ns),
-            node_key(node),
+            node_dot_id(node),
             name
         ));
     }
@@ -264,86 +256,9 @@ pub fn critical_path_text(graph: &TaskGraph, report: &PathReport) -> String {
             "  longest {scope} gap: {} ({}) before {}#{}; idle_gaps.csv has the ten longest\n",
             format_ns(gap.idle_ns()),
             gap.cause.as_str(),
-            node_key(gap.after.0),
+            node_dot_id(gap.after.0),
             gap.after.1
         ));
     }
     out
-}
-
-/// Drawing of the critical path in `graph.dot` and `instances.dot`.
-const CRITICAL_ATTRS: [(&str, &str); 3] = [
-    ("critical", "true"),
-    ("penwidth", "3"),
-    ("color", "#cc0000"),
-];
-
-/// The nodes on the critical path (time on it, or a kept step) and the
-/// (node before, node after) pairs of its kept consecutive steps.
-pub fn critical_nodes(report: &PathReport) -> (BTreeSet<NodeId>, BTreeSet<(NodeId, NodeId)>) {
-    let mut nodes: BTreeSet<NodeId> = report.node_ns.iter().map(|n| n.0).collect();
-    nodes.extend(report.steps.iter().map(|s| s.key.0));
-    let pairs = report
-        .steps
-        .windows(2)
-        .map(|w| (w[0].key.0, w[1].key.0))
-        .filter(|(a, b)| a != b)
-        .collect();
-    (nodes, pairs)
-}
-
-/// The node id an AST vertex names, as text.
-fn vertex_id(v: &Vertex) -> Option<String> {
-    match v {
-        Vertex::N(DotNodeId(id, _)) => Some(unquote(id)),
-        Vertex::S(_) => None,
-    }
-}
-
-/// Marks the critical nodes and edges of `graph.dot`'s statements
-/// (`critical="true"`, thick and red): the nodes with time on the path and
-/// the edges between the nodes of consecutive kept steps (a `host` gap
-/// between two nodes with no edge is not drawn).
-pub fn mark_dot(report: &PathReport, stmts: &mut [Stmt]) {
-    let (nodes, pairs) = critical_nodes(report);
-    let ids: BTreeSet<String> = nodes.iter().map(|&n| node_dot_id(n)).collect();
-    let marks = || CRITICAL_ATTRS.iter().map(|(k, v)| attr(k, v));
-    for stmt in stmts.iter_mut() {
-        match stmt {
-            Stmt::Node(n) if ids.contains(&unquote(&n.id.0)) => n.attributes.extend(marks()),
-            Stmt::Edge(e) => {
-                let EdgeTy::Pair(a, b) = &e.ty else { continue };
-                let pair = (vertex_id(a), vertex_id(b));
-                if pairs
-                    .iter()
-                    .any(|&(x, y)| pair == (Some(node_dot_id(x)), Some(node_dot_id(y))))
-                {
-                    e.attributes.extend(marks());
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
-/// The attributes (with a leading space) that mark an instance of
-/// `instances.dot` on the critical path.
-pub const CRITICAL_DOT_ATTRS: &str = " critical=\"true\" penwidth=\"3\" color=\"#cc0000\"";
-
-/// The instances of the kept steps, and the (before, after) pairs of
-/// consecutive kept steps.
-#[allow(clippy::type_complexity)]
-pub fn step_keys(
-    report: &PathReport,
-) -> (
-    rustc_hash::FxHashSet<InstanceKey>,
-    rustc_hash::FxHashSet<(InstanceKey, InstanceKey)>,
-) {
-    let keys = report.steps.iter().map(|s| s.key).collect();
-    let pairs = report
-        .steps
-        .windows(2)
-        .map(|w| (w[0].key, w[1].key))
-        .collect();
-    (keys, pairs)
 }

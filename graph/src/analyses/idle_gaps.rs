@@ -14,8 +14,8 @@
 //! The cause of a gap is read from the command after it, from whatever
 //! that command waited for last (see [`IdleCause`]).
 
+use crate::analyses::start_order::StartOrder;
 use crate::instance_graph::InstanceKey;
-use crate::start_order::StartOrder;
 
 /// Commands held per device or queue to put them back in start order.
 pub const REORDER: usize = 4096;
@@ -137,7 +137,7 @@ pub struct Busy {
     /// if any ended after the command's previous step was ready.
     pub wait_end_ns: Option<u64>,
     /// It was ready but waited for its device, busy with another command
-    /// until `dependency` (see [`crate::critical_path::GapCause::Device`]).
+    /// until `dependency` (see [`crate::analyses::critical_path::GapCause::Device`]).
     pub device_busy: bool,
 }
 

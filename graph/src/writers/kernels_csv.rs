@@ -18,11 +18,11 @@ use std::io::{self, Write};
 use rustc_hash::FxHashMap;
 
 use crate::devices::Device;
-use crate::dot::node_dot_id;
 use crate::instance::{Completed, Instance};
 use crate::model::TaskGraph;
 use crate::node::{Node, GLOBAL_SIZE_KEY, LOCAL_SIZE_KEY, QUEUE_ID_KEY};
 use crate::record::NodeId;
+use crate::writers::dot_ids::node_dot_id;
 
 /// The header of `kernels.csv`.
 pub const KERNEL_COLUMNS: [&str; 18] = [

@@ -1,0 +1,116 @@
+//! The analyses of a run, apart from the model: the critical path
+//! ([`critical_path`]) and the device idle gaps ([`idle_gaps`]) it measures
+//! along the way. [`Analyses`] is fed from outside the
+//! [`TaskGraph`]: the records it needs (host waits, dependencies between
+//! instances) as they arrive, and every instance the graph finalises, with
+//! the graph that finalised it (see [`Run`](crate::run::Run), which does
+//! both).
+
+mod chains;
+pub mod critical_path;
+pub mod idle_gaps;
+mod start_order;
+
+use crate::instance::Completed;
+use crate::model::TaskGraph;
+use crate::record::{InstanceEdge, Record, SpanKind};
+
+use critical_path::CriticalPath;
+use idle_gaps::IdleGaps;
+
+/// The analyses of one run.
+#[derive(Debug)]
+pub struct Analyses {
+    critical: CriticalPath,
+}
+
+impl Analyses {
+    /// Analyses keeping up to `max_steps` steps of the critical path (the
+    /// graph's [`Limits::max_instances`](crate::model::Limits)).
+    pub fn new(max_steps: usize) -> Analyses {
+        Analyses {
+            critical: CriticalPath::new(max_steps),
+        }
+    }
+
+    /// Sees a record before the graph applies it: host waits, and the
+    /// dependencies between instances (data dependencies, and the order
+    /// of an in-order queue that a submission names).
+    pub fn observe(&mut self, record: &Record) {
+        match *record {
+            Record::SpanBegin {
+                kind: SpanKind::Wait,
+                thread,
+                ns,
+                ..
+            } => self.critical.wait_begin(thread, ns),
+            Record::SpanEnd {
+                kind: SpanKind::Wait,
+                thread,
+                ns,
+            } => self.critical.wait_end(thread, ns),
+            Record::InstanceEdge(edge) => self.critical.depends(edge),
+            Record::SubmittedAfter {
+                node,
+                instance,
+                after,
+                ..
+            }
+            | Record::SubmittedTask {
+                node,
+                instance,
+                after: Some(after),
+                ..
+            }
+            | Record::SubmissionAnnounced {
+                node,
+                instance,
+                after: Some(after),
+            } => self.critical.depends(InstanceEdge {
+                source: after.0,
+                source_instance: after.1,
+                target: node,
+                target_instance: instance,
+                queue_order: true,
+            }),
+            _ => {}
+        }
+    }
+
+    /// An instance `graph` finalised (handed out by
+    /// [`TaskGraph::apply`] or [`TaskGraph::finish`]), seen after that
+    /// call returned.
+    pub fn finalised(&mut self, graph: &TaskGraph, done: &Completed) {
+        let Some(node) = graph.node(done.node) else {
+            return;
+        };
+        let instance = &done.instance;
+        let device = graph
+            .device_index(node, instance)
+            .map(|d| (d, graph.devices().display(d)));
+        let queue = instance.queue.or_else(|| node.queue_id());
+        self.critical.finalised(
+            (done.node, instance.instance),
+            instance,
+            node.kind,
+            device,
+            queue,
+        );
+    }
+
+    /// Completes the analyses once the records have stopped (after the
+    /// instances [`TaskGraph::finish`] handed out).
+    pub fn finish(&mut self) {
+        self.critical.finish();
+    }
+
+    /// The critical path (see [`critical_path`]).
+    pub fn critical_path(&self) -> &CriticalPath {
+        &self.critical
+    }
+
+    /// The idle gaps of the devices and queues (see [`idle_gaps`]).
+    pub fn idle_gaps(&self) -> &IdleGaps {
+        self.critical.idle_gaps()
+    }
+}

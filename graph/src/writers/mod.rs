@@ -1,0 +1,13 @@
+//! The output files, one module per file (or per stream): they read the
+//! model ([`TaskGraph`](crate::TaskGraph)) and the analyses and never
+//! import each other; what two writers share (DOT ids and quoting, how a
+//! node is drawn) lives in [`dot_ids`] and [`node_look`].
+
+pub mod critical_output;
+pub mod dot;
+pub mod dot_ids;
+pub mod instances_dot;
+pub mod kernels_csv;
+pub(crate) mod node_look;
+pub mod perfetto;
+pub mod summary;
