@@ -427,6 +427,40 @@ pub enum Record {
     },
 }
 
+impl Record {
+    /// The order of an in-order queue that a submission record names: from
+    /// the queue's previous submission (`after`) to this one; `None` for
+    /// any other record.
+    pub fn queue_order_edge(&self) -> Option<InstanceEdge> {
+        match *self {
+            Record::SubmittedAfter {
+                node,
+                instance,
+                after,
+                ..
+            }
+            | Record::SubmittedTask {
+                node,
+                instance,
+                after: Some(after),
+                ..
+            }
+            | Record::SubmissionAnnounced {
+                node,
+                instance,
+                after: Some(after),
+            } => Some(InstanceEdge {
+                source: after.0,
+                source_instance: after.1,
+                target: node,
+                target_instance: instance,
+                queue_order: true,
+            }),
+            _ => None,
+        }
+    }
+}
+
 /// A dependency between two submissions (instances), not only between their
 /// code locations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -13,7 +13,7 @@ mod start_order;
 
 use crate::instance::Completed;
 use crate::model::TaskGraph;
-use crate::record::{InstanceEdge, Record, SpanKind};
+use crate::record::{Record, SpanKind};
 
 use critical_path::CriticalPath;
 use idle_gaps::IdleGaps;
@@ -50,30 +50,11 @@ impl Analyses {
                 ns,
             } => self.critical.wait_end(thread, ns),
             Record::InstanceEdge(edge) => self.critical.depends(edge),
-            Record::SubmittedAfter {
-                node,
-                instance,
-                after,
-                ..
+            _ => {
+                if let Some(edge) = record.queue_order_edge() {
+                    self.critical.depends(edge);
+                }
             }
-            | Record::SubmittedTask {
-                node,
-                instance,
-                after: Some(after),
-                ..
-            }
-            | Record::SubmissionAnnounced {
-                node,
-                instance,
-                after: Some(after),
-            } => self.critical.depends(InstanceEdge {
-                source: after.0,
-                source_instance: after.1,
-                target: node,
-                target_instance: instance,
-                queue_order: true,
-            }),
-            _ => {}
         }
     }
 

@@ -503,30 +503,11 @@ impl<W: Write> TraceWriter<W> {
             Record::InstanceEdge(edge) => self.edge(edge),
             // A submission on an in-order queue: the queue's order from
             // the previous one, as the instance graph takes it.
-            Record::SubmittedAfter {
-                node,
-                instance,
-                after,
-                ..
+            _ => {
+                if let Some(edge) = record.queue_order_edge() {
+                    self.edge(edge);
+                }
             }
-            | Record::SubmittedTask {
-                node,
-                instance,
-                after: Some(after),
-                ..
-            }
-            | Record::SubmissionAnnounced {
-                node,
-                instance,
-                after: Some(after),
-            } => self.edge(InstanceEdge {
-                source: after.0,
-                source_instance: after.1,
-                target: node,
-                target_instance: instance,
-                queue_order: true,
-            }),
-            _ => {}
         }
     }
 
