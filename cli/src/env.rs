@@ -16,11 +16,11 @@
 //!   CPU device and no ICD file in `/etc/OpenCL/vendors` registers it (the
 //!   wheel registers none: without it the program finds no SYCL device).
 
-use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
+use crate::environment::Env;
 use crate::locate::{Linkage, Runtime};
 
 /// Where the OpenCL ICD loader looks for vendor files by default.
@@ -28,37 +28,6 @@ pub const ICD_VENDORS_DIR: &str = "/etc/OpenCL/vendors";
 
 /// The OpenCL CPU device library of the Intel runtime.
 const CPU_DEVICE: &str = "libintelocl.so";
-
-/// A snapshot of environment variables.
-#[derive(Clone, Debug, Default)]
-pub struct Env {
-    vars: BTreeMap<OsString, OsString>,
-}
-
-impl Env {
-    /// syclgraph's own environment, which the program inherits.
-    pub fn current() -> Env {
-        Env {
-            vars: std::env::vars_os().collect(),
-        }
-    }
-
-    /// An environment of these pairs only (for tests).
-    #[cfg(test)]
-    pub fn from_pairs<S: AsRef<OsStr>>(pairs: impl IntoIterator<Item = (S, S)>) -> Env {
-        Env {
-            vars: pairs
-                .into_iter()
-                .map(|(k, v)| (k.as_ref().to_owned(), v.as_ref().to_owned()))
-                .collect(),
-        }
-    }
-
-    /// The value of `name`; `None` when unset or empty.
-    pub fn get(&self, name: &str) -> Option<&OsString> {
-        self.vars.get(OsStr::new(name)).filter(|v| !v.is_empty())
-    }
-}
 
 /// The `SYCLGRAPH_*` settings chosen on the command line.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -17,7 +17,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::env::Env;
+use crate::environment::Env;
 use crate::ldso::{Closure, Loader};
 use crate::program::Program;
 

@@ -12,6 +12,7 @@
 
 mod cli;
 mod env;
+mod environment;
 mod launch;
 mod ldso;
 mod locate;

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use crate::cli::RunArgs;
-use crate::env::{self, Env, Settings};
+use crate::env::{self, Settings};
+use crate::environment::Env;
 use crate::launch;
 use crate::locate::{self, Linkage};
 use crate::outputs;
