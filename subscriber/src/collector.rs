@@ -24,8 +24,8 @@ use ze_bridge::ur::{LoadError, UnifiedRuntime, Uninitialised};
 use ze_bridge::{Readout, TimestampSource, Untimed, UrEvent};
 
 use crate::config::Config;
+use crate::counters::Counters;
 use crate::inbox::{FinishRequest, Inbox};
-use crate::recorder::LossCounters;
 use crate::shutdown::Teardown;
 use crate::timing_slot::TimingSlot;
 use crate::warn;
@@ -77,7 +77,7 @@ pub struct Collector {
     config: Config,
     slot: TimingSlot,
     timestamps: Option<Arc<dyn TimestampSource>>,
-    losses: Arc<LossCounters>,
+    counters: Arc<Counters>,
     output: crate::output::Output,
     pending: VecDeque<Pending>,
     poll_interval: Duration,
@@ -141,8 +141,8 @@ enum TimingStart {
 /// no tracing layer) the first record stands for it: every record comes
 /// from a submission, a queue or a wait, all made after the runtime's
 /// UR start-up.
-fn runtime_ur_ready() -> bool {
-    crate::ur_calls::RUNTIME_UR_CALLED.load(Ordering::Relaxed)
+fn runtime_ur_ready(counters: &Counters) -> bool {
+    counters.runtime_ur_called.load(Ordering::Relaxed)
 }
 
 /// Why the UR tracing layer we turned on must stay in the runtime's call
@@ -153,14 +153,14 @@ fn runtime_ur_ready() -> bool {
 /// (`UR_LOG_TRACING`, `SYCL_UR_TRACE`: the layer prints the calls). The
 /// hooks then call on to the tracing layer, which keeps the chain as the
 /// runtime built it.
-fn why_the_tracing_layer_stays() -> Option<String> {
+fn why_the_tracing_layer_stays(counters: &Counters) -> Option<String> {
     let others = std::env::var("XPTI_SUBSCRIBERS")
         .map(|v| v.split([',', ';']).filter(|s| !s.trim().is_empty()).count() > 1)
         .unwrap_or(false);
     let set = |name: &str| std::env::var(name).is_ok_and(|v| !v.is_empty() && v != "0");
     if others {
         Some("another XPTI subscriber is loaded".to_owned())
-    } else if crate::ur_calls::OTHER_LAYERS.load(Ordering::Relaxed) {
+    } else if counters.other_ur_layers.load(Ordering::Relaxed) {
         Some("UR_ENABLE_LAYERS names other layers".to_owned())
     } else {
         ["UR_LOG_TRACING", "SYCL_UR_TRACE"]
@@ -183,7 +183,7 @@ enum HookState {
 
 impl Collector {
     /// A collector writing to `config.output_dir`.
-    pub fn new(config: Config, slot: TimingSlot, losses: Arc<LossCounters>) -> Collector {
+    pub fn new(config: Config, slot: TimingSlot, counters: Arc<Counters>) -> Collector {
         let output = crate::output::Output::new(&config);
         let timers =
             crate::control::Timers::new(config.delay, config.duration, config.output_dir.clone());
@@ -192,7 +192,7 @@ impl Collector {
             config,
             slot,
             timestamps: None,
-            losses,
+            counters,
             output,
             pending: VecDeque::new(),
             poll_interval: POLL_MIN,
@@ -237,7 +237,7 @@ impl Collector {
                 return self.finish(&inbox, request);
             }
             if self.timing == TimingStart::Waiting
-                && (handled > 0 || runtime_ur_ready() || self.slot.requested())
+                && (handled > 0 || runtime_ur_ready(&self.counters) || self.slot.requested())
             {
                 self.load_timestamps();
             }
@@ -307,8 +307,8 @@ impl Collector {
     /// entries. Only where `ur.call.debug` exists (DPC++ 2026 and later).
     fn follow_ur_calls(&mut self) {
         if self.hooks != HookState::Waiting
-            || !crate::ur_calls::STREAM_REGISTERED.load(Ordering::Relaxed)
-            || !runtime_ur_ready()
+            || !self.counters.ur_stream_registered.load(Ordering::Relaxed)
+            || !runtime_ur_ready(&self.counters)
         {
             return;
         }
@@ -324,14 +324,17 @@ impl Collector {
             }
         };
         // The user's own layer stays, and is no news to them.
-        let users_layer = !crate::ur_calls::LAYER_TURNED_ON.load(Ordering::Relaxed);
+        let users_layer = !self
+            .counters
+            .tracing_layer_turned_on
+            .load(Ordering::Relaxed);
         let must_stay = if users_layer {
             None
         } else {
-            why_the_tracing_layer_stays()
+            why_the_tracing_layer_stays(&self.counters)
         };
         let skip_layer = !users_layer && must_stay.is_none();
-        if let Err(e) = crate::ur_hooks::install(&table, skip_layer) {
+        if let Err(e) = crate::ur_hooks::install(&table, skip_layer, &self.counters) {
             self.hooks = HookState::Off(e);
             return;
         }
@@ -348,8 +351,8 @@ impl Collector {
 
     /// Why `ur.call.debug` served all along (see [`Losses`](crate::output::Losses)).
     fn ur_calls_via_layer(&self) -> Option<String> {
-        if !crate::ur_calls::STREAM_REGISTERED.load(Ordering::Relaxed)
-            || crate::ur_hooks::ACTIVE.load(Ordering::Relaxed)
+        if !self.counters.ur_stream_registered.load(Ordering::Relaxed)
+            || self.counters.ur_hooks_active.load(Ordering::Relaxed)
         {
             return None;
         }
@@ -362,7 +365,7 @@ impl Collector {
     /// Unsubscribes from `ur.call.debug` once the callbacks saw
     /// `SYCLGRAPH_MAX_UR_CALLS` calls (here, outside any callback).
     fn unsubscribe_ur_calls_at_limit(&mut self) {
-        if crate::ur_calls::UR_LIMIT_REACHED.load(Ordering::Relaxed) {
+        if self.counters.ur_limit_reached.load(Ordering::Relaxed) {
             self.unsubscribe_ur_calls();
         }
     }
@@ -548,7 +551,7 @@ impl Collector {
         let Some(source) = self.timestamps.clone() else {
             return;
         };
-        let creations = crate::ur_calls::QUEUE_CREATIONS.load(Ordering::Relaxed);
+        let creations = self.counters.queue_creations.load(Ordering::Relaxed);
         if creations != self.queue_creations_seen {
             self.queue_creations_seen = creations;
             source.queues_changed();
@@ -602,23 +605,21 @@ impl Collector {
         if let Some(recorder) = crate::recorder() {
             self.apply_toggles(recorder);
         }
-        let toggles_lost = crate::recorder().map_or(0, |r| r.toggles.lost.load(Ordering::Relaxed));
+        let counts = self.counters.snapshot();
         let losses = crate::output::Losses {
-            while_stopped: self.losses.while_stopped.load(Ordering::Relaxed),
-            edges_while_stopped: self.losses.edges_while_stopped.load(Ordering::Relaxed),
-            toggles_lost,
-            queue_full: self.losses.queue_full.load(Ordering::Relaxed),
-            after_finish: self.losses.after_finish.load(Ordering::Relaxed),
-            without_event: self.losses.without_event.load(Ordering::Relaxed),
-            not_retained: self.losses.not_retained.load(Ordering::Relaxed),
-            before_timing_ready: self.losses.before_timing_ready.load(Ordering::Relaxed),
+            while_stopped: counts.while_stopped,
+            edges_while_stopped: counts.edges_while_stopped,
+            toggles_lost: counts.toggles_lost,
+            queue_full: counts.queue_full,
+            after_finish: counts.after_finish,
+            without_event: counts.without_event,
+            not_retained: counts.not_retained,
+            before_timing_ready: counts.before_timing_ready,
             start_wait: self.slot.waited(),
             start_wait_given_up: self.slot.given_up().then_some(self.config.start_wait_ms),
-            unknown_edge_end: self.losses.unknown_edge_end.load(Ordering::Relaxed),
-            queues_forced: crate::ur_calls::QUEUES_FORCED.load(Ordering::Relaxed),
-            ur_call_limit: crate::ur_calls::UR_LIMIT_REACHED
-                .load(Ordering::Relaxed)
-                .then_some(self.config.max_ur_calls),
+            unknown_edge_end: counts.unknown_edge_end,
+            queues_forced: counts.queues_forced,
+            ur_call_limit: counts.ur_limit_reached.then_some(self.config.max_ur_calls),
             timing_unavailable: self.config.device_timing && self.timestamps.is_none(),
             ur_calls_via_layer: self.ur_calls_via_layer(),
             tracing_layer_kept: self.tracing_layer_kept.clone(),

@@ -41,28 +41,24 @@ use xpti_sys::trace_point as tp;
 
 /// Starts and stops kept for the collector (it turns them into
 /// [`Record::Tracing`](syclgraph_graph::record::Record::Tracing)); full:
-/// counted in `lost`.
+/// the caller counts it (`Counters::toggles_lost`).
 pub struct Toggles {
     queue: ArrayQueue<(bool, u64)>,
-    /// Starts/stops that found the queue full (the windows then miss a bound).
-    pub lost: AtomicU64,
 }
 
 impl Default for Toggles {
     fn default() -> Self {
         Toggles {
             queue: ArrayQueue::new(4096),
-            lost: AtomicU64::new(0),
         }
     }
 }
 
 impl Toggles {
-    /// Notes a start (`on`) or stop at `ns`.
-    pub fn push(&self, on: bool, ns: u64) {
-        if self.queue.push((on, ns)).is_err() {
-            self.lost.fetch_add(1, Ordering::Relaxed);
-        }
+    /// Notes a start (`on`) or stop at `ns`; false when the queue is full.
+    #[must_use]
+    pub fn push(&self, on: bool, ns: u64) -> bool {
+        self.queue.push((on, ns)).is_ok()
     }
 
     /// The next start/stop noted, oldest first.
@@ -82,7 +78,7 @@ pub fn start(recorder: &Recorder) -> bool {
     {
         return false;
     }
-    recorder.toggles.push(true, monotonic_ns());
+    recorder.note_toggle(true, monotonic_ns());
     REGISTRATIONS.restore_if_free(recorder);
     wake_collector();
     true
@@ -97,7 +93,7 @@ pub fn stop(recorder: &Recorder) -> bool {
     {
         return false;
     }
-    recorder.toggles.push(false, monotonic_ns());
+    recorder.note_toggle(false, monotonic_ns());
     wake_collector();
     true
 }

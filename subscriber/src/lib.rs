@@ -25,6 +25,7 @@ pub mod clock;
 pub mod collector;
 pub mod config;
 pub mod control;
+pub mod counters;
 pub mod dependencies;
 pub mod environment;
 pub mod identity;

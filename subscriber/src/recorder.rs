@@ -6,7 +6,7 @@
 //! is a few integers. When the queue to the collector is full the record is
 //! dropped and counted (reported in the summary), never waited for.
 
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 
 use syclgraph_graph::kind::SYCL_GRAPH_HINT;
@@ -17,6 +17,7 @@ use syclgraph_graph::sycl_graphs::INSIDE_REPLAY_UNTIMED;
 use ze_bridge::UrEvent;
 
 use crate::clock::monotonic_ns;
+use crate::counters::Counters;
 use crate::dependencies::{self, Dependencies};
 use crate::identity::{
     Binding, EdgeOrigin, EdgeTable, FastMap, Interner, NodeFlags, NodeTable, Resolved,
@@ -39,28 +40,6 @@ pub const FINISHED: u8 = 2;
 /// are still followed to their end.
 pub const PAUSED: u8 = 3;
 
-/// Counters of what could not be recorded.
-#[derive(Default)]
-pub struct LossCounters {
-    /// Records dropped because the queue to the collector was full.
-    pub queue_full: AtomicU64,
-    /// Events that arrived after the exit drain had started.
-    pub after_finish: AtomicU64,
-    /// Callbacks without an event to attribute them to.
-    pub without_event: AtomicU64,
-    /// Signalled device events that could not be retained.
-    pub not_retained: AtomicU64,
-    /// Signalled device events that came before the timestamp source was ready.
-    pub before_timing_ready: AtomicU64,
-    /// Edges whose ends were submitted before tracing started (or are unknown).
-    pub unknown_edge_end: AtomicU64,
-    /// Submissions (node_create) made while tracing was stopped: counted,
-    /// not recorded.
-    pub while_stopped: AtomicU64,
-    /// Edges with an end submitted while tracing was stopped.
-    pub edges_while_stopped: AtomicU64,
-}
-
 /// Everything the callbacks share.
 pub struct Recorder {
     /// The XPTI framework's functions.
@@ -75,8 +54,8 @@ pub struct Recorder {
     pub state: AtomicU8,
     /// Starts and stops not yet seen by the collector (see [`crate::control`]).
     pub toggles: crate::control::Toggles,
-    /// What could not be recorded.
-    pub losses: Arc<LossCounters>,
+    /// What could not be recorded, and how UR calls are followed.
+    pub counters: Arc<Counters>,
     /// Turn device profiling on for every queue (`SYCLGRAPH_FORCE_PROFILING`).
     pub force_profiling: bool,
     /// `SYCLGRAPH_MAX_UR_CALLS` (0: no limit).
@@ -96,14 +75,14 @@ impl Recorder {
         xpti: Xpti,
         inbox: Arc<Inbox>,
         timestamps: TimingSlot,
-        losses: Arc<LossCounters>,
+        counters: Arc<Counters>,
         force_profiling: bool,
         max_ur_calls: u64,
         paused: bool,
     ) -> Recorder {
         let toggles = crate::control::Toggles::default();
-        if !paused {
-            toggles.push(true, monotonic_ns());
+        if !paused && !toggles.push(true, monotonic_ns()) {
+            Counters::count(&counters.toggles_lost);
         }
         Recorder {
             toggles,
@@ -114,7 +93,7 @@ impl Recorder {
             inbox,
             timestamps,
             state: AtomicU8::new(if paused { PAUSED } else { RUNNING }),
-            losses,
+            counters,
             force_profiling,
             max_ur_calls,
             deps: Dependencies::default(),
@@ -138,7 +117,7 @@ impl Recorder {
     #[cold]
     fn not_running(&self) {
         if self.finishing() {
-            self.losses.after_finish.fetch_add(1, Ordering::Relaxed);
+            self.counters.after_finish.fetch_add(1, Ordering::Relaxed);
         }
     }
 
@@ -148,6 +127,14 @@ impl Recorder {
     #[inline]
     fn finishing(&self) -> bool {
         matches!(self.state.load(Ordering::Relaxed), FINISHING | FINISHED)
+    }
+
+    /// Notes a start (`on`) or stop for the collector; counts it when the
+    /// toggle queue is full.
+    pub fn note_toggle(&self, on: bool, ns: u64) {
+        if !self.toggles.push(on, ns) {
+            Counters::count(&self.counters.toggles_lost);
+        }
     }
 
     /// True while tracing is stopped (not finishing).
@@ -171,7 +158,7 @@ impl Recorder {
     #[cold]
     fn stopped_submission(&self, event: EventRef<'_>) -> Option<Binding> {
         if self.finishing() {
-            self.losses.after_finish.fetch_add(1, Ordering::Relaxed);
+            self.counters.after_finish.fetch_add(1, Ordering::Relaxed);
             return None;
         }
         self.nodes.own_submission(event)
@@ -184,7 +171,7 @@ impl Recorder {
     #[cold]
     fn node_create_stopped(&self, event: EventRef<'_>) {
         if self.finishing() {
-            self.losses.after_finish.fetch_add(1, Ordering::Relaxed);
+            self.counters.after_finish.fetch_add(1, Ordering::Relaxed);
             return;
         }
         if let Some((node, instance)) = dependencies::open_task() {
@@ -206,7 +193,7 @@ impl Recorder {
         self.release_held();
         dependencies::take_current();
         STATE.with(|s| s.direct_submission.set(None));
-        self.losses.while_stopped.fetch_add(1, Ordering::Relaxed);
+        self.counters.while_stopped.fetch_add(1, Ordering::Relaxed);
         self.nodes.bind_here(event, Binding::UNRECORDED);
     }
 
@@ -216,7 +203,7 @@ impl Recorder {
         match self.inbox.push(record) {
             Ok(()) => true,
             Err(_) => {
-                self.losses.queue_full.fetch_add(1, Ordering::Relaxed);
+                self.counters.queue_full.fetch_add(1, Ordering::Relaxed);
                 false
             }
         }
@@ -420,12 +407,14 @@ impl Recorder {
             self.nodes.submission(event.target_id()),
         );
         let (Some(source), Some(target)) = ends else {
-            self.losses.unknown_edge_end.fetch_add(1, Ordering::Relaxed);
+            self.counters
+                .unknown_edge_end
+                .fetch_add(1, Ordering::Relaxed);
             return;
         };
         if source.unrecorded || target.unrecorded {
             // Kept only when both ends were recorded (in any window).
-            self.losses
+            self.counters
                 .edges_while_stopped
                 .fetch_add(1, Ordering::Relaxed);
             return;
@@ -749,12 +738,12 @@ impl Recorder {
                         retained = Some(source);
                         event = device_event as u64;
                     } else {
-                        self.losses.not_retained.fetch_add(1, Ordering::Relaxed);
+                        self.counters.not_retained.fetch_add(1, Ordering::Relaxed);
                         event = NOT_RETAINED_EVENT;
                     }
                 }
                 Timing::Loading => {
-                    self.losses
+                    self.counters
                         .before_timing_ready
                         .fetch_add(1, Ordering::Relaxed);
                     event = NOT_READY_EVENT;
@@ -857,7 +846,7 @@ impl Recorder {
         }
         self.release_held();
         let Some(event) = event else {
-            self.losses.without_event.fetch_add(1, Ordering::Relaxed);
+            self.counters.without_event.fetch_add(1, Ordering::Relaxed);
             return;
         };
         let metadata = self.metadata(event);
@@ -906,7 +895,7 @@ impl Recorder {
 
     /// Counts a callback that came without the event it needs.
     pub fn count_without_event(&self) {
-        self.losses.without_event.fetch_add(1, Ordering::Relaxed);
+        self.counters.without_event.fetch_add(1, Ordering::Relaxed);
     }
 }
 
@@ -916,12 +905,12 @@ impl Recorder {
     /// Whether direct-path USM calls are followed now (through the hooks,
     /// or on `ur.call.debug`): only then does a direct-path command whose
     /// task ended without its UR call show it was recorded, not run.
-    fn usm_calls_followed() -> bool {
-        use crate::ur_calls::{RUNTIME_UR_CALLED, STREAM_REGISTERED, UR_LIMIT_REACHED};
-        crate::ur_hooks::ACTIVE.load(Ordering::Relaxed)
-            || (STREAM_REGISTERED.load(Ordering::Relaxed)
-                && RUNTIME_UR_CALLED.load(Ordering::Relaxed)
-                && !UR_LIMIT_REACHED.load(Ordering::Relaxed))
+    fn usm_calls_followed(&self) -> bool {
+        let c = &self.counters;
+        c.ur_hooks_active.load(Ordering::Relaxed)
+            || (c.ur_stream_registered.load(Ordering::Relaxed)
+                && c.runtime_ur_called.load(Ordering::Relaxed)
+                && !c.ur_limit_reached.load(Ordering::Relaxed))
     }
 
     /// At the task end of a held direct-path submission that was not
@@ -934,7 +923,7 @@ impl Recorder {
             return false;
         };
         let unrun = STATE.with(|s| s.direct_submission.get()) == Some(held.submission);
-        if !unrun || !Self::usm_calls_followed() {
+        if !unrun || !self.usm_calls_followed() {
             return false;
         }
         STATE.with(|s| s.direct_submission.set(None));
@@ -1098,7 +1087,7 @@ impl Recorder {
     ) {
         if !self.running() {
             if self.paused() {
-                self.losses.while_stopped.fetch_add(1, Ordering::Relaxed);
+                self.counters.while_stopped.fetch_add(1, Ordering::Relaxed);
             }
             return;
         }

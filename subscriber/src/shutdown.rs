@@ -16,8 +16,9 @@ use std::time::Duration;
 
 use crate::collector::Collector;
 use crate::config::Config;
+use crate::counters::Counters;
 use crate::inbox::{FinishRequest, Inbox};
-use crate::recorder::{LossCounters, Recorder, FINISHED, FINISHING, PAUSED, RUNNING};
+use crate::recorder::{Recorder, FINISHED, FINISHING, PAUSED, RUNNING};
 use crate::timing_slot::TimingSlot;
 use crate::ur_calls::{enable_tracing_layer, on_ur_call, LayerState};
 use crate::xpti::Xpti;
@@ -69,15 +70,15 @@ pub fn start() -> Option<Recorder> {
     };
     // Before any thread of ours exists: see `enable_tracing_layer`.
     let force_profiling = config.force_profiling && config.device_timing;
+    let counters = Arc::new(Counters::default());
     if config.device_timing {
-        if let LayerState::Off(why) = enable_tracing_layer() {
+        if let LayerState::Off(why) = enable_tracing_layer(&counters) {
             warn(why);
         }
     }
     let timestamps = TimingSlot::new(Duration::from_millis(config.start_wait_ms));
-    let losses = Arc::new(LossCounters::default());
     let inbox = Arc::new(Inbox::new(config.queue_capacity));
-    let collector = Collector::new(config.clone(), timestamps.clone(), losses.clone());
+    let collector = Collector::new(config.clone(), timestamps.clone(), counters.clone());
     let collector_inbox = inbox.clone();
     let spawned = std::thread::Builder::new()
         .name(COLLECTOR_THREAD.into())
@@ -119,7 +120,7 @@ pub fn start() -> Option<Recorder> {
         xpti,
         inbox,
         timestamps,
-        losses,
+        counters,
         force_profiling,
         config.max_ur_calls,
         crate::control::begins_paused(config.start_paused || !config.delay.is_zero()),
@@ -207,7 +208,10 @@ pub fn register_stream(recorder: &Recorder, stream: &str) {
                     .xpti
                     .register(c"ur.call.debug", trace_type, on_ur_call);
             }
-            crate::ur_calls::STREAM_REGISTERED.store(true, Ordering::Relaxed);
+            recorder
+                .counters
+                .ur_stream_registered
+                .store(true, Ordering::Relaxed);
             return;
         }
         _ => return,

@@ -23,7 +23,7 @@
 //! runtime makes no XPTI event per UR call any more.
 
 use std::ffi::c_void;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 
 use ur_sys::{
     ur_enqueue_usm_fill_params_t, ur_enqueue_usm_memcpy_2d_params_t,
@@ -32,25 +32,8 @@ use ur_sys::{
 };
 use xpti_sys::{function_with_args_t, trace_event_data_t, trace_point as tp};
 
+use crate::counters::Counters;
 use crate::xpti::EventRef;
-
-/// `urQueueCreate` calls seen (by this path or [`crate::ur_hooks`]): the
-/// collector tells the timestamp source when it changed.
-pub static QUEUE_CREATIONS: AtomicU64 = AtomicU64::new(0);
-
-/// Queues whose profiling flag syclgraph turned on.
-pub static QUEUES_FORCED: AtomicU64 = AtomicU64::new(0);
-
-/// Set when the runtime announced `ur.call.debug` and we registered on it.
-pub static STREAM_REGISTERED: AtomicBool = AtomicBool::new(false);
-
-/// UR calls seen on `ur.call.debug` (begin and end count once each).
-pub static UR_CALLS_SEEN: AtomicU64 = AtomicU64::new(0);
-
-/// Set (by [`on_ur_call`]) when `SYCLGRAPH_MAX_UR_CALLS` is reached; the
-/// collector then unsubscribes ([`unsubscribe`]), which it may do outside
-/// any callback.
-pub static UR_LIMIT_REACHED: AtomicBool = AtomicBool::new(false);
 
 /// The trace points syclgraph registers on `ur.call.debug`.
 pub const UR_TRACE_POINTS: [u16; 2] = [tp::FUNCTION_WITH_ARGS_BEGIN, tp::FUNCTION_WITH_ARGS_END];
@@ -76,12 +59,6 @@ pub(crate) static PROFILING_PROPERTIES: StaticProperties =
         flags: ur_queue_flags_t::PROFILING_ENABLE,
     });
 
-/// Set at the first UR call seen on `ur.call.debug`: the runtime's own UR
-/// loader has finished its initialisation (the collector starts its own
-/// loader only then, never alongside it: both use the same adapter
-/// libraries, and two initialisations at once failed one of them).
-pub static RUNTIME_UR_CALLED: AtomicBool = AtomicBool::new(false);
-
 /// The callback registered on `ur.call.debug`.
 ///
 /// # Safety
@@ -98,22 +75,24 @@ pub unsafe extern "C" fn on_ur_call(
     let Some(recorder) = crate::recorder() else {
         return;
     };
-    if !RUNTIME_UR_CALLED.load(Ordering::Relaxed) {
-        RUNTIME_UR_CALLED.store(true, Ordering::Relaxed);
+    let counters = &*recorder.counters;
+    if !counters.runtime_ur_called.load(Ordering::Relaxed) {
+        counters.runtime_ur_called.store(true, Ordering::Relaxed);
     }
-    if user_data.is_null() || UR_LIMIT_REACHED.load(Ordering::Relaxed) {
+    if user_data.is_null() || counters.ur_limit_reached.load(Ordering::Relaxed) {
         return;
     }
     // Once the hooks are in they do the work. A call's end still counts: a
     // USM command that entered through the layer just before the hand-over
     // has its output event only here (it is handed over once, whichever
     // of this and its hook sees it first).
-    if crate::ur_hooks::ACTIVE.load(Ordering::Relaxed) && trace_type != tp::FUNCTION_WITH_ARGS_END {
+    if counters.ur_hooks_active.load(Ordering::Relaxed) && trace_type != tp::FUNCTION_WITH_ARGS_END
+    {
         return;
     }
     let limit = recorder.max_ur_calls;
-    if limit != 0 && UR_CALLS_SEEN.fetch_add(1, Ordering::Relaxed) >= limit {
-        UR_LIMIT_REACHED.store(true, Ordering::Relaxed);
+    if limit != 0 && counters.ur_calls_seen.fetch_add(1, Ordering::Relaxed) >= limit {
+        counters.ur_limit_reached.store(true, Ordering::Relaxed);
         return;
     }
     // SAFETY: see the function's contract.
@@ -124,11 +103,13 @@ pub unsafe extern "C" fn on_ur_call(
     let id = ur_function_t(call.function_id);
     let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match trace_type {
         tp::FUNCTION_WITH_ARGS_BEGIN if id == ur_function_t::QUEUE_CREATE => {
-            QUEUE_CREATIONS.fetch_add(1, Ordering::Relaxed);
+            counters.queue_creations.fetch_add(1, Ordering::Relaxed);
             let params = call.args_data as *mut ur_queue_create_params_t;
             if recorder.force_profiling {
                 // SAFETY: args_data is this call's ur_queue_create_params_t.
-                unsafe { force_profiling(params) }
+                if unsafe { force_profiling(params) } {
+                    counters.queues_forced.fetch_add(1, Ordering::Relaxed);
+                }
             }
         }
         tp::FUNCTION_WITH_ARGS_BEGIN => {
@@ -181,20 +162,21 @@ pub(crate) unsafe fn profiling_change(properties: *const ur_queue_properties_t) 
     ProfilingChange::Flagged(flagged)
 }
 
-/// Or-s the profiling flag into a `urQueueCreate`'s properties.
+/// Or-s the profiling flag into a `urQueueCreate`'s properties; true when
+/// it changed them.
 ///
 /// # Safety
 /// `params` is the live params struct of a `urQueueCreate` call that has not
 /// run yet.
-unsafe fn force_profiling(params: *mut ur_queue_create_params_t) {
+unsafe fn force_profiling(params: *mut ur_queue_create_params_t) -> bool {
     // SAFETY: guaranteed by the caller: each field points at an argument.
     unsafe {
         let properties = (*params).ppProperties;
         if properties.is_null() {
-            return;
+            return false;
         }
         match profiling_change(*properties) {
-            ProfilingChange::Keep => return,
+            ProfilingChange::Keep => return false,
             // The tracing layer calls on with the argument variable this
             // points at.
             ProfilingChange::UseProfilingProperties => *properties = &PROFILING_PROPERTIES.0,
@@ -205,7 +187,7 @@ unsafe fn force_profiling(params: *mut ur_queue_create_params_t) {
             }
         }
     }
-    QUEUES_FORCED.fetch_add(1, Ordering::Relaxed);
+    true
 }
 
 /// The output event of a finished direct-path USM call, if it made one.
@@ -285,16 +267,6 @@ unsafe fn wait_list<'a>(id: ur_function_t, args: *mut c_void) -> &'a [ur_event_h
     unsafe { std::slice::from_raw_parts(events, n as usize) }
 }
 
-/// Set when [`enable_tracing_layer`] turned the UR tracing layer on (not
-/// the user): then it may be taken out again once the hooks are in.
-pub static LAYER_TURNED_ON: AtomicBool = AtomicBool::new(false);
-
-/// Set when `UR_ENABLE_LAYERS` named other layers before ours (validation,
-/// sanitizers, ...): the tracing layer then stays in the call chain, since
-/// what it calls on may be one of them (a sanitizer's table lives in its
-/// own library), and that cannot be told for sure.
-pub static OTHER_LAYERS: AtomicBool = AtomicBool::new(false);
-
 /// Why the UR tracing layer is or is not on.
 #[derive(Debug, PartialEq, Eq)]
 pub enum LayerState {
@@ -310,7 +282,7 @@ pub enum LayerState {
 /// initialises Unified Runtime.
 ///
 /// The environment is changed without `setenv` ([`crate::environment`]).
-pub fn enable_tracing_layer() -> LayerState {
+pub fn enable_tracing_layer(counters: &Counters) -> LayerState {
     const NAME: &str = "UR_ENABLE_LAYERS";
     const LAYER: &str = "UR_LAYER_TRACING";
     let current = std::env::var_os(NAME).map(|v| v.to_string_lossy().into_owned());
@@ -318,14 +290,16 @@ pub fn enable_tracing_layer() -> LayerState {
         return LayerState::AlreadyOn;
     };
     if current.as_deref().is_some_and(|c| !c.trim().is_empty()) {
-        OTHER_LAYERS.store(true, Ordering::Relaxed);
+        counters.other_ur_layers.store(true, Ordering::Relaxed);
     }
     let Ok(entry) = std::ffi::CString::new(format!("{NAME}={value}")) else {
         return LayerState::Off("UR_ENABLE_LAYERS holds a NUL byte".into());
     };
     crate::environment::publish(&[(NAME, Some(entry))]);
     if std::env::var(NAME).is_ok_and(|v| v == value) {
-        LAYER_TURNED_ON.store(true, Ordering::Relaxed);
+        counters
+            .tracing_layer_turned_on
+            .store(true, Ordering::Relaxed);
         LayerState::TurnedOn
     } else {
         LayerState::Off(

@@ -21,7 +21,7 @@
 //!    table every UR call of the application goes through, whether the
 //!    loader calls through the handles' tables (several adapters) or its one
 //!    adapter directly (`ONEAPI_DEVICE_SELECTOR=opencl:cpu`, no Level Zero).
-//! 3. From then on `ur.call.debug` stands down ([`ACTIVE`]) and the
+//! 3. From then on `ur.call.debug` stands down ([`Counters::ur_hooks_active`]) and the
 //!    collector unsubscribes from it, then takes the tracing layer out of
 //!    the other entries.
 //!
@@ -31,7 +31,7 @@
 
 use std::ffi::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 use ur_sys::{
@@ -47,9 +47,8 @@ use ze_bridge::entry_table::EntryTable;
 
 use crate::sycl_graphs::CommandClass;
 
-use crate::ur_calls::{
-    profiling_change, ProfilingChange, PROFILING_PROPERTIES, QUEUES_FORCED, QUEUE_CREATIONS,
-};
+use crate::counters::Counters;
+use crate::ur_calls::{profiling_change, ProfilingChange, PROFILING_PROPERTIES};
 
 /// The UR functions syclgraph follows by replacing their table entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -125,9 +124,6 @@ impl Hooked {
     }
 }
 
-/// Set once the hooks are in: `ur.call.debug` then ignores every call.
-pub static ACTIVE: AtomicBool = AtomicBool::new(false);
-
 /// What each hooked entry held before (or what the tracing layer would have
 /// called): where its hook calls on. Published before the hook is.
 static ORIGINALS: [AtomicUsize; Hooked::ALL.len()] =
@@ -137,7 +133,7 @@ static ORIGINALS: [AtomicUsize; Hooked::ALL.len()] =
 /// With `skip_layer`, a hook calls on to what the tracing layer would have
 /// called (the layer is being taken out); otherwise to the layer. Returns
 /// how many entries were hooked. Called once, by the collector.
-pub fn install(table: &EntryTable, skip_layer: bool) -> Result<usize, String> {
+pub fn install(table: &EntryTable, skip_layer: bool, counters: &Counters) -> Result<usize, String> {
     pin_this_library()?;
     let mut hooked = 0;
     for function in Hooked::ALL {
@@ -171,7 +167,7 @@ pub fn install(table: &EntryTable, skip_layer: bool) -> Result<usize, String> {
     if hooked == 0 {
         return Err("no UR entry point of the runtime could be hooked".into());
     }
-    ACTIVE.store(true, Ordering::Release);
+    counters.ur_hooks_active.store(true, Ordering::Release);
     Ok(hooked)
 }
 
@@ -301,11 +297,13 @@ unsafe extern "C" fn queue_create(
 ) -> ur_result_t {
     // SAFETY: see above.
     let next: PFN_urQueueCreate = unsafe { std::mem::transmute(original(Hooked::QueueCreate)) };
-    QUEUE_CREATIONS.fetch_add(1, Ordering::Relaxed);
+    let recorder = crate::recorder();
+    if let Some(r) = recorder {
+        r.counters.queue_creations.fetch_add(1, Ordering::Relaxed);
+    }
     // Also while tracing is stopped: a queue made then gives device times
     // once tracing starts again, without being made anew.
-    let forcing =
-        crate::recorder().is_some_and(|r| r.force_profiling && (r.running() || r.paused()));
+    let forcing = recorder.is_some_and(|r| r.force_profiling && (r.running() || r.paused()));
     let change = if forcing {
         // SAFETY: the runtime's properties (or null), valid for this call.
         unsafe { profiling_change(properties) }
@@ -325,7 +323,9 @@ unsafe extern "C" fn queue_create(
     // SAFETY: see above.
     let result = unsafe { next(context, device, properties, queue) };
     if forced && result.is_success() {
-        QUEUES_FORCED.fetch_add(1, Ordering::Relaxed);
+        if let Some(r) = recorder {
+            r.counters.queues_forced.fetch_add(1, Ordering::Relaxed);
+        }
     }
     result
 }
