@@ -15,19 +15,8 @@
 use syclgraph_graph::record::{NodeId, NodeInfo};
 
 use crate::identity::{FastMap, RecentMap, RECENT_CAPACITY};
+pub use crate::thread_state::OpenTask;
 use crate::thread_state::STATE;
-
-/// A task this thread began and has not ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct OpenTask {
-    /// The submission.
-    pub submission: (NodeId, u64),
-    /// Its task_begin, host CLOCK_MONOTONIC ns.
-    pub begin_ns: u64,
-    /// The device event signalled for this submission while the task ran
-    /// (retained for timing unless 0), sent with the task's end.
-    pub signalled: Option<u64>,
-}
 
 /// Sets the submission this thread just made.
 #[inline]

@@ -17,6 +17,7 @@ use rustc_hash::FxBuildHasher;
 use syclgraph_graph::record::{EdgeId, NodeId, StrId};
 
 use crate::thread_state::STATE;
+pub use crate::thread_state::{Binding, BoundKey, NodeFlags};
 use crate::xpti::{is_known_file, EventRef, PayloadKey};
 
 /// A concurrent map keyed by our own small keys (addresses, ids): Fx
@@ -140,50 +141,6 @@ const MAX_EXTRA_ADDRESSES: usize = 65_536;
 /// runtime's `instance_id` also counts UR calls made at the same code
 /// location when the UR tracing layer is on).
 type Entry = (NodeId, Arc<AtomicU64>, NodeFlags);
-
-/// What the table knows about a node besides its id.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct NodeFlags {
-    /// A `virtual_node[<event>]`: a dependency on an event whose command the
-    /// scheduler does not know. Holds that `ur_event_handle_t`'s address.
-    pub virtual_event: Option<usize>,
-    /// Made by the scheduler, not at a user's source line.
-    pub unknown_location: bool,
-    /// The queue the node was first submitted to (0: unknown).
-    pub first_queue: u64,
-}
-
-/// The submission a live event stands for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Binding {
-    /// The node (for merged commands: the user submission's node).
-    pub node: NodeId,
-    /// Its instance.
-    pub instance: u64,
-    /// What the node is.
-    pub flags: NodeFlags,
-    /// A scheduler command merged into the user submission around it: its
-    /// task begin/end are not the submission's own.
-    pub merged: bool,
-    /// Submitted while tracing was stopped: counted, not recorded; its
-    /// later callbacks are ignored (`node` and `instance` mean nothing).
-    pub unrecorded: bool,
-}
-
-impl Binding {
-    /// The binding of a submission made while tracing was stopped.
-    pub const UNRECORDED: Binding = Binding {
-        node: NodeId::MAX,
-        instance: 0,
-        flags: NodeFlags {
-            virtual_event: None,
-            unknown_location: false,
-            first_queue: 0,
-        },
-        merged: false,
-        unrecorded: true,
-    };
-}
 
 /// Code location → [`NodeId`], and live unique_id → submission.
 pub struct NodeTable {
@@ -351,27 +308,6 @@ impl NodeTable {
     #[inline]
     pub fn submission(&self, uid: u64) -> Option<Binding> {
         self.live.get(&uid)
-    }
-}
-
-/// What tells one event from another that reuses its address: the address
-/// (unique_id), the code location's name string and the runtime's instance
-/// counter for that location.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BoundKey {
-    uid: u64,
-    name_ptr: usize,
-    instance: u64,
-}
-
-impl BoundKey {
-    #[inline]
-    fn of(event: EventRef<'_>) -> BoundKey {
-        BoundKey {
-            uid: event.unique_id(),
-            name_ptr: event.payload_key().name_ptr,
-            instance: event.instance_id(),
-        }
     }
 }
 

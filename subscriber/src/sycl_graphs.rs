@@ -27,49 +27,11 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use syclgraph_graph::record::{NodeId, NodeInfo};
 
 use crate::identity::FastMap;
-use crate::xpti::CText;
+pub use crate::thread_state::{Building, CommandClass};
 
 /// Recorded commands kept per thread for finalisations to claim; the
 /// oldest beyond are forgotten and counted in [`GraphBook::recorded_dropped`].
 const MAX_RECORDED: usize = 4096;
-
-/// What a recorded or appended command does, to match the two.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CommandClass {
-    /// memcpy / `copy usm`.
-    Copy,
-    /// memset, fill / `fill usm`.
-    Fill,
-}
-
-impl CommandClass {
-    /// The class of a recorded command from its node_create kind string
-    /// (`memory_transfer_node::memcpy`, `…::memset`, `…::fill`).
-    #[inline]
-    pub fn of_recorded(kind: CText) -> Option<CommandClass> {
-        if kind.starts_with(b"memory_transfer_node::memcpy\0") {
-            Some(CommandClass::Copy)
-        } else if kind.starts_with(b"memory_transfer_node::memset\0")
-            || kind.starts_with(b"memory_transfer_node::fill\0")
-        {
-            Some(CommandClass::Fill)
-        } else {
-            None
-        }
-    }
-}
-
-/// A command buffer this thread is building (between
-/// `urCommandBufferCreateExp` and `urCommandBufferFinalizeExp`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Building {
-    /// The `ur_exp_command_buffer_handle_t` as an address.
-    pub buffer: usize,
-    /// Its graph number.
-    pub graph: u32,
-    /// When its creation began, host CLOCK_MONOTONIC ns.
-    pub begin_ns: u64,
-}
 
 /// One executable graph (one command buffer).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

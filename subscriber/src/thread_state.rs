@@ -5,14 +5,16 @@
 //! keeps its own module and functions, but all of them live in this one
 //! block: once a callback's helpers are inlined, their accesses share one
 //! such call instead of making one per variable.
+//!
+//! The types of what a thread remembers are defined here too (the modules
+//! that use them re-export them), so that this block depends on no module
+//! that reads it: `dependencies`, `identity` and `sycl_graphs` sit above it.
 
 use std::cell::Cell;
 
 use syclgraph_graph::record::NodeId;
 
-use crate::dependencies::OpenTask;
-use crate::identity::{Binding, BoundKey};
-use crate::sycl_graphs::{Building, CommandClass};
+use crate::xpti::{CText, EventRef};
 
 /// What one application thread's callbacks remember between calls.
 pub struct ThreadState {
@@ -74,4 +76,122 @@ thread_local! {
             appending: Cell::new(None),
         }
     };
+}
+
+// ---- the types of what a thread remembers (their functions live in
+// dependencies.rs, identity.rs and sycl_graphs.rs) ----
+
+/// A task this thread began and has not ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OpenTask {
+    /// The submission.
+    pub submission: (NodeId, u64),
+    /// Its task_begin, host CLOCK_MONOTONIC ns.
+    pub begin_ns: u64,
+    /// The device event signalled for this submission while the task ran
+    /// (retained for timing unless 0), sent with the task's end.
+    pub signalled: Option<u64>,
+}
+
+/// What the table knows about a node besides its id.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NodeFlags {
+    /// A `virtual_node[<event>]`: a dependency on an event whose command the
+    /// scheduler does not know. Holds that `ur_event_handle_t`'s address.
+    pub virtual_event: Option<usize>,
+    /// Made by the scheduler, not at a user's source line.
+    pub unknown_location: bool,
+    /// The queue the node was first submitted to (0: unknown).
+    pub first_queue: u64,
+}
+
+/// The submission a live event stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Binding {
+    /// The node (for merged commands: the user submission's node).
+    pub node: NodeId,
+    /// Its instance.
+    pub instance: u64,
+    /// What the node is.
+    pub flags: NodeFlags,
+    /// A scheduler command merged into the user submission around it: its
+    /// task begin/end are not the submission's own.
+    pub merged: bool,
+    /// Submitted while tracing was stopped: counted, not recorded; its
+    /// later callbacks are ignored (`node` and `instance` mean nothing).
+    pub unrecorded: bool,
+}
+
+impl Binding {
+    /// The binding of a submission made while tracing was stopped.
+    pub const UNRECORDED: Binding = Binding {
+        node: NodeId::MAX,
+        instance: 0,
+        flags: NodeFlags {
+            virtual_event: None,
+            unknown_location: false,
+            first_queue: 0,
+        },
+        merged: false,
+        unrecorded: true,
+    };
+}
+
+/// What tells one event from another that reuses its address: the address
+/// (unique_id), the code location's name string and the runtime's instance
+/// counter for that location.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BoundKey {
+    uid: u64,
+    name_ptr: usize,
+    instance: u64,
+}
+
+impl BoundKey {
+    #[inline]
+    pub(crate) fn of(event: EventRef<'_>) -> BoundKey {
+        BoundKey {
+            uid: event.unique_id(),
+            name_ptr: event.payload_key().name_ptr,
+            instance: event.instance_id(),
+        }
+    }
+}
+
+/// What a recorded or appended command does, to match the two.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CommandClass {
+    /// memcpy / `copy usm`.
+    Copy,
+    /// memset, fill / `fill usm`.
+    Fill,
+}
+
+impl CommandClass {
+    /// The class of a recorded command from its node_create kind string
+    /// (`memory_transfer_node::memcpy`, `…::memset`, `…::fill`).
+    #[inline]
+    pub fn of_recorded(kind: CText) -> Option<CommandClass> {
+        if kind.starts_with(b"memory_transfer_node::memcpy\0") {
+            Some(CommandClass::Copy)
+        } else if kind.starts_with(b"memory_transfer_node::memset\0")
+            || kind.starts_with(b"memory_transfer_node::fill\0")
+        {
+            Some(CommandClass::Fill)
+        } else {
+            None
+        }
+    }
+}
+
+/// A command buffer this thread is building (between
+/// `urCommandBufferCreateExp` and `urCommandBufferFinalizeExp`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Building {
+    /// The `ur_exp_command_buffer_handle_t` as an address.
+    pub buffer: usize,
+    /// Its graph number.
+    pub graph: u32,
+    /// When its creation began, host CLOCK_MONOTONIC ns.
+    pub begin_ns: u64,
 }
