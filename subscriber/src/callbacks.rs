@@ -41,7 +41,7 @@ unsafe fn dispatch(
     event: *mut trace_event_data_t,
     user_data: *const c_void,
 ) {
-    let Some(recorder) = crate::recorder() else {
+    let Some(recorder) = crate::session::recorder() else {
         return;
     };
     let _ = catch_unwind(AssertUnwindSafe(|| {
@@ -86,19 +86,3 @@ unsafe fn dispatch(
         }
     }));
 }
-
-/// The trace points registered on both streams.
-pub const TRACE_POINTS: [u16; 12] = [
-    tp::GRAPH_CREATE,
-    tp::NODE_CREATE,
-    tp::EDGE_CREATE,
-    tp::TASK_BEGIN,
-    tp::TASK_END,
-    tp::SIGNAL,
-    tp::WAIT_BEGIN,
-    tp::WAIT_END,
-    tp::BARRIER_BEGIN,
-    tp::BARRIER_END,
-    tp::QUEUE_CREATE,
-    tp::QUEUE_DESTROY,
-];

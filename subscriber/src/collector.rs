@@ -24,9 +24,10 @@ use ze_bridge::ur::{LoadError, UnifiedRuntime, Uninitialised};
 use ze_bridge::{Readout, TimestampSource, Untimed, UrEvent};
 
 use crate::config::Config;
+use crate::control::SessionControl;
 use crate::counters::Counters;
+use crate::inbox::Teardown;
 use crate::inbox::{FinishRequest, Inbox};
-use crate::shutdown::Teardown;
 use crate::timing_slot::TimingSlot;
 use crate::warn;
 
@@ -109,6 +110,8 @@ pub struct Collector {
     /// Timed start/stop, the toggle signal and control file, and the
     /// callbacks removed while stopped ([`crate::control`]).
     timers: crate::control::Timers,
+    /// The session this collector serves, once it is published.
+    session: fn() -> Option<&'static dyn SessionControl>,
 }
 
 /// The CPU time this thread has used so far (zero if it cannot be read).
@@ -183,12 +186,18 @@ enum HookState {
 
 impl Collector {
     /// A collector writing to `config.output_dir`.
-    pub fn new(config: Config, slot: TimingSlot, counters: Arc<Counters>) -> Collector {
+    pub fn new(
+        config: Config,
+        slot: TimingSlot,
+        counters: Arc<Counters>,
+        session: fn() -> Option<&'static dyn SessionControl>,
+    ) -> Collector {
         let output = crate::output::Output::new(&config);
         let timers =
             crate::control::Timers::new(config.delay, config.duration, config.output_dir.clone());
         Collector {
             timers,
+            session,
             config,
             slot,
             timestamps: None,
@@ -243,8 +252,8 @@ impl Collector {
             }
             self.warn_if_the_start_wait_gave_up();
             self.poll();
-            if let Some(recorder) = crate::recorder() {
-                recorder.forget_old_entries();
+            if let Some(session) = (self.session)() {
+                session.recorder().forget_old_entries();
             }
             self.follow_ur_calls();
             self.unsubscribe_ur_calls_at_limit();
@@ -253,8 +262,8 @@ impl Collector {
                 last_flush = Instant::now();
                 // Starts/stops are timed and applied at this pace (not at
                 // every pass: a pass can be as frequent as a few records).
-                if let Some(recorder) = crate::recorder() {
-                    self.start_stop(recorder);
+                if let Some(session) = (self.session)() {
+                    self.start_stop(session);
                 }
             }
             if last_snapshot.elapsed() >= snapshot_pause {
@@ -285,17 +294,17 @@ impl Collector {
 
     /// Applies timed, signalled and file-asked starts/stops, removes or
     /// restores callbacks, and records the windows' bounds.
-    fn start_stop(&mut self, recorder: &crate::recorder::Recorder) {
+    fn start_stop(&mut self, session: &dyn SessionControl) {
         let (output, held) = (&self.output, &self.held_submission);
-        self.timers.tick(recorder, || {
+        self.timers.tick(session, || {
             held.is_some() || output.graph().pending().any(|(_, i)| i.end_ns.is_none())
         });
-        self.apply_toggles(recorder);
+        self.apply_toggles(session);
     }
 
     /// Records the starts and stops noted since the last pass.
-    fn apply_toggles(&mut self, recorder: &crate::recorder::Recorder) {
-        while let Some((on, ns)) = recorder.toggles.pop() {
+    fn apply_toggles(&mut self, session: &dyn SessionControl) {
+        while let Some((on, ns)) = session.next_toggle() {
             self.output.apply(Record::Tracing { on, ns });
         }
     }
@@ -334,7 +343,11 @@ impl Collector {
             why_the_tracing_layer_stays(&self.counters)
         };
         let skip_layer = !users_layer && must_stay.is_none();
-        if let Err(e) = crate::ur_hooks::install(&table, skip_layer, &self.counters) {
+        let installed = match (self.session)() {
+            Some(session) => session.install_ur_hooks(&table, skip_layer),
+            None => return,
+        };
+        if let Err(e) = installed {
             self.hooks = HookState::Off(e);
             return;
         }
@@ -376,8 +389,8 @@ impl Collector {
             return;
         }
         self.ur_unsubscribed = true;
-        if let Some(recorder) = crate::recorder() {
-            crate::ur_calls::unsubscribe(&recorder.xpti);
+        if let Some(session) = (self.session)() {
+            session.unsubscribe_ur_calls();
         }
     }
 
@@ -602,8 +615,8 @@ impl Collector {
             self.output
                 .apply(timed_record(&lost, Readout::Untimed(Untimed::Failed)));
         }
-        if let Some(recorder) = crate::recorder() {
-            self.apply_toggles(recorder);
+        if let Some(session) = (self.session)() {
+            self.apply_toggles(session);
         }
         let counts = self.counters.snapshot();
         let losses = crate::output::Losses {
@@ -630,7 +643,7 @@ impl Collector {
                 self.config.output_dir.display()
             ));
         }
-        crate::shutdown::release_output_dir(&self.config.output_dir);
+        crate::output_dir::release_output_dir(&self.config.output_dir);
         let _ = reply.send(());
     }
 }

@@ -22,7 +22,14 @@ use std::time::Duration;
 use crossbeam_queue::ArrayQueue;
 use syclgraph_graph::record::Record;
 
-use crate::shutdown::Teardown;
+/// How the runtime stands when the outputs are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Teardown {
+    /// At exit, before the runtime's destructors: device events may be read.
+    RuntimeAlive,
+    /// From `xptiTraceFinish`: the runtime is shutting down, no UR calls.
+    RuntimeGone,
+}
 
 /// Sleeps from this long on may be cut short by the next record.
 pub const LONG_SLEEP: Duration = Duration::from_millis(2);

@@ -151,12 +151,12 @@ extern "C" fn string_handle_create(name: *const c_char) -> *mut IttString {
 
 extern "C" fn pause() {
     // Catches its own panics.
-    crate::control::syclgraph_stop();
+    crate::c_api::syclgraph_stop();
 }
 
 extern "C" fn resume() {
     // Catches its own panics.
-    crate::control::syclgraph_start();
+    crate::c_api::syclgraph_start();
 }
 
 extern "C" fn task_begin(
@@ -166,7 +166,7 @@ extern "C" fn task_begin(
     name: *const IttString,
 ) {
     let _ = catch_unwind(|| {
-        let Some(recorder) = crate::recorder() else {
+        let Some(recorder) = crate::session::recorder() else {
             return;
         };
         // SAFETY: null or a handle from `string_handle_create`, never freed.
@@ -188,7 +188,7 @@ extern "C" fn task_begin(
 
 extern "C" fn task_end(_domain: *const IttDomain) {
     let _ = catch_unwind(|| {
-        if let Some(recorder) = crate::recorder() {
+        if let Some(recorder) = crate::session::recorder() {
             recorder.user_span(SpanKind::Task, false, 0, true);
         }
     });

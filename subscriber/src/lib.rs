@@ -16,10 +16,12 @@
 //! 3. [`collector`]: a background thread builds the task graph
 //!    (`syclgraph-graph`), reads device timestamps through `ze-bridge`, and
 //!    streams `kernels.csv`.
-//! 4. [`shutdown`]: at exit, before the runtime tears down, the collector
-//!    drains, and graph.dot / summary.csv are written atomically.
+//! 4. [`session`]: the one owner of the lifecycle (start, pause/resume,
+//!    fork, finish). At exit, before the runtime tears down, it has the
+//!    collector drain, and graph.dot / summary.csv are written atomically.
 #![warn(missing_docs)]
 
+pub mod c_api;
 pub mod callbacks;
 pub mod clock;
 pub mod collector;
@@ -28,16 +30,22 @@ pub mod control;
 pub mod counters;
 pub mod dependencies;
 pub mod environment;
+pub mod exports;
 pub mod identity;
 pub mod inbox;
 pub mod itt;
 pub mod output;
+pub mod output_dir;
 pub mod recorder;
-pub mod shutdown;
+pub mod registrations;
+pub mod session;
+pub mod stderr;
 pub mod sycl_graphs;
 pub mod thread_number;
 pub mod thread_state;
 pub mod timing_slot;
+pub mod toggles;
+pub mod tracing_layer;
 pub mod ur_calls;
 pub mod ur_hooks;
 pub mod whole_rows;
@@ -45,23 +53,16 @@ pub mod xpti;
 
 use std::ffi::c_char;
 use std::panic::catch_unwind;
-use std::sync::OnceLock;
 
-use recorder::Recorder;
+/// The entry points the session registers (XPTI callbacks) or installs (UR
+/// hooks): they sit above it, so it is handed them.
+const ENTRY_POINTS: session::EntryPoints = session::EntryPoints {
+    on_sycl: callbacks::on_sycl,
+    on_ur_call: ur_calls::on_ur_call,
+    install_ur_hooks: ur_hooks::install,
+};
 
-/// The recorder, once tracing started; `None` inside when it could not start.
-static RECORDER: OnceLock<Option<Recorder>> = OnceLock::new();
-
-/// The recorder, if tracing is on.
-#[inline]
-pub fn recorder() -> Option<&'static Recorder> {
-    RECORDER.get().and_then(Option::as_ref)
-}
-
-/// Prints one line on stderr, prefixed with `syclgraph:`.
-pub fn warn(message: impl std::fmt::Display) {
-    eprintln!("syclgraph: {message}");
-}
+pub use stderr::warn;
 
 /// Called by the XPTI framework once per stream the runtime announces.
 ///
@@ -77,7 +78,7 @@ pub unsafe extern "C" fn xptiTraceInit(
     let _ = catch_unwind(|| {
         // SAFETY: guaranteed by the caller.
         let stream = unsafe { xpti::c_str(stream_name) };
-        if RECORDER.get().is_none() {
+        if !session::decided() {
             // SAFETY: null or NUL-terminated, like the stream name.
             let version = unsafe { xpti::c_str(version) };
             match xpti_sys::compat::check_stream(stream, major, minor, version) {
@@ -85,7 +86,7 @@ pub unsafe extern "C" fn xptiTraceInit(
                 // come before `sycl` on some releases: wait for `sycl`.
                 xpti_sys::compat::StreamCheck::Undecided => return,
                 xpti_sys::compat::StreamCheck::Refused(why) => {
-                    if RECORDER.set(None).is_ok() {
+                    if session::refuse() {
                         warn(format_args!("{why}; tracing is off"));
                     }
                     return;
@@ -93,9 +94,8 @@ pub unsafe extern "C" fn xptiTraceInit(
                 xpti_sys::compat::StreamCheck::Supported(_) => {}
             }
         }
-        let recorder = RECORDER.get_or_init(shutdown::start);
-        if let Some(recorder) = recorder {
-            shutdown::register_stream(recorder, stream);
+        if let Some(session) = session::start_once(ENTRY_POINTS) {
+            session.register_stream(stream);
         }
     });
 }
@@ -112,7 +112,7 @@ pub unsafe extern "C" fn xptiTraceFinish(stream_name: *const c_char) {
         // SAFETY: guaranteed by the caller.
         let stream = unsafe { xpti::c_str(stream_name) };
         if stream == "sycl" {
-            shutdown::finish(shutdown::Teardown::RuntimeGone);
+            session::finish(session::Teardown::RuntimeGone);
         }
     });
 }

@@ -50,10 +50,9 @@ pub struct Recorder {
     inbox: Arc<Inbox>,
     /// Where device timestamps come from, once the collector loaded it.
     pub timestamps: TimingSlot,
-    /// [`RUNNING`], [`PAUSED`], [`FINISHING`] or [`FINISHED`].
-    pub state: AtomicU8,
-    /// Starts and stops not yet seen by the collector (see [`crate::control`]).
-    pub toggles: crate::control::Toggles,
+    /// [`RUNNING`], [`PAUSED`], [`FINISHING`] or [`FINISHED`]: read here,
+    /// written only by the session ([`crate::session`]).
+    state: AtomicU8,
     /// What could not be recorded, and how UR calls are followed.
     pub counters: Arc<Counters>,
     /// Turn device profiling on for every queue (`SYCLGRAPH_FORCE_PROFILING`).
@@ -80,12 +79,7 @@ impl Recorder {
         max_ur_calls: u64,
         paused: bool,
     ) -> Recorder {
-        let toggles = crate::control::Toggles::default();
-        if !paused && !toggles.push(true, monotonic_ns()) {
-            Counters::count(&counters.toggles_lost);
-        }
         Recorder {
-            toggles,
             xpti,
             nodes: NodeTable::default(),
             edges: EdgeTable::default(),
@@ -129,12 +123,10 @@ impl Recorder {
         matches!(self.state.load(Ordering::Relaxed), FINISHING | FINISHED)
     }
 
-    /// Notes a start (`on`) or stop for the collector; counts it when the
-    /// toggle queue is full.
-    pub fn note_toggle(&self, on: bool, ns: u64) {
-        if !self.toggles.push(on, ns) {
-            Counters::count(&self.counters.toggles_lost);
-        }
+    /// The lifecycle state byte, for its one writer, [`crate::session`]
+    /// (nothing else may store into it).
+    pub(crate) fn lifecycle_state(&self) -> &AtomicU8 {
+        &self.state
     }
 
     /// True while tracing is stopped (not finishing).

@@ -247,7 +247,7 @@ fn hook_address(function: Hooked) -> usize {
 /// `list` holds `count` event handles (or is null), as the caller passed them.
 #[inline]
 unsafe fn before_enqueue(count: u32, list: *const ur_event_handle_t) {
-    let Some(recorder) = crate::recorder() else {
+    let Some(recorder) = crate::session::recorder() else {
         return;
     };
     let events: &[ur_event_handle_t] = if count == 0 || list.is_null() {
@@ -275,7 +275,7 @@ unsafe fn after_usm(result: ur_result_t, ph_event: *mut ur_event_handle_t) {
     if event.is_null() {
         return;
     }
-    if let Some(recorder) = crate::recorder() {
+    if let Some(recorder) = crate::session::recorder() {
         let _ = catch_unwind(AssertUnwindSafe(|| {
             recorder.direct_command_event(event as usize)
         }));
@@ -297,7 +297,7 @@ unsafe extern "C" fn queue_create(
 ) -> ur_result_t {
     // SAFETY: see above.
     let next: PFN_urQueueCreate = unsafe { std::mem::transmute(original(Hooked::QueueCreate)) };
-    let recorder = crate::recorder();
+    let recorder = crate::session::recorder();
     if let Some(r) = recorder {
         r.counters.queue_creations.fetch_add(1, Ordering::Relaxed);
     }
@@ -447,7 +447,7 @@ unsafe fn wait_slice<'a, T>(count: u32, list: *const T) -> &'a [T] {
 
 /// Runs `f` on the recorder, a panic never crossing into the runtime.
 fn with_recorder(f: impl FnOnce(&crate::recorder::Recorder)) {
-    if let Some(recorder) = crate::recorder() {
+    if let Some(recorder) = crate::session::recorder() {
         let _ = catch_unwind(AssertUnwindSafe(|| f(recorder)));
     }
 }
