@@ -14,6 +14,8 @@ bash scripts/setup-runtime.sh 2025.0.0 >/dev/null
 . scripts/env.sh
 
 cargo fmt --all -- --check
+# No crate's modules import each other in a circle.
+python3 scripts/check-layering.py
 cargo clippy --workspace --all-targets -- -D warnings
 cargo build --release -p syclgraph -p syclgraph-cli
 # The second XPTI subscriber of tests/tests/config_matrix.rs.
