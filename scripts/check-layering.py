@@ -10,12 +10,15 @@ that declares it, a child module's name (`a::f()` in lib.rs). Comments (doc
 comments and their links included), string literals and `#[cfg(test)]`
 modules are ignored, and so are `mod a;` declarations and `pub use`
 re-exports (they name, they do not use); `crate::Item` re-exported by the
-root counts as a use of the module the item comes from.
+root counts as a use of the module the item comes from. A submodule naming
+its own parent (`super::Item` in `a/b.rs`) is not counted: it is part of
+that parent; siblings and everything else are.
 
 Usage: check-layering.py [crate directory ...]   (default: every crate)
 Exit status 1, with each circle on stderr, when there is one.
 """
 
+import os
 import re
 import sys
 from pathlib import Path
@@ -204,7 +207,11 @@ def follow(target, path, modules, reexports):
 
 
 def is_ancestor_facade(m, target, path):
-    return False
+    """A submodule naming its own parent module (not the crate root): in
+    Rust the child is part of its parent, whose items it sees; the parent
+    and its children are checked as one against the rest, and children
+    against each other."""
+    return len(target) > 0 and len(target) < len(m) and m[: len(target)] == target
 
 
 def cycles(edges):
@@ -288,7 +295,7 @@ def main(argv):
                 f"{name(a)} ({edges[a][b]})" for a, b in zip(circle, circle[1:])
             )
             print(
-                f"check-layering: {crate.relative_to(ROOT)}: import circle among "
+                f"check-layering: {os.path.relpath(crate, ROOT)}: import circle among "
                 f"{', '.join(name(c) for c in comp)}: {steps} -> {name(circle[-1])}",
                 file=sys.stderr,
             )
