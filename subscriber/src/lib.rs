@@ -31,6 +31,7 @@ pub mod counters;
 pub mod dependencies;
 pub mod environment;
 pub mod exports;
+pub mod graph_ur_calls;
 pub mod identity;
 pub mod inbox;
 pub mod itt;

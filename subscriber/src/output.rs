@@ -61,6 +61,8 @@ pub struct Losses {
     pub edges_while_stopped: u64,
     /// Starts/stops whose time was lost (too many at once).
     pub toggles_lost: u64,
+    /// What could not be followed of SYCL graphs.
+    pub sycl_graphs: crate::sycl_graphs::GraphLosses,
 }
 
 /// The graph and the streamed `kernels.csv`.
@@ -437,5 +439,6 @@ fn loss_lines(losses: &Losses) -> String {
     if losses.timing_unavailable {
         lines.push_str("device timing: unavailable in this process\n");
     }
+    lines.push_str(&losses.sycl_graphs.lines());
     lines
 }

@@ -289,9 +289,7 @@ impl Recorder {
             return self.node_create_stopped(event);
         }
         if let Some(building) = STATE.with(|s| s.building.get()) {
-            if !event.has_source_file() {
-                return self.graph_member(building, event, kind);
-            }
+            return self.graph_member(building, event, kind);
         }
         if let Some((node, instance)) = dependencies::open_task() {
             // Decided from the payload itself: looking the command up in the
@@ -961,15 +959,23 @@ impl Recorder {
     }
 
     /// node_create of a command appended to the command buffer this thread
-    /// is building: the recorded command it stands for, or a node of its
-    /// own (explicit API); either way a member of the graph, never a
-    /// submission. Its task and signal are ignored.
+    /// is building; either way a member of the graph, never a submission,
+    /// its task and signal ignored. Without a source location (`copy usm`,
+    /// `fill usm`): the recorded command it stands for, or a node of its
+    /// own (explicit API). With one (a kernel: the runtime sends a
+    /// recorded kernel's node_create at finalisation, not while recording):
+    /// the node of its code location.
     #[cold]
     fn graph_member(&self, building: Building, event: EventRef<'_>, kind: CText) {
         self.release_held();
-        let info = self.node_info(NodeId::MAX, event, kind.to_str());
-        self.graphs
-            .appending(thread_number::current(), Box::new(info));
+        let thread = thread_number::current();
+        if event.has_source_file() {
+            let node = self.node(event, kind.to_str());
+            self.graphs.appending_node(thread, node);
+        } else {
+            let info = self.node_info(NodeId::MAX, event, kind.to_str());
+            self.graphs.appending(thread, Box::new(info));
+        }
         self.nodes.bind(event.unique_id(), Binding::UNRECORDED);
         STATE.with(|s| s.appending.set(Some(building.graph)));
     }
@@ -985,7 +991,9 @@ impl Recorder {
         waits_for: &[u32],
         gives: Option<u32>,
     ) {
-        if STATE.with(|s| s.appending.take()).is_none() {
+        // Whether or not a node_create announced it (a kernel's did).
+        STATE.with(|s| s.appending.set(None));
+        if !self.running() {
             return;
         }
         let Some(graph) = self.graphs.graph_of(buffer) else {

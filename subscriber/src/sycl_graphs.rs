@@ -4,22 +4,31 @@
 //! `SYCL_UR_TRACE=2` and an XPTI dump):
 //! - **Recording** a USM memcpy/memset on a queue sends its usual
 //!   node_create, task_begin and task_end (with the source location), but
-//!   no UR call: nothing is enqueued. With the explicit `add` API nothing
-//!   at all is sent.
+//!   no UR call: nothing is enqueued. Recording a kernel sends nothing.
+//!   With the explicit `add` API nothing at all is sent.
 //! - **Finalising** calls `urCommandBufferCreateExp`, then per command a
-//!   node_create without source location (`copy usm`, `fill usm`), its
-//!   task and signal, and `urCommandBufferAppend…Exp` with the sync points
-//!   it waits for and the one it gives, then `urCommandBufferFinalizeExp`.
+//!   node_create, its task and signal, and `urCommandBufferAppend…Exp`
+//!   (`…USMMemcpyExp`, `…USMFillExp`, `…KernelLaunchWithArgsExp`) with the
+//!   sync points it waits for and the one it gives, then
+//!   `urCommandBufferFinalizeExp`. A memcpy's or memset's node_create there
+//!   has no source location (`copy usm`, `fill usm`); a kernel's has its
+//!   own (the line that recorded or added it), and its task spans the
+//!   append.
 //! - **Each replay** is one `urEnqueueCommandBufferExp` with an output
 //!   event; XPTI sends nothing.
 //!
 //! So a direct-path USM submission whose task ended without its UR call,
 //! while UR calls are followed, was recorded into a graph: it is kept here
 //! per thread ([`GraphBook::recorded`]) instead of being sent as a
-//! submission. At finalisation, an appended command is the thread's
-//! recorded command of the same class (copy or fill), destination pointer
-//! and size, or a node of its own (explicit API, or recorded on another
-//! thread); the replays become instances of the graph's own node.
+//! submission. At finalisation, an appended command whose node_create
+//! named a code location (a kernel) is that location's node; any other is
+//! the thread's recorded command of the same class (copy or fill),
+//! destination pointer and size, or a node of its own (explicit API, or
+//! recorded on another thread); the replays become instances of the
+//! graph's own node. These UR calls are followed through
+//! [`crate::ur_hooks`], and before those are in on `ur.call.debug`
+//! ([`crate::graph_ur_calls`]); what still cannot be followed is counted
+//! ([`GraphLosses`]).
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
@@ -69,6 +78,9 @@ struct ThreadGraphs {
     /// The node definition of the appended command whose append call
     /// comes next (sent only if no recorded command matches it).
     appended: Option<Box<NodeInfo>>,
+    /// The node of the appended command whose append call comes next,
+    /// when its node_create named its code location (a kernel).
+    appended_node: Option<NodeId>,
 }
 
 /// Every command buffer and recorded command seen.
@@ -83,6 +95,39 @@ pub struct GraphBook {
     /// Recorded commands forgotten because a thread kept more than
     /// [`MAX_RECORDED`] (their appended commands become nodes of their own).
     pub recorded_dropped: AtomicU64,
+    /// Executable graphs first seen at a replay: finalised before
+    /// syclgraph followed UR calls, so their members are unknown.
+    pub finalised_unseen: AtomicU64,
+}
+
+/// What syclgraph could not follow of SYCL graphs, for the summary.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GraphLosses {
+    /// [`GraphBook::recorded_dropped`].
+    pub recorded_dropped: u64,
+    /// [`GraphBook::finalised_unseen`].
+    pub finalised_unseen: u64,
+}
+
+impl GraphLosses {
+    /// One summary line per loss (none when nothing was lost).
+    pub fn lines(&self) -> String {
+        let mut lines = String::new();
+        let mut line = |count: u64, what: &str| {
+            if count > 0 {
+                lines.push_str(&format!("SYCL graphs: {count} {what}\n"));
+            }
+        };
+        line(
+            self.finalised_unseen,
+            "executable graph(s) finalised before syclgraph followed UR calls: their replays are rows, their members unknown",
+        );
+        line(
+            self.recorded_dropped,
+            "recorded command(s) forgotten (over 4096 kept per thread): their appended commands are nodes of their own",
+        );
+        lines
+    }
 }
 
 impl GraphBook {
@@ -111,6 +156,7 @@ impl GraphBook {
         let mut t = self.threads.entry(thread).or_default();
         t.claimed.clear();
         t.appended = None;
+        t.appended_node = None;
         graph
     }
 
@@ -119,9 +165,15 @@ impl GraphBook {
         self.threads.entry(thread).or_default().appended = Some(info);
     }
 
+    /// Keeps the node of the command appended next on `thread`.
+    pub fn appending_node(&self, thread: u32, node: NodeId) {
+        self.threads.entry(thread).or_default().appended_node = Some(node);
+    }
+
     /// The command appended on `thread` (a copy or fill of `size` bytes to
-    /// `ptr`): the newest recorded command that matches and the graph did
-    /// not claim yet (`Ok`), else the definition kept by
+    /// `ptr`, or a kernel): the node kept by [`GraphBook::appending_node`],
+    /// else the newest recorded command that matches and the graph did not
+    /// claim yet (`Ok`), else the definition kept by
     /// [`GraphBook::appending`] (`Err`; `None` if there was none).
     pub fn appended(
         &self,
@@ -132,6 +184,9 @@ impl GraphBook {
     ) -> Result<NodeId, Option<Box<NodeInfo>>> {
         let mut t = self.threads.entry(thread).or_default();
         let info = t.appended.take();
+        if let Some(node) = t.appended_node.take() {
+            return Ok(node);
+        }
         let claimed = &t.claimed;
         let found = t
             .recorded
@@ -147,6 +202,14 @@ impl GraphBook {
                 Ok(node)
             }
             None => Err(info),
+        }
+    }
+
+    /// What could not be followed so far.
+    pub fn losses(&self) -> GraphLosses {
+        GraphLosses {
+            recorded_dropped: self.recorded_dropped.load(Ordering::Relaxed),
+            finalised_unseen: self.finalised_unseen.load(Ordering::Relaxed),
         }
     }
 
@@ -195,6 +258,7 @@ impl GraphBook {
         let new = g.node.is_none();
         if new {
             g.node = Some(make_node());
+            self.finalised_unseen.fetch_add(1, Ordering::Relaxed);
         }
         g.replays += 1;
         (*g, new)
@@ -251,6 +315,41 @@ mod tests {
             book.appended(2, CommandClass::Copy, 0xa, 64),
             Err(Some(info))
         );
+    }
+
+    #[test]
+    fn a_located_appended_command_is_its_own_node() {
+        // A recorded kernel's node_create comes at finalisation with its
+        // code location: its append is that node, whatever was recorded.
+        let book = GraphBook::default();
+        book.recorded(1, cmd(10, CommandClass::Copy, 0xa));
+        book.created(1, 0x100);
+        book.appending_node(1, 42);
+        assert_eq!(book.appended(1, CommandClass::Kernel, 0, 0), Ok(42));
+        // Used once; the next append matches as before.
+        assert_eq!(book.appended(1, CommandClass::Copy, 0xa, 64), Ok(10));
+        assert_eq!(book.appended(1, CommandClass::Kernel, 0, 0), Err(None));
+        // A new graph forgets a node kept for an append that never came.
+        book.appending_node(1, 43);
+        book.created(1, 0x200);
+        assert_eq!(book.appended(1, CommandClass::Kernel, 0, 0), Err(None));
+    }
+
+    #[test]
+    fn losses_are_counted_and_said() {
+        let book = GraphBook::default();
+        assert_eq!(book.losses().lines(), "");
+        // A buffer first seen at its replays: one graph, counted once.
+        book.replay(0xa0, || 1);
+        book.replay(0xa0, || unreachable!());
+        for n in 0..MAX_RECORDED as u32 + 2 {
+            book.recorded(1, cmd(n, CommandClass::Copy, u64::from(n)));
+        }
+        let losses = book.losses();
+        assert_eq!((losses.finalised_unseen, losses.recorded_dropped), (1, 2));
+        let lines = losses.lines();
+        assert_eq!(lines.lines().count(), 2, "{lines}");
+        assert!(lines.starts_with("SYCL graphs: 1 executable graph(s) finalised before"));
     }
 
     #[test]

@@ -165,6 +165,8 @@ pub enum CommandClass {
     Copy,
     /// memset, fill / `fill usm`.
     Fill,
+    /// A kernel.
+    Kernel,
 }
 
 impl CommandClass {

@@ -12,6 +12,7 @@
 //! - `urEnqueueUSMMemcpy`/`urEnqueueUSMFill`/`urEnqueueUSMMemcpy2D` (end):
 //!   direct-path USM memcpy/memset send no `signal`; their output event is
 //!   taken here and attributed to the submission in progress on the thread.
+//! - the UR calls of SYCL graphs ([`crate::graph_ur_calls`]).
 //!
 //! The tracing layer is switched on by `UR_ENABLE_LAYERS=UR_LAYER_TRACING`,
 //! which the runtime reads when it starts; [`enable_tracing_layer`] sets it
@@ -98,6 +99,14 @@ pub unsafe extern "C" fn on_ur_call(
                     counters.queues_forced.fetch_add(1, Ordering::Relaxed);
                 }
             }
+        }
+        tp::FUNCTION_WITH_ARGS_BEGIN if crate::graph_ur_calls::is_graph_call(id) => {
+            crate::graph_ur_calls::begin(id)
+        }
+        tp::FUNCTION_WITH_ARGS_END if crate::graph_ur_calls::is_graph_call(id) => {
+            // SAFETY: args_data is the params struct of `id` after the call,
+            // ret_data its result.
+            unsafe { crate::graph_ur_calls::end(id, call.args_data, call.ret_data) }
         }
         tp::FUNCTION_WITH_ARGS_BEGIN => {
             // SAFETY: args_data is the params struct of `id`, before the call.

@@ -21,6 +21,8 @@
 //!    table every UR call of the application goes through, whether the
 //!    loader calls through the handles' tables (several adapters) or its one
 //!    adapter directly (`ONEAPI_DEVICE_SELECTOR=opencl:cpu`, no Level Zero).
+//!    The calls of SYCL graphs made before that were followed on
+//!    `ur.call.debug` ([`crate::graph_ur_calls`]).
 //! 3. From then on `ur.call.debug` stands down ([`Counters::ur_hooks_active`]) and the
 //!    collector unsubscribes from it, then takes the tracing layer out of
 //!    the other entries.
@@ -37,7 +39,8 @@ use std::sync::OnceLock;
 use ur_sys::{
     ur_context_handle_t, ur_device_handle_t, ur_event_handle_t, ur_exp_command_buffer_handle_t,
     ur_exp_command_buffer_sync_point_t, ur_kernel_handle_t, ur_queue_handle_t,
-    ur_queue_properties_t, ur_result_t, PFN_urCommandBufferAppendUSMFillExp,
+    ur_queue_properties_t, ur_result_t, PFN_urCommandBufferAppendKernelLaunchExp,
+    PFN_urCommandBufferAppendKernelLaunchWithArgsExp, PFN_urCommandBufferAppendUSMFillExp,
     PFN_urCommandBufferAppendUSMMemcpyExp, PFN_urCommandBufferCreateExp,
     PFN_urCommandBufferFinalizeExp, PFN_urEnqueueCommandBufferExp, PFN_urEnqueueEventsWait,
     PFN_urEnqueueEventsWaitWithBarrierExt, PFN_urEnqueueKernelLaunchWithArgsExp,
@@ -75,6 +78,11 @@ pub enum Hooked {
     CommandBufferAppendMemcpy,
     /// `urCommandBufferAppendUSMFillExp`: a graph's memset/fill.
     CommandBufferAppendFill,
+    /// `urCommandBufferAppendKernelLaunchExp`: a graph's kernel.
+    CommandBufferAppendKernel,
+    /// `urCommandBufferAppendKernelLaunchWithArgsExp`: a graph's kernel,
+    /// with its arguments.
+    CommandBufferAppendKernelWithArgs,
     /// `urCommandBufferFinalizeExp`: the graph is finalised.
     CommandBufferFinalize,
     /// `urEnqueueCommandBufferExp`: one replay of a SYCL graph.
@@ -83,7 +91,7 @@ pub enum Hooked {
 
 impl Hooked {
     /// Every hooked function, in [`Hooked::index`] order.
-    pub const ALL: [Hooked; 13] = [
+    pub const ALL: [Hooked; 15] = [
         Hooked::QueueCreate,
         Hooked::UsmMemcpy,
         Hooked::UsmFill,
@@ -95,6 +103,8 @@ impl Hooked {
         Hooked::CommandBufferCreate,
         Hooked::CommandBufferAppendMemcpy,
         Hooked::CommandBufferAppendFill,
+        Hooked::CommandBufferAppendKernel,
+        Hooked::CommandBufferAppendKernelWithArgs,
         Hooked::CommandBufferFinalize,
         Hooked::EnqueueCommandBuffer,
     ];
@@ -118,6 +128,10 @@ impl Hooked {
             Hooked::CommandBufferCreate => "urCommandBufferCreateExp",
             Hooked::CommandBufferAppendMemcpy => "urCommandBufferAppendUSMMemcpyExp",
             Hooked::CommandBufferAppendFill => "urCommandBufferAppendUSMFillExp",
+            Hooked::CommandBufferAppendKernel => "urCommandBufferAppendKernelLaunchExp",
+            Hooked::CommandBufferAppendKernelWithArgs => {
+                "urCommandBufferAppendKernelLaunchWithArgsExp"
+            }
             Hooked::CommandBufferFinalize => "urCommandBufferFinalizeExp",
             Hooked::EnqueueCommandBuffer => "urEnqueueCommandBufferExp",
         }
@@ -231,6 +245,13 @@ fn hook_address(function: Hooked) -> usize {
         }
         Hooked::CommandBufferAppendFill => {
             command_buffer_append_fill as PFN_urCommandBufferAppendUSMFillExp as usize
+        }
+        Hooked::CommandBufferAppendKernel => {
+            command_buffer_append_kernel as PFN_urCommandBufferAppendKernelLaunchExp as usize
+        }
+        Hooked::CommandBufferAppendKernelWithArgs => {
+            command_buffer_append_kernel_with_args
+                as PFN_urCommandBufferAppendKernelLaunchWithArgsExp as usize
         }
         Hooked::CommandBufferFinalize => {
             command_buffer_finalize as PFN_urCommandBufferFinalizeExp as usize
@@ -436,7 +457,7 @@ enqueue_hook!(
 /// # Safety
 /// `list` holds `count` readable entries (or is null), for the call's
 /// duration.
-unsafe fn wait_slice<'a, T>(count: u32, list: *const T) -> &'a [T] {
+pub(crate) unsafe fn wait_slice<'a, T>(count: u32, list: *const T) -> &'a [T] {
     if count == 0 || list.is_null() {
         &[]
     } else {
@@ -446,7 +467,7 @@ unsafe fn wait_slice<'a, T>(count: u32, list: *const T) -> &'a [T] {
 }
 
 /// Runs `f` on the recorder, a panic never crossing into the runtime.
-fn with_recorder(f: impl FnOnce(&crate::recorder::Recorder)) {
+pub(crate) fn with_recorder(f: impl FnOnce(&crate::recorder::Recorder)) {
     if let Some(recorder) = crate::session::recorder() {
         let _ = catch_unwind(AssertUnwindSafe(|| f(recorder)));
     }
@@ -476,7 +497,7 @@ unsafe extern "C" fn command_buffer_create(
 ///
 /// # Safety
 /// The arguments are the append call's, as the runtime passed them.
-unsafe fn after_append(
+pub(crate) unsafe fn after_append(
     result: ur_result_t,
     buffer: ur_exp_command_buffer_handle_t,
     command: (CommandClass, u64, u64),
@@ -500,7 +521,7 @@ unsafe fn after_append(
 /// phEvent, phCommand)`; after the call the recorder learns the command
 /// (`$class`, `$target` pointer, `$size` bytes) and its sync points.
 macro_rules! append_hook {
-    ($name:ident, $hooked:expr, $pfn:ty, $class:expr, $target:ident, $size:ident,
+    ($name:ident, $hooked:expr, $pfn:ty, $class:expr, $target:ident, $size:expr,
      ($($arg:ident: $ty:ty),*)) => {
         #[allow(clippy::too_many_arguments)]
         unsafe extern "C" fn $name(
@@ -546,6 +567,43 @@ append_hook!(
     memory,
     size,
     (memory: *mut c_void, pattern: *const c_void, pattern_size: usize, size: usize)
+);
+
+append_hook!(
+    command_buffer_append_kernel,
+    Hooked::CommandBufferAppendKernel,
+    PFN_urCommandBufferAppendKernelLaunchExp,
+    CommandClass::Kernel,
+    kernel,
+    0,
+    (
+        kernel: ur_kernel_handle_t,
+        work_dim: u32,
+        global_offset: *const usize,
+        global_size: *const usize,
+        local_size: *const usize,
+        alternative_count: u32,
+        alternatives: *mut ur_kernel_handle_t
+    )
+);
+append_hook!(
+    command_buffer_append_kernel_with_args,
+    Hooked::CommandBufferAppendKernelWithArgs,
+    PFN_urCommandBufferAppendKernelLaunchWithArgsExp,
+    CommandClass::Kernel,
+    kernel,
+    0,
+    (
+        kernel: ur_kernel_handle_t,
+        work_dim: u32,
+        global_offset: *const usize,
+        global_size: *const usize,
+        local_size: *const usize,
+        arg_count: u32,
+        args: *const c_void,
+        alternative_count: u32,
+        alternatives: *mut ur_kernel_handle_t
+    )
 );
 
 unsafe extern "C" fn command_buffer_finalize(

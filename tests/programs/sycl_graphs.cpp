@@ -7,8 +7,10 @@
 //   two      two graphs, each on its own in-order queue, replayed 3 times
 //   twice    one graph finalised twice (two executable graphs), each
 //            replayed (this device does not support `update`)
-// `--settle-ms N` pauses after the first command, as a longer start-up
-// would (a tracer follows graphs once it hooked the runtime's UR calls).
+//   kernel   a memcpy, an OpenCL C kernel and a memset recorded on an
+//            in-order queue, finalised, replayed 5 times
+// `--settle-ms N` pauses after the first command (by default the graph is
+// recorded and replayed at once, as early as a program can).
 // Prints `profiling <label> <instance#> <duration_ns>` for every replay (the
 // replay event's own times) and for the ordinary kernels.
 #include "common.hpp"
@@ -86,6 +88,25 @@ int main(int argc, char **argv) {
       progs::print_profiling("kernel_before", 0, before);
       progs::print_profiling("kernel_after", 0, after);
     }
+  } else if (mode == "kernel") {
+    auto k = progs::build_cl_kernels(q, kSource, {"scale"});
+    exp_ext::command_graph g{q.get_context(), q.get_device()};
+    g.begin_recording(q);
+    q.memcpy(a, b, bytes);  // @node kernel_graph_memcpy
+    q.submit([&](sycl::handler &h) {  // @node kernel_graph_kernel
+      h.set_args(a, 3.0f);
+      h.parallel_for(sycl::range<1>(N), k.at("scale"));
+    });
+    q.memset(b, 0, bytes);  // @node kernel_graph_memset
+    g.end_recording(q);
+    auto exec = g.finalize(kProfiled);  // @node finalize_kernel
+    std::vector<sycl::event> runs;
+    for (int r = 0; r < replays; ++r) runs.push_back(q.ext_oneapi_graph(exec));  // @node replay_kernel
+    q.wait();
+    q.memcpy(host.data(), a, bytes).wait();
+    // The first replay scales the 2.0s to 6.0, the others scale zeros.
+    std::printf("checksum %lld\n", progs::checksum(host.data(), N));
+    for (int r = 0; r < replays; ++r) progs::print_profiling("replay", r, runs[r]);
   } else if (mode == "explicit") {
     exp_ext::command_graph g{q.get_context(), q.get_device()};
     auto n1 = g.add([&](sycl::handler &h) { h.memcpy(a, b, bytes); });  // @node explicit_memcpy

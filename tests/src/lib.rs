@@ -849,3 +849,34 @@ pub fn check_pftrace(dir: &Path, partial: bool) -> String {
     );
     text
 }
+
+/// One busy-loop process per core, killed on drop: the loaded machine
+/// every rank of an MPI job starts on.
+pub struct Load(Vec<std::process::Child>);
+
+impl Load {
+    /// Starts one busy loop per core.
+    pub fn every_core() -> Load {
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        Load(
+            (0..cores)
+                .map(|_| {
+                    std::process::Command::new("sh")
+                        .args(["-c", "while :; do :; done"])
+                        .stdin(std::process::Stdio::null())
+                        .spawn()
+                        .expect("start a busy loop")
+                })
+                .collect(),
+        )
+    }
+}
+
+impl Drop for Load {
+    fn drop(&mut self) {
+        for child in &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}

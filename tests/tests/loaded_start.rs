@@ -9,8 +9,6 @@
 //! times (the 20-of-20 check, by hand). The busy processes are this
 //! test's children, killed when it ends, pass or fail.
 
-use std::process::{Child, Command, Stdio};
-
 use syclgraph_tests::*;
 
 const SRC: &str = "tests/programs/short_start.cpp";
@@ -21,35 +19,6 @@ fn runs(default: usize) -> usize {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
-}
-
-/// One busy-loop process per core, killed on drop.
-struct Load(Vec<Child>);
-
-impl Load {
-    fn every_core() -> Load {
-        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-        Load(
-            (0..cores)
-                .map(|_| {
-                    Command::new("sh")
-                        .args(["-c", "while :; do :; done"])
-                        .stdin(Stdio::null())
-                        .spawn()
-                        .expect("start a busy loop")
-                })
-                .collect(),
-        )
-    }
-}
-
-impl Drop for Load {
-    fn drop(&mut self) {
-        for child in &mut self.0 {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
 }
 
 fn num(row: &std::collections::BTreeMap<String, String>, column: &str) -> u64 {

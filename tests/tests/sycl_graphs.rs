@@ -4,9 +4,10 @@
 //! the graph's node, in queue order with the commands around it, in the
 //! critical path and the summary.
 //!
-//! The program pauses 300 ms after its first command (`--settle-ms`):
-//! syclgraph follows graphs once it hooked the runtime's UR entry points,
-//! which it does on its own thread after the runtime's first UR call.
+//! The programs record, finalise and replay their graphs right after their
+//! first command, before syclgraph's collector hooked the runtime's UR
+//! entry points (those calls are followed on `ur.call.debug` until then);
+//! one test does so with every core kept busy by other processes.
 
 use std::collections::BTreeMap;
 
@@ -23,15 +24,20 @@ fn num(row: &Row, column: &str) -> u64 {
 }
 
 fn run(test: &str, args: &[&str]) -> Traced {
+    run_with(test, args, &[])
+}
+
+/// Runs the program untraced and traced, with `env` for syclgraph.
+fn run_with(test: &str, args: &[&str], env: &[(&str, &str)]) -> Traced {
     let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
     run_both(
         test,
         || {
             let mut cmd = runtime_command(&program("sycl_graphs"));
-            cmd.args(&args).args(["--settle-ms", "300"]);
+            cmd.args(&args);
             cmd
         },
-        &[],
+        env,
     )
 }
 
@@ -252,6 +258,98 @@ fn record_and_replay_gives_two_nodes_one_edge_and_five_timed_replays() {
         assert_eq!(num(step, "instance"), k as u64 + 1);
         assert_eq!(step["start_ns"], replays[k]["start_ns"]);
         assert_eq!(step["end_ns"], replays[k]["end_ns"]);
+    }
+}
+
+/// Nothing about SYCL graphs was lost: no `SYCL graphs:` line on stderr.
+fn nothing_lost(t: &Traced) {
+    let stderr = t.stderr();
+    let lost: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("SYCL graphs:"))
+        .collect();
+    assert!(lost.is_empty(), "{lost:?}");
+}
+
+/// The `kernel` scenario's outputs: a memcpy, a kernel and a memset
+/// recorded, the graph's three members with its two edges, none of them a
+/// row; five timed replays.
+fn check_kernel_graph(t: &Traced) {
+    nothing_lost(t);
+    let graph = t.graph();
+    let lines = [
+        tag_line(SRC, "kernel_graph_memcpy"),
+        tag_line(SRC, "kernel_graph_kernel"),
+        tag_line(SRC, "kernel_graph_memset"),
+    ];
+    let nodes: Vec<(String, Attrs)> = lines
+        .iter()
+        .map(|l| {
+            let (id, attrs) = node_at(&graph, SRC, *l);
+            (id.clone(), attrs.clone())
+        })
+        .collect();
+    let ids: Vec<String> = nodes.iter().map(|(id, _)| id.clone()).collect();
+    let kinds: Vec<&str> = nodes.iter().map(|(_, a)| a["kind"].as_str()).collect();
+    assert_eq!(kinds, ["memcpy", "kernel", "memset"]);
+    for (id, a) in &nodes {
+        assert_eq!(a["count"], "0", "{id} counted as run: {a:?}");
+        assert_eq!(a["inside_replay"], "not timed by this backend");
+    }
+    // The recorded kernel is the graph's middle member, with an edge in
+    // and an edge out (the in-order queue's order, as sync points).
+    let (replay, attrs) = replay_node(&graph, 1);
+    let (members, edges) = cluster(&graph, 1);
+    assert_eq!(members, ids);
+    assert_eq!(
+        edges,
+        vec![
+            (ids[0].clone(), ids[1].clone()),
+            (ids[1].clone(), ids[2].clone())
+        ]
+    );
+    assert_eq!(attrs["members"], ids.join(" "));
+    assert_eq!(attrs["count"], "5");
+    // No row for a recorded command; the program's two memcpys and the
+    // five replays, each timed with the replay event's own times.
+    let rows = t.csv("kernels.csv");
+    for line in lines {
+        assert!(
+            rows_at(&rows, SRC, line).is_empty(),
+            "line {line} listed as run"
+        );
+    }
+    let replays = replay_rows(t, &replay);
+    assert_eq!(replays.len(), 5, "{rows:?}");
+    check_replays(&replays, &t.stdout(), "replay", 0, 1);
+    assert_eq!(rows.len(), 7, "{rows:?}");
+    assert!(rows.iter().all(|r| r["kind"] != "kernel"), "{rows:?}");
+}
+
+#[test]
+fn recorded_kernels_are_graph_members_with_edges_never_rows() {
+    check_kernel_graph(&run("sycl-graphs-kernel", &["kernel"]));
+}
+
+#[test]
+fn graphs_are_followed_on_ur_call_debug_before_the_hooks_are_in() {
+    // Without hooks, UR calls are followed on ur.call.debug all along, as
+    // they are from the runtime's first UR call until the collector
+    // installed its hooks: the same graph, the same rows.
+    let env = [("SYCLGRAPH_UR_HOOKS", "0")];
+    check_kernel_graph(&run_with("sycl-graphs-layer", &["kernel"], &env));
+}
+
+#[test]
+fn graphs_at_a_loaded_start_are_followed_from_the_first_command() {
+    // Every core busy: the collector hooks the runtime late, the program
+    // records and replays at once. Each run must give the whole graph.
+    let _load = Load::every_core();
+    for run_number in 0..3 {
+        check_kernel_graph(&run(
+            &format!("sycl-graphs-loaded-{run_number}"),
+            &["kernel"],
+        ));
     }
 }
 

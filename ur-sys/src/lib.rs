@@ -332,12 +332,26 @@ c_enum! {
         QUEUE_RELEASE = 94 => "UR_FUNCTION_QUEUE_RELEASE",
         /// `urEnqueueUSMMemcpy2D`.
         ENQUEUE_USM_MEMCPY_2D = 152 => "UR_FUNCTION_ENQUEUE_USM_MEMCPY_2D",
+        /// `urCommandBufferCreateExp`.
+        COMMAND_BUFFER_CREATE_EXP = 113 => "UR_FUNCTION_COMMAND_BUFFER_CREATE_EXP",
+        /// `urCommandBufferFinalizeExp`.
+        COMMAND_BUFFER_FINALIZE_EXP = 123 => "UR_FUNCTION_COMMAND_BUFFER_FINALIZE_EXP",
+        /// `urCommandBufferAppendKernelLaunchExp`.
+        COMMAND_BUFFER_APPEND_KERNEL_LAUNCH_EXP = 125 => "UR_FUNCTION_COMMAND_BUFFER_APPEND_KERNEL_LAUNCH_EXP",
         /// `urLoaderInit`.
         LOADER_INIT = 201 => "UR_FUNCTION_LOADER_INIT",
+        /// `urCommandBufferAppendUSMMemcpyExp`.
+        COMMAND_BUFFER_APPEND_USM_MEMCPY_EXP = 231 => "UR_FUNCTION_COMMAND_BUFFER_APPEND_USM_MEMCPY_EXP",
+        /// `urCommandBufferAppendUSMFillExp`.
+        COMMAND_BUFFER_APPEND_USM_FILL_EXP = 232 => "UR_FUNCTION_COMMAND_BUFFER_APPEND_USM_FILL_EXP",
+        /// `urEnqueueCommandBufferExp`.
+        ENQUEUE_COMMAND_BUFFER_EXP = 242 => "UR_FUNCTION_ENQUEUE_COMMAND_BUFFER_EXP",
         /// `urEnqueueEventsWaitWithBarrierExt`.
         ENQUEUE_EVENTS_WAIT_WITH_BARRIER_EXT = 246 => "UR_FUNCTION_ENQUEUE_EVENTS_WAIT_WITH_BARRIER_EXT",
         /// `urEnqueueKernelLaunchWithArgsExp`: how DPC++ 2026.2 launches kernels.
         ENQUEUE_KERNEL_LAUNCH_WITH_ARGS_EXP = 295 => "UR_FUNCTION_ENQUEUE_KERNEL_LAUNCH_WITH_ARGS_EXP",
+        /// `urCommandBufferAppendKernelLaunchWithArgsExp`.
+        COMMAND_BUFFER_APPEND_KERNEL_LAUNCH_WITH_ARGS_EXP = 310 => "UR_FUNCTION_COMMAND_BUFFER_APPEND_KERNEL_LAUNCH_WITH_ARGS_EXP",
     }
 }
 
@@ -718,6 +732,120 @@ params! {
     }
 }
 
+params! {
+    /// `ur_command_buffer_create_exp_params_t` (`urCommandBufferCreateExp`,
+    /// function id 113).
+    ur_command_buffer_create_exp_params_t {
+        phContext: *mut ur_context_handle_t,
+        phDevice: *mut ur_device_handle_t,
+        ppCommandBufferDesc: *mut *const c_void,
+        pphCommandBuffer: *mut *mut ur_exp_command_buffer_handle_t,
+    }
+}
+
+params! {
+    /// `ur_command_buffer_finalize_exp_params_t`
+    /// (`urCommandBufferFinalizeExp`, function id 123).
+    ur_command_buffer_finalize_exp_params_t {
+        phCommandBuffer: *mut ur_exp_command_buffer_handle_t,
+    }
+}
+
+params! {
+    /// `ur_command_buffer_append_usm_memcpy_exp_params_t`
+    /// (`urCommandBufferAppendUSMMemcpyExp`, function id 231).
+    ur_command_buffer_append_usm_memcpy_exp_params_t {
+        phCommandBuffer: *mut ur_exp_command_buffer_handle_t,
+        ppDst: *mut *mut c_void,
+        ppSrc: *mut *const c_void,
+        psize: *mut usize,
+        pnumSyncPointsInWaitList: *mut u32,
+        ppSyncPointWaitList: *mut *const ur_exp_command_buffer_sync_point_t,
+        pnumEventsInWaitList: *mut u32,
+        pphEventWaitList: *mut *const ur_event_handle_t,
+        ppSyncPoint: *mut *mut ur_exp_command_buffer_sync_point_t,
+        pphEvent: *mut *mut ur_event_handle_t,
+        pphCommand: *mut *mut c_void,
+    }
+}
+
+params! {
+    /// `ur_command_buffer_append_usm_fill_exp_params_t`
+    /// (`urCommandBufferAppendUSMFillExp`, function id 232).
+    ur_command_buffer_append_usm_fill_exp_params_t {
+        phCommandBuffer: *mut ur_exp_command_buffer_handle_t,
+        ppMemory: *mut *mut c_void,
+        ppPattern: *mut *const c_void,
+        ppatternSize: *mut usize,
+        psize: *mut usize,
+        pnumSyncPointsInWaitList: *mut u32,
+        ppSyncPointWaitList: *mut *const ur_exp_command_buffer_sync_point_t,
+        pnumEventsInWaitList: *mut u32,
+        pphEventWaitList: *mut *const ur_event_handle_t,
+        ppSyncPoint: *mut *mut ur_exp_command_buffer_sync_point_t,
+        pphEvent: *mut *mut ur_event_handle_t,
+        pphCommand: *mut *mut c_void,
+    }
+}
+
+params! {
+    /// `ur_command_buffer_append_kernel_launch_exp_params_t`
+    /// (`urCommandBufferAppendKernelLaunchExp`, function id 125).
+    ur_command_buffer_append_kernel_launch_exp_params_t {
+        phCommandBuffer: *mut ur_exp_command_buffer_handle_t,
+        phKernel: *mut ur_kernel_handle_t,
+        pworkDim: *mut u32,
+        ppGlobalWorkOffset: *mut *const usize,
+        ppGlobalWorkSize: *mut *const usize,
+        ppLocalWorkSize: *mut *const usize,
+        pnumKernelAlternatives: *mut u32,
+        pphKernelAlternatives: *mut *mut ur_kernel_handle_t,
+        pnumSyncPointsInWaitList: *mut u32,
+        ppSyncPointWaitList: *mut *const ur_exp_command_buffer_sync_point_t,
+        pnumEventsInWaitList: *mut u32,
+        pphEventWaitList: *mut *const ur_event_handle_t,
+        ppSyncPoint: *mut *mut ur_exp_command_buffer_sync_point_t,
+        pphEvent: *mut *mut ur_event_handle_t,
+        pphCommand: *mut *mut c_void,
+    }
+}
+
+params! {
+    /// `ur_command_buffer_append_kernel_launch_with_args_exp_params_t`
+    /// (`urCommandBufferAppendKernelLaunchWithArgsExp`, function id 310).
+    ur_command_buffer_append_kernel_launch_with_args_exp_params_t {
+        phCommandBuffer: *mut ur_exp_command_buffer_handle_t,
+        phKernel: *mut ur_kernel_handle_t,
+        pworkDim: *mut u32,
+        ppGlobalWorkOffset: *mut *const usize,
+        ppGlobalWorkSize: *mut *const usize,
+        ppLocalWorkSize: *mut *const usize,
+        pnumArgs: *mut u32,
+        ppArgs: *mut *const ur_exp_kernel_arg_properties_t,
+        pnumKernelAlternatives: *mut u32,
+        pphKernelAlternatives: *mut *mut ur_kernel_handle_t,
+        pnumSyncPointsInWaitList: *mut u32,
+        ppSyncPointWaitList: *mut *const ur_exp_command_buffer_sync_point_t,
+        pnumEventsInWaitList: *mut u32,
+        pphEventWaitList: *mut *const ur_event_handle_t,
+        ppSyncPoint: *mut *mut ur_exp_command_buffer_sync_point_t,
+        pphEvent: *mut *mut ur_event_handle_t,
+        pphCommand: *mut *mut c_void,
+    }
+}
+
+params! {
+    /// `ur_enqueue_command_buffer_exp_params_t` (`urEnqueueCommandBufferExp`,
+    /// function id 242).
+    ur_enqueue_command_buffer_exp_params_t {
+        phQueue: *mut ur_queue_handle_t,
+        phCommandBuffer: *mut ur_exp_command_buffer_handle_t,
+        pnumEventsInWaitList: *mut u32,
+        pphEventWaitList: *mut *const ur_event_handle_t,
+        pphEvent: *mut *mut ur_event_handle_t,
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Function pointer types
 // ---------------------------------------------------------------------------
@@ -984,6 +1112,54 @@ pub type PFN_urCommandBufferAppendUSMFillExp = unsafe extern "C" fn(
     pPattern: *const c_void,
     patternSize: usize,
     size: usize,
+    numSyncPointsInWaitList: u32,
+    pSyncPointWaitList: *const ur_exp_command_buffer_sync_point_t,
+    numEventsInWaitList: u32,
+    phEventWaitList: *const ur_event_handle_t,
+    pSyncPoint: *mut ur_exp_command_buffer_sync_point_t,
+    phEvent: *mut ur_event_handle_t,
+    phCommand: *mut c_void,
+) -> ur_result_t;
+
+/// `urCommandBufferAppendKernelLaunchExp(hCommandBuffer, hKernel, workDim,
+/// pGlobalWorkOffset, pGlobalWorkSize, pLocalWorkSize, numKernelAlternatives,
+/// phKernelAlternatives, numSyncPointsInWaitList, pSyncPointWaitList,
+/// numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand)`
+/// (UR 0.12).
+pub type PFN_urCommandBufferAppendKernelLaunchExp = unsafe extern "C" fn(
+    hCommandBuffer: ur_exp_command_buffer_handle_t,
+    hKernel: ur_kernel_handle_t,
+    workDim: u32,
+    pGlobalWorkOffset: *const usize,
+    pGlobalWorkSize: *const usize,
+    pLocalWorkSize: *const usize,
+    numKernelAlternatives: u32,
+    phKernelAlternatives: *mut ur_kernel_handle_t,
+    numSyncPointsInWaitList: u32,
+    pSyncPointWaitList: *const ur_exp_command_buffer_sync_point_t,
+    numEventsInWaitList: u32,
+    phEventWaitList: *const ur_event_handle_t,
+    pSyncPoint: *mut ur_exp_command_buffer_sync_point_t,
+    phEvent: *mut ur_event_handle_t,
+    phCommand: *mut c_void,
+) -> ur_result_t;
+
+/// `urCommandBufferAppendKernelLaunchWithArgsExp(hCommandBuffer, hKernel,
+/// workDim, pGlobalWorkOffset, pGlobalWorkSize, pLocalWorkSize, numArgs,
+/// pArgs, numKernelAlternatives, phKernelAlternatives,
+/// numSyncPointsInWaitList, pSyncPointWaitList, numEventsInWaitList,
+/// phEventWaitList, pSyncPoint, phEvent, phCommand)` (UR 0.12).
+pub type PFN_urCommandBufferAppendKernelLaunchWithArgsExp = unsafe extern "C" fn(
+    hCommandBuffer: ur_exp_command_buffer_handle_t,
+    hKernel: ur_kernel_handle_t,
+    workDim: u32,
+    pGlobalWorkOffset: *const usize,
+    pGlobalWorkSize: *const usize,
+    pLocalWorkSize: *const usize,
+    numArgs: u32,
+    pArgs: *const c_void,
+    numKernelAlternatives: u32,
+    phKernelAlternatives: *mut ur_kernel_handle_t,
     numSyncPointsInWaitList: u32,
     pSyncPointWaitList: *const ur_exp_command_buffer_sync_point_t,
     numEventsInWaitList: u32,

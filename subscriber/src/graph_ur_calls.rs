@@ -1,0 +1,162 @@
+//! The UR calls of SYCL graphs followed on `ur.call.debug`, before the
+//! hooks are in.
+//!
+//! [`crate::ur_hooks`] follows `urCommandBufferCreateExp`, the
+//! `urCommandBufferAppend…Exp` calls, `urCommandBufferFinalizeExp` and
+//! `urEnqueueCommandBufferExp` once the collector installed them, which it
+//! does on its own thread after the runtime's first UR call. A program
+//! that records, finalises or replays a graph right at start-up does so
+//! before that; the UR tracing layer is on from the start, so the same
+//! calls are read here from their `function_with_args` events and handed
+//! to the recorder exactly as the hooks hand them.
+//!
+//! A call is taken here only when its begin came while the hooks were not
+//! in yet ([`PENDING`], per thread): a call that entered the layer before
+//! the hand-over is this path's to the end; a call made through a hook
+//! that calls on into the layer is the hook's.
+
+use std::cell::Cell;
+use std::ffi::c_void;
+
+use ur_sys::{
+    ur_command_buffer_append_kernel_launch_exp_params_t,
+    ur_command_buffer_append_kernel_launch_with_args_exp_params_t,
+    ur_command_buffer_append_usm_fill_exp_params_t,
+    ur_command_buffer_append_usm_memcpy_exp_params_t, ur_command_buffer_create_exp_params_t,
+    ur_command_buffer_finalize_exp_params_t, ur_enqueue_command_buffer_exp_params_t, ur_function_t,
+    ur_result_t,
+};
+
+use crate::sycl_graphs::CommandClass;
+use crate::ur_hooks::{after_append, with_recorder};
+
+thread_local! {
+    /// The graph call whose begin this thread saw on `ur.call.debug`
+    /// before the hooks were in, and when it began (host ns).
+    static PENDING: Cell<Option<(ur_function_t, u64)>> = const { Cell::new(None) };
+}
+
+/// Whether `id` is one of the SYCL graph calls followed here.
+#[inline]
+pub fn is_graph_call(id: ur_function_t) -> bool {
+    matches!(
+        id,
+        ur_function_t::COMMAND_BUFFER_CREATE_EXP
+            | ur_function_t::COMMAND_BUFFER_APPEND_USM_MEMCPY_EXP
+            | ur_function_t::COMMAND_BUFFER_APPEND_USM_FILL_EXP
+            | ur_function_t::COMMAND_BUFFER_APPEND_KERNEL_LAUNCH_EXP
+            | ur_function_t::COMMAND_BUFFER_APPEND_KERNEL_LAUNCH_WITH_ARGS_EXP
+            | ur_function_t::COMMAND_BUFFER_FINALIZE_EXP
+            | ur_function_t::ENQUEUE_COMMAND_BUFFER_EXP
+    )
+}
+
+/// The begin of graph call `id` on `ur.call.debug`, the hooks not in yet.
+#[cold]
+pub fn begin(id: ur_function_t) {
+    let now = crate::clock::monotonic_ns();
+    PENDING.with(|p| p.set(Some((id, now))));
+}
+
+/// The end of graph call `id` on `ur.call.debug`: handed to the recorder
+/// if its begin was this path's.
+///
+/// # Safety
+/// `args` is the params struct of function `id` after the call returned;
+/// `ret` is null or points at its `ur_result_t`.
+#[cold]
+pub unsafe fn end(id: ur_function_t, args: *mut c_void, ret: *const c_void) {
+    let Some((begun, begin_ns)) = PENDING.with(|p| p.get()) else {
+        return;
+    };
+    if begun != id {
+        return;
+    }
+    PENDING.with(|p| p.set(None));
+    // SAFETY: `ret` is the call's result, when given.
+    let result = (!ret.is_null()).then(|| unsafe { *(ret as *const ur_result_t) });
+    if !result.is_some_and(|r| r.is_success()) {
+        return;
+    }
+    // SAFETY: guaranteed by the caller: each params field points at the
+    // call's argument, and the output arguments are written.
+    unsafe { end_of(id, args, begin_ns) }
+}
+
+/// Reads a successful graph call's arguments and tells the recorder.
+///
+/// # Safety
+/// As [`end`], the call succeeded.
+unsafe fn end_of(id: ur_function_t, args: *mut c_void, begin_ns: u64) {
+    /// The append's (sync point count, list, output sync point) fields.
+    macro_rules! append {
+        ($ty:ty, $class:expr, |$p:ident| $target:expr, $size:expr) => {{
+            let $p = &*(args as *const $ty);
+            let buffer = *$p.phCommandBuffer;
+            let command = ($class, $target as u64, $size as u64);
+            after_append(
+                ur_result_t::SUCCESS,
+                buffer,
+                command,
+                *$p.pnumSyncPointsInWaitList,
+                *$p.ppSyncPointWaitList,
+                *$p.ppSyncPoint,
+            );
+        }};
+    }
+    // SAFETY: guaranteed by the caller.
+    unsafe {
+        match id {
+            ur_function_t::COMMAND_BUFFER_CREATE_EXP => {
+                let p = &*(args as *const ur_command_buffer_create_exp_params_t);
+                let out = *p.pphCommandBuffer;
+                if !out.is_null() {
+                    let buffer = *out as usize;
+                    with_recorder(|r| r.graph_created(buffer, begin_ns));
+                }
+            }
+            ur_function_t::COMMAND_BUFFER_APPEND_USM_MEMCPY_EXP => append!(
+                ur_command_buffer_append_usm_memcpy_exp_params_t,
+                CommandClass::Copy,
+                |p| *p.ppDst,
+                *p.psize
+            ),
+            ur_function_t::COMMAND_BUFFER_APPEND_USM_FILL_EXP => append!(
+                ur_command_buffer_append_usm_fill_exp_params_t,
+                CommandClass::Fill,
+                |p| *p.ppMemory,
+                *p.psize
+            ),
+            ur_function_t::COMMAND_BUFFER_APPEND_KERNEL_LAUNCH_EXP => append!(
+                ur_command_buffer_append_kernel_launch_exp_params_t,
+                CommandClass::Kernel,
+                |p| *p.phKernel,
+                0
+            ),
+            ur_function_t::COMMAND_BUFFER_APPEND_KERNEL_LAUNCH_WITH_ARGS_EXP => append!(
+                ur_command_buffer_append_kernel_launch_with_args_exp_params_t,
+                CommandClass::Kernel,
+                |p| *p.phKernel,
+                0
+            ),
+            ur_function_t::COMMAND_BUFFER_FINALIZE_EXP => {
+                let p = &*(args as *const ur_command_buffer_finalize_exp_params_t);
+                let buffer = *p.phCommandBuffer as usize;
+                with_recorder(|r| r.graph_finalized(buffer));
+            }
+            ur_function_t::ENQUEUE_COMMAND_BUFFER_EXP => {
+                let p = &*(args as *const ur_enqueue_command_buffer_exp_params_t);
+                let (queue, buffer) = (*p.phQueue as usize, *p.phCommandBuffer as usize);
+                let waits =
+                    crate::ur_hooks::wait_slice(*p.pnumEventsInWaitList, *p.pphEventWaitList);
+                let out = *p.pphEvent;
+                let out = if out.is_null() { 0 } else { *out as usize };
+                with_recorder(|r| {
+                    let waits = waits.iter().map(|e| *e as usize);
+                    r.graph_replay((buffer, queue), begin_ns, waits, out)
+                });
+            }
+            _ => {}
+        }
+    }
+}
