@@ -25,6 +25,8 @@
 #                           with and without SYCLGRAPH_FORCE_PROFILING=0 in the
 #                           environment to see what forcing profiling costs)
 #                           (interop_kernels N; default N 500 and 1000)
+#                           or graphs (graph_replays N: one replay of a one-memcpy
+#                           SYCL graph per task; default N 1000 and 2000)
 #   --stopped               both modes: add a fourth configuration, syclgraph started
 #                           paused (SYCLGRAPH_START=paused) and never started: the
 #                           cost of a stopped tracer (docs/performance.md)
@@ -99,7 +101,9 @@ case "$cg_workload" in
   # The same kernels on a queue made WITHOUT enable_profiling: syclgraph
   # forces profiling on it (compare with SYCLGRAPH_FORCE_PROFILING=0 set).
   kernels-noprof) cg_cmd=(interop_kernels N noprof); n1="${n1:-500}"; n2="${n2:-1000}" ;;
-  *) die "--cg-workload wants memcpy, kernels or kernels-noprof" ;;
+  # One replay of a one-memcpy SYCL graph per task (issue 27).
+  graphs) cg_cmd=(graph_replays N); n1="${n1:-1000}"; n2="${n2:-2000}" ;;
+  *) die "--cg-workload wants memcpy, kernels, kernels-noprof or graphs" ;;
 esac
 [[ "$n1" =~ ^[1-9][0-9]*$ && "$n2" =~ ^[1-9][0-9]*$ ]] && ((n2 > n1)) ||
   die "--n1/--n2 want positive numbers with n2 > n1"
