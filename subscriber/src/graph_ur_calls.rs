@@ -19,7 +19,6 @@ use std::cell::Cell;
 use std::ffi::c_void;
 
 use ur_sys::{
-    ur_command_buffer_append_kernel_launch_exp_params_t,
     ur_command_buffer_append_kernel_launch_with_args_exp_params_t,
     ur_command_buffer_append_usm_fill_exp_params_t,
     ur_command_buffer_append_usm_memcpy_exp_params_t, ur_command_buffer_create_exp_params_t,
@@ -44,7 +43,6 @@ pub fn is_graph_call(id: ur_function_t) -> bool {
         ur_function_t::COMMAND_BUFFER_CREATE_EXP
             | ur_function_t::COMMAND_BUFFER_APPEND_USM_MEMCPY_EXP
             | ur_function_t::COMMAND_BUFFER_APPEND_USM_FILL_EXP
-            | ur_function_t::COMMAND_BUFFER_APPEND_KERNEL_LAUNCH_EXP
             | ur_function_t::COMMAND_BUFFER_APPEND_KERNEL_LAUNCH_WITH_ARGS_EXP
             | ur_function_t::COMMAND_BUFFER_FINALIZE_EXP
             | ur_function_t::ENQUEUE_COMMAND_BUFFER_EXP
@@ -126,12 +124,6 @@ unsafe fn end_of(id: ur_function_t, args: *mut c_void, begin_ns: u64) {
                 CommandClass::Fill,
                 |p| *p.ppMemory,
                 *p.psize
-            ),
-            ur_function_t::COMMAND_BUFFER_APPEND_KERNEL_LAUNCH_EXP => append!(
-                ur_command_buffer_append_kernel_launch_exp_params_t,
-                CommandClass::Kernel,
-                |p| *p.phKernel,
-                0
             ),
             ur_function_t::COMMAND_BUFFER_APPEND_KERNEL_LAUNCH_WITH_ARGS_EXP => append!(
                 ur_command_buffer_append_kernel_launch_with_args_exp_params_t,

@@ -405,6 +405,14 @@ fn loss_lines(losses: &Losses) -> String {
         "device events signalled before the timestamp source was ready (timing=not_ready)",
     );
     line(losses.unknown_edge_end, "edges whose ends were not seen");
+    line(
+        losses.sycl_graphs.finalised_unseen,
+        "SYCL graph(s) finalised before syclgraph followed UR calls (their replays are rows, their commands unknown)",
+    );
+    line(
+        losses.sycl_graphs.recorded_dropped,
+        "commands recorded into SYCL graphs, forgotten past 4096 per thread (their appended commands are nodes of their own)",
+    );
     if let Some(limit) = losses.start_wait_given_up {
         lines.push_str(&format!(
             "start-up: stopped waiting for the timestamp source after {limit} ms (SYCLGRAPH_START_WAIT_MS)\n"
@@ -439,6 +447,5 @@ fn loss_lines(losses: &Losses) -> String {
     if losses.timing_unavailable {
         lines.push_str("device timing: unavailable in this process\n");
     }
-    lines.push_str(&losses.sycl_graphs.lines());
     lines
 }

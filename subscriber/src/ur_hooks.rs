@@ -39,12 +39,12 @@ use std::sync::OnceLock;
 use ur_sys::{
     ur_context_handle_t, ur_device_handle_t, ur_event_handle_t, ur_exp_command_buffer_handle_t,
     ur_exp_command_buffer_sync_point_t, ur_kernel_handle_t, ur_queue_handle_t,
-    ur_queue_properties_t, ur_result_t, PFN_urCommandBufferAppendKernelLaunchExp,
-    PFN_urCommandBufferAppendKernelLaunchWithArgsExp, PFN_urCommandBufferAppendUSMFillExp,
-    PFN_urCommandBufferAppendUSMMemcpyExp, PFN_urCommandBufferCreateExp,
-    PFN_urCommandBufferFinalizeExp, PFN_urEnqueueCommandBufferExp, PFN_urEnqueueEventsWait,
-    PFN_urEnqueueEventsWaitWithBarrierExt, PFN_urEnqueueKernelLaunchWithArgsExp,
-    PFN_urEnqueueUSMFill, PFN_urEnqueueUSMMemcpy, PFN_urEnqueueUSMMemcpy2D, PFN_urQueueCreate,
+    ur_queue_properties_t, ur_result_t, PFN_urCommandBufferAppendKernelLaunchWithArgsExp,
+    PFN_urCommandBufferAppendUSMFillExp, PFN_urCommandBufferAppendUSMMemcpyExp,
+    PFN_urCommandBufferCreateExp, PFN_urCommandBufferFinalizeExp, PFN_urEnqueueCommandBufferExp,
+    PFN_urEnqueueEventsWait, PFN_urEnqueueEventsWaitWithBarrierExt,
+    PFN_urEnqueueKernelLaunchWithArgsExp, PFN_urEnqueueUSMFill, PFN_urEnqueueUSMMemcpy,
+    PFN_urEnqueueUSMMemcpy2D, PFN_urQueueCreate,
 };
 use ze_bridge::entry_table::EntryTable;
 
@@ -78,10 +78,8 @@ pub enum Hooked {
     CommandBufferAppendMemcpy,
     /// `urCommandBufferAppendUSMFillExp`: a graph's memset/fill.
     CommandBufferAppendFill,
-    /// `urCommandBufferAppendKernelLaunchExp`: a graph's kernel.
-    CommandBufferAppendKernel,
-    /// `urCommandBufferAppendKernelLaunchWithArgsExp`: a graph's kernel,
-    /// with its arguments.
+    /// `urCommandBufferAppendKernelLaunchWithArgsExp`: a graph's kernel
+    /// (how DPC++ 2026 appends kernels).
     CommandBufferAppendKernelWithArgs,
     /// `urCommandBufferFinalizeExp`: the graph is finalised.
     CommandBufferFinalize,
@@ -91,7 +89,7 @@ pub enum Hooked {
 
 impl Hooked {
     /// Every hooked function, in [`Hooked::index`] order.
-    pub const ALL: [Hooked; 15] = [
+    pub const ALL: [Hooked; 14] = [
         Hooked::QueueCreate,
         Hooked::UsmMemcpy,
         Hooked::UsmFill,
@@ -103,7 +101,6 @@ impl Hooked {
         Hooked::CommandBufferCreate,
         Hooked::CommandBufferAppendMemcpy,
         Hooked::CommandBufferAppendFill,
-        Hooked::CommandBufferAppendKernel,
         Hooked::CommandBufferAppendKernelWithArgs,
         Hooked::CommandBufferFinalize,
         Hooked::EnqueueCommandBuffer,
@@ -128,7 +125,6 @@ impl Hooked {
             Hooked::CommandBufferCreate => "urCommandBufferCreateExp",
             Hooked::CommandBufferAppendMemcpy => "urCommandBufferAppendUSMMemcpyExp",
             Hooked::CommandBufferAppendFill => "urCommandBufferAppendUSMFillExp",
-            Hooked::CommandBufferAppendKernel => "urCommandBufferAppendKernelLaunchExp",
             Hooked::CommandBufferAppendKernelWithArgs => {
                 "urCommandBufferAppendKernelLaunchWithArgsExp"
             }
@@ -245,9 +241,6 @@ fn hook_address(function: Hooked) -> usize {
         }
         Hooked::CommandBufferAppendFill => {
             command_buffer_append_fill as PFN_urCommandBufferAppendUSMFillExp as usize
-        }
-        Hooked::CommandBufferAppendKernel => {
-            command_buffer_append_kernel as PFN_urCommandBufferAppendKernelLaunchExp as usize
         }
         Hooked::CommandBufferAppendKernelWithArgs => {
             command_buffer_append_kernel_with_args
@@ -569,23 +562,6 @@ append_hook!(
     (memory: *mut c_void, pattern: *const c_void, pattern_size: usize, size: usize)
 );
 
-append_hook!(
-    command_buffer_append_kernel,
-    Hooked::CommandBufferAppendKernel,
-    PFN_urCommandBufferAppendKernelLaunchExp,
-    CommandClass::Kernel,
-    kernel,
-    0,
-    (
-        kernel: ur_kernel_handle_t,
-        work_dim: u32,
-        global_offset: *const usize,
-        global_size: *const usize,
-        local_size: *const usize,
-        alternative_count: u32,
-        alternatives: *mut ur_kernel_handle_t
-    )
-);
 append_hook!(
     command_buffer_append_kernel_with_args,
     Hooked::CommandBufferAppendKernelWithArgs,

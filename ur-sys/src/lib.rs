@@ -336,8 +336,6 @@ c_enum! {
         COMMAND_BUFFER_CREATE_EXP = 113 => "UR_FUNCTION_COMMAND_BUFFER_CREATE_EXP",
         /// `urCommandBufferFinalizeExp`.
         COMMAND_BUFFER_FINALIZE_EXP = 123 => "UR_FUNCTION_COMMAND_BUFFER_FINALIZE_EXP",
-        /// `urCommandBufferAppendKernelLaunchExp`.
-        COMMAND_BUFFER_APPEND_KERNEL_LAUNCH_EXP = 125 => "UR_FUNCTION_COMMAND_BUFFER_APPEND_KERNEL_LAUNCH_EXP",
         /// `urLoaderInit`.
         LOADER_INIT = 201 => "UR_FUNCTION_LOADER_INIT",
         /// `urCommandBufferAppendUSMMemcpyExp`.
@@ -789,28 +787,6 @@ params! {
 }
 
 params! {
-    /// `ur_command_buffer_append_kernel_launch_exp_params_t`
-    /// (`urCommandBufferAppendKernelLaunchExp`, function id 125).
-    ur_command_buffer_append_kernel_launch_exp_params_t {
-        phCommandBuffer: *mut ur_exp_command_buffer_handle_t,
-        phKernel: *mut ur_kernel_handle_t,
-        pworkDim: *mut u32,
-        ppGlobalWorkOffset: *mut *const usize,
-        ppGlobalWorkSize: *mut *const usize,
-        ppLocalWorkSize: *mut *const usize,
-        pnumKernelAlternatives: *mut u32,
-        pphKernelAlternatives: *mut *mut ur_kernel_handle_t,
-        pnumSyncPointsInWaitList: *mut u32,
-        ppSyncPointWaitList: *mut *const ur_exp_command_buffer_sync_point_t,
-        pnumEventsInWaitList: *mut u32,
-        pphEventWaitList: *mut *const ur_event_handle_t,
-        ppSyncPoint: *mut *mut ur_exp_command_buffer_sync_point_t,
-        pphEvent: *mut *mut ur_event_handle_t,
-        pphCommand: *mut *mut c_void,
-    }
-}
-
-params! {
     /// `ur_command_buffer_append_kernel_launch_with_args_exp_params_t`
     /// (`urCommandBufferAppendKernelLaunchWithArgsExp`, function id 310).
     ur_command_buffer_append_kernel_launch_with_args_exp_params_t {
@@ -1112,29 +1088,6 @@ pub type PFN_urCommandBufferAppendUSMFillExp = unsafe extern "C" fn(
     pPattern: *const c_void,
     patternSize: usize,
     size: usize,
-    numSyncPointsInWaitList: u32,
-    pSyncPointWaitList: *const ur_exp_command_buffer_sync_point_t,
-    numEventsInWaitList: u32,
-    phEventWaitList: *const ur_event_handle_t,
-    pSyncPoint: *mut ur_exp_command_buffer_sync_point_t,
-    phEvent: *mut ur_event_handle_t,
-    phCommand: *mut c_void,
-) -> ur_result_t;
-
-/// `urCommandBufferAppendKernelLaunchExp(hCommandBuffer, hKernel, workDim,
-/// pGlobalWorkOffset, pGlobalWorkSize, pLocalWorkSize, numKernelAlternatives,
-/// phKernelAlternatives, numSyncPointsInWaitList, pSyncPointWaitList,
-/// numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand)`
-/// (UR 0.12).
-pub type PFN_urCommandBufferAppendKernelLaunchExp = unsafe extern "C" fn(
-    hCommandBuffer: ur_exp_command_buffer_handle_t,
-    hKernel: ur_kernel_handle_t,
-    workDim: u32,
-    pGlobalWorkOffset: *const usize,
-    pGlobalWorkSize: *const usize,
-    pLocalWorkSize: *const usize,
-    numKernelAlternatives: u32,
-    phKernelAlternatives: *mut ur_kernel_handle_t,
     numSyncPointsInWaitList: u32,
     pSyncPointWaitList: *const ur_exp_command_buffer_sync_point_t,
     numEventsInWaitList: u32,

@@ -165,7 +165,6 @@ fn expectations() -> Vec<(String, u64)> {
         ur_command_buffer_finalize_exp_params_t,
         ur_command_buffer_append_usm_memcpy_exp_params_t,
         ur_command_buffer_append_usm_fill_exp_params_t,
-        ur_command_buffer_append_kernel_launch_exp_params_t,
         ur_command_buffer_append_kernel_launch_with_args_exp_params_t,
         ur_enqueue_command_buffer_exp_params_t,
     );
