@@ -74,6 +74,10 @@ pub unsafe fn end(id: ur_function_t, args: *mut c_void, ret: *const c_void) {
     // SAFETY: `ret` is the call's result, when given.
     let result = (!ret.is_null()).then(|| unsafe { *(ret as *const ur_result_t) });
     if !result.is_some_and(|r| r.is_success()) {
+        if id == ur_function_t::COMMAND_BUFFER_FINALIZE_EXP {
+            // A failed finalisation ends the building all the same.
+            with_recorder(|r| r.graph_finalized(0, false));
+        }
         return;
     }
     // SAFETY: guaranteed by the caller: each params field points at the
@@ -134,7 +138,7 @@ unsafe fn end_of(id: ur_function_t, args: *mut c_void, begin_ns: u64) {
             ur_function_t::COMMAND_BUFFER_FINALIZE_EXP => {
                 let p = &*(args as *const ur_command_buffer_finalize_exp_params_t);
                 let buffer = *p.phCommandBuffer as usize;
-                with_recorder(|r| r.graph_finalized(buffer));
+                with_recorder(|r| r.graph_finalized(buffer, true));
             }
             ur_function_t::ENQUEUE_COMMAND_BUFFER_EXP => {
                 let p = &*(args as *const ur_enqueue_command_buffer_exp_params_t);

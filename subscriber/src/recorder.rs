@@ -1030,12 +1030,14 @@ impl Recorder {
     /// `urCommandBufferFinalizeExp` returned on this thread: the graph's
     /// node (kind `graph`, whose instances are the replays) is defined,
     /// and the finalisation's host span sent.
-    pub fn graph_finalized(&self, buffer: usize) {
+    /// A failed finalisation (`finalised` false) only ends the building:
+    /// the thread's later node_creates are its own again.
+    pub fn graph_finalized(&self, buffer: usize, finalised: bool) {
         let Some(building) = STATE.with(|s| s.building.take()) else {
             return;
         };
         STATE.with(|s| s.appending.set(None));
-        if building.buffer != buffer || !self.running() {
+        if !finalised || building.buffer != buffer || !self.running() {
             return;
         }
         let node = self.define_graph_node(building.graph);

@@ -590,9 +590,7 @@ unsafe extern "C" fn command_buffer_finalize(
         unsafe { std::mem::transmute(original(Hooked::CommandBufferFinalize)) };
     // SAFETY: see above.
     let result = unsafe { next(buffer) };
-    if result.is_success() {
-        with_recorder(|r| r.graph_finalized(buffer as usize));
-    }
+    with_recorder(|r| r.graph_finalized(buffer as usize, result.is_success()));
     result
 }
 
