@@ -636,8 +636,8 @@ impl Collector {
             timing_unavailable: self.config.device_timing && self.timestamps.is_none(),
             ur_calls_via_layer: self.ur_calls_via_layer(),
             tracing_layer_kept: self.tracing_layer_kept.clone(),
-            sycl_graphs: crate::session::recorder()
-                .map_or_else(Default::default, |r| r.graphs.losses()),
+            sycl_graphs: (self.session)()
+                .map_or_else(Default::default, |s| s.recorder().graphs.losses()),
         };
         if let Err(e) = self.output.finish(&losses) {
             warn(format_args!(

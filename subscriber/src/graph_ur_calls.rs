@@ -27,7 +27,9 @@ use ur_sys::{
 };
 
 use crate::sycl_graphs::CommandClass;
-use crate::ur_hooks::{after_append, with_recorder};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use ur_sys::{ur_exp_command_buffer_handle_t, ur_exp_command_buffer_sync_point_t};
 
 thread_local! {
     /// The graph call whose begin this thread saw on `ur.call.debug`
@@ -143,8 +145,7 @@ unsafe fn end_of(id: ur_function_t, args: *mut c_void, begin_ns: u64) {
             ur_function_t::ENQUEUE_COMMAND_BUFFER_EXP => {
                 let p = &*(args as *const ur_enqueue_command_buffer_exp_params_t);
                 let (queue, buffer) = (*p.phQueue as usize, *p.phCommandBuffer as usize);
-                let waits =
-                    crate::ur_hooks::wait_slice(*p.pnumEventsInWaitList, *p.pphEventWaitList);
+                let waits = wait_slice(*p.pnumEventsInWaitList, *p.pphEventWaitList);
                 let out = *p.pphEvent;
                 let out = if out.is_null() { 0 } else { *out as usize };
                 with_recorder(|r| {
@@ -155,4 +156,47 @@ unsafe fn end_of(id: ur_function_t, args: *mut c_void, begin_ns: u64) {
             _ => {}
         }
     }
+}
+
+/// The slice a UR wait list (`count` entries at `list`) stands for.
+///
+/// # Safety
+/// `list` holds `count` readable entries (or is null), for the call's
+/// duration.
+pub(crate) unsafe fn wait_slice<'a, T>(count: u32, list: *const T) -> &'a [T] {
+    if count == 0 || list.is_null() {
+        &[]
+    } else {
+        // SAFETY: guaranteed by the caller.
+        unsafe { std::slice::from_raw_parts(list, count as usize) }
+    }
+}
+
+/// Runs `f` on the recorder, a panic never crossing into the runtime.
+pub(crate) fn with_recorder(f: impl FnOnce(&crate::recorder::Recorder)) {
+    if let Some(recorder) = crate::session::recorder() {
+        let _ = catch_unwind(AssertUnwindSafe(|| f(recorder)));
+    }
+}
+
+/// After an append: the sync points it waits for and the one it gives.
+///
+/// # Safety
+/// The arguments are the append call's, as the runtime passed them.
+pub(crate) unsafe fn after_append(
+    result: ur_result_t,
+    buffer: ur_exp_command_buffer_handle_t,
+    command: (CommandClass, u64, u64),
+    wait_count: u32,
+    wait_list: *const ur_exp_command_buffer_sync_point_t,
+    sync_point: *mut ur_exp_command_buffer_sync_point_t,
+) {
+    if !result.is_success() {
+        return;
+    }
+    // SAFETY: the caller's wait list, valid for the call.
+    let waits = unsafe { wait_slice(wait_count, wait_list) };
+    // SAFETY: on success the call wrote the sync point here (when asked).
+    let gives = (!sync_point.is_null()).then(|| unsafe { *sync_point });
+    with_recorder(|r| r.graph_append(buffer as usize, command, waits, gives));
 }

@@ -441,30 +441,11 @@ enqueue_hook!(
     none
 );
 
+use crate::graph_ur_calls::{after_append, wait_slice, with_recorder};
+
 // SYCL graphs: the command buffer built at finalisation and its replays
 // (see crate::sycl_graphs). Same SAFETY as the hooks above; the recorder
 // calls only read the arguments the runtime passed, inside catch_unwind.
-
-/// The slice a UR wait list (`count` entries at `list`) stands for.
-///
-/// # Safety
-/// `list` holds `count` readable entries (or is null), for the call's
-/// duration.
-pub(crate) unsafe fn wait_slice<'a, T>(count: u32, list: *const T) -> &'a [T] {
-    if count == 0 || list.is_null() {
-        &[]
-    } else {
-        // SAFETY: guaranteed by the caller.
-        unsafe { std::slice::from_raw_parts(list, count as usize) }
-    }
-}
-
-/// Runs `f` on the recorder, a panic never crossing into the runtime.
-pub(crate) fn with_recorder(f: impl FnOnce(&crate::recorder::Recorder)) {
-    if let Some(recorder) = crate::session::recorder() {
-        let _ = catch_unwind(AssertUnwindSafe(|| f(recorder)));
-    }
-}
 
 unsafe extern "C" fn command_buffer_create(
     context: ur_context_handle_t,
@@ -484,28 +465,6 @@ unsafe extern "C" fn command_buffer_create(
         with_recorder(|r| r.graph_created(handle, begin_ns));
     }
     result
-}
-
-/// After an append: the sync points it waits for and the one it gives.
-///
-/// # Safety
-/// The arguments are the append call's, as the runtime passed them.
-pub(crate) unsafe fn after_append(
-    result: ur_result_t,
-    buffer: ur_exp_command_buffer_handle_t,
-    command: (CommandClass, u64, u64),
-    wait_count: u32,
-    wait_list: *const ur_exp_command_buffer_sync_point_t,
-    sync_point: *mut ur_exp_command_buffer_sync_point_t,
-) {
-    if !result.is_success() {
-        return;
-    }
-    // SAFETY: the caller's wait list, valid for the call.
-    let waits = unsafe { wait_slice(wait_count, wait_list) };
-    // SAFETY: on success the call wrote the sync point here (when asked).
-    let gives = (!sync_point.is_null()).then(|| unsafe { *sync_point });
-    with_recorder(|r| r.graph_append(buffer as usize, command, waits, gives));
 }
 
 /// Defines the hook of a `urCommandBufferAppend…Exp` function: its
