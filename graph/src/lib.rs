@@ -21,6 +21,11 @@
 //! [`TraceWriter`] streams the same records and instances into a Perfetto
 //! trace (`trace.pftrace`).
 //!
+//! Beside the layers, two leaves for MPI jobs that the subscriber and the
+//! `syclgraph` command share: [`ranks`] (a process's rank from its
+//! launcher's environment, rank sets, rank directory names) and
+//! [`rank_meta`] (a rank directory's `meta.json`, written with [`output`]).
+//!
 //! ```
 //! use syclgraph_graph::{summary_table, write_all, KernelRowWriter, Record, Run};
 //!
@@ -63,6 +68,8 @@ pub mod output;
 mod pending;
 mod per_node;
 pub mod queues;
+pub mod rank_meta;
+pub mod ranks;
 pub mod record;
 pub mod run;
 pub mod spans;

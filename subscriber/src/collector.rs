@@ -639,11 +639,12 @@ impl Collector {
             sycl_graphs: (self.session)()
                 .map_or_else(Default::default, |s| s.recorder().graphs.losses()),
         };
-        if let Err(e) = self.output.finish(&losses) {
-            warn(format_args!(
+        match self.output.finish(&losses) {
+            Ok(()) => crate::job::finished(&self.config.output_dir),
+            Err(e) => warn(format_args!(
                 "could not write the outputs to {}: {e}",
                 self.config.output_dir.display()
-            ));
+            )),
         }
         crate::output_dir::release_output_dir(&self.config.output_dir);
         let _ = reply.send(());

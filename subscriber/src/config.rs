@@ -5,11 +5,20 @@
 
 use std::path::PathBuf;
 
+use syclgraph_graph::ranks::{self, RankInfo, RankSet, RankSummary};
+
 /// Everything the user can set.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
-    /// `SYCLGRAPH_OUTPUT_DIR`: where graph.dot and the CSV files go.
+    /// `SYCLGRAPH_OUTPUT_DIR`: where graph.dot and the CSV files go; under
+    /// MPI, this process's `rank-NNNNN` directory inside it.
     pub output_dir: PathBuf,
+    /// This process's rank, when a launcher's variables give one.
+    pub rank: Option<RankInfo>,
+    /// `SYCLGRAPH_RANKS`: the ranks of an MPI job that are traced.
+    pub ranks: RankSet,
+    /// `SYCLGRAPH_RANK_SUMMARY`: which ranks print their summary on stderr.
+    pub rank_summary: RankSummary,
     /// `SYCLGRAPH_MAX_INSTANCES`: instances kept in memory for the instance graph.
     pub max_instances: usize,
     /// `SYCLGRAPH_QUEUE_CAPACITY`: records buffered between the application's
@@ -68,13 +77,44 @@ impl Config {
         pid: u32,
         warn: &mut dyn FnMut(String),
     ) -> Config {
+        let rank = ranks::detect(&lookup);
+        let default_dir = || match &rank {
+            Some(_) => PathBuf::from(ranks::default_job_dir_name(&lookup)),
+            None => default_dir(pid),
+        };
         let output_dir = match lookup("SYCLGRAPH_OUTPUT_DIR") {
             Some(dir) if !dir.trim().is_empty() => PathBuf::from(dir),
             Some(_) => {
-                warn("SYCLGRAPH_OUTPUT_DIR is empty; using ./syclgraph-<pid>".into());
-                default_dir(pid)
+                let dir = default_dir();
+                warn(format!(
+                    "SYCLGRAPH_OUTPUT_DIR is empty; using ./{}",
+                    dir.display()
+                ));
+                dir
             }
-            None => default_dir(pid),
+            None => default_dir(),
+        };
+        let output_dir = match &rank {
+            Some(rank) => output_dir.join(rank.dir_name()),
+            None => output_dir,
+        };
+        let ranks = match lookup("SYCLGRAPH_RANKS") {
+            None => RankSet::all(),
+            Some(raw) => RankSet::parse(&raw).unwrap_or_else(|why| {
+                warn(format!(
+                    "SYCLGRAPH_RANKS={raw:?}: {why}; every rank is traced"
+                ));
+                RankSet::all()
+            }),
+        };
+        let rank_summary = match lookup("SYCLGRAPH_RANK_SUMMARY") {
+            None => RankSummary::First,
+            Some(raw) => RankSummary::parse(&raw).unwrap_or_else(|| {
+                warn(format!(
+                    "SYCLGRAPH_RANK_SUMMARY={raw:?} is not first, all or none; using first"
+                ));
+                RankSummary::First
+            }),
         };
         let mut number = |name: &str, default: u64, min: u64, max: u64| -> u64 {
             let Some(raw) = lookup(name) else {
@@ -162,6 +202,9 @@ impl Config {
         });
         Config {
             output_dir,
+            rank,
+            ranks,
+            rank_summary,
             max_instances,
             queue_capacity,
             device_timing,
@@ -177,6 +220,26 @@ impl Config {
             duration,
             toggle_signal,
         }
+    }
+}
+
+impl Config {
+    /// True when this process is traced: not under MPI, or its rank is in
+    /// `SYCLGRAPH_RANKS`. The one place that decides it.
+    pub fn sampled(&self) -> bool {
+        self.rank
+            .as_ref()
+            .is_none_or(|r| self.ranks.contains(r.rank))
+    }
+
+    /// True when the summary goes to stderr: not `SYCLGRAPH_QUIET`, and
+    /// under MPI a rank `SYCLGRAPH_RANK_SUMMARY` chooses.
+    pub fn prints_summary(&self) -> bool {
+        !self.quiet
+            && self
+                .rank
+                .as_ref()
+                .is_none_or(|r| self.rank_summary.prints(r.rank, &self.ranks))
     }
 }
 
@@ -246,6 +309,59 @@ mod tests {
         assert_eq!(c.output_dir, PathBuf::from("/tmp/x"));
         assert_eq!(c.max_instances, 10);
         assert!(!c.device_timing);
+    }
+
+    #[test]
+    fn under_mpi_each_rank_writes_to_its_directory_in_the_job_directory() {
+        let (c, w) = read(&[("PMI_RANK", "3"), ("PMI_SIZE", "4")]);
+        assert!(w.is_empty(), "{w:?}");
+        assert_eq!(c.output_dir, PathBuf::from("syclgraph-job/rank-00003"));
+        assert_eq!(c.rank.as_ref().unwrap().rank_from, "PMI_RANK");
+        assert!(c.sampled() && !c.prints_summary());
+        let (c, _) = read(&[
+            ("PMI_RANK", "0"),
+            ("PMI_SIZE", "4"),
+            ("SYCLGRAPH_OUTPUT_DIR", "/tmp/out"),
+        ]);
+        assert_eq!(c.output_dir, PathBuf::from("/tmp/out/rank-00000"));
+        assert!(c.prints_summary());
+        // Without MPI nothing changes.
+        let (c, _) = read(&[
+            ("SYCLGRAPH_RANKS", "1"),
+            ("SYCLGRAPH_OUTPUT_DIR", "/tmp/out"),
+        ]);
+        assert_eq!(c.output_dir, PathBuf::from("/tmp/out"));
+        assert!(c.sampled() && c.prints_summary());
+    }
+
+    #[test]
+    fn sampling_and_which_rank_prints() {
+        let at = |rank: &str, extra: &[(&str, &str)]| {
+            let mut pairs = vec![("PMI_RANK", rank), ("PMI_SIZE", "16")];
+            pairs.extend_from_slice(extra);
+            read(&pairs)
+        };
+        let sample = [("SYCLGRAPH_RANKS", "2,8-15")];
+        assert!(!at("0", &sample).0.sampled());
+        assert!(at("2", &sample).0.sampled() && at("2", &sample).0.prints_summary());
+        assert!(at("9", &sample).0.sampled() && !at("9", &sample).0.prints_summary());
+        let all = [("SYCLGRAPH_RANK_SUMMARY", "all")];
+        assert!(at("9", &all).0.prints_summary());
+        let none = [("SYCLGRAPH_RANK_SUMMARY", "none")];
+        assert!(!at("0", &none).0.prints_summary());
+        let quiet = [("SYCLGRAPH_QUIET", "1")];
+        assert!(!at("0", &quiet).0.prints_summary());
+        let (c, w) = at(
+            "5",
+            &[
+                ("SYCLGRAPH_RANKS", "5-"),
+                ("SYCLGRAPH_RANK_SUMMARY", "some"),
+            ],
+        );
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert!(w[0].contains("SYCLGRAPH_RANKS") && w[1].contains("SYCLGRAPH_RANK_SUMMARY"));
+        assert!(c.sampled() && c.ranks.is_all());
+        assert_eq!(c.rank_summary, RankSummary::First);
     }
 
     #[test]

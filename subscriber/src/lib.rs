@@ -35,6 +35,7 @@ pub mod graph_ur_calls;
 pub mod identity;
 pub mod inbox;
 pub mod itt;
+pub mod job;
 pub mod output;
 pub mod output_dir;
 pub mod recorder;
@@ -92,7 +93,9 @@ pub unsafe extern "C" fn xptiTraceInit(
                     }
                     return;
                 }
-                xpti_sys::compat::StreamCheck::Supported(_) => {}
+                xpti_sys::compat::StreamCheck::Supported(_) => {
+                    job::note_runtime_version(major, minor)
+                }
             }
         }
         if let Some(session) = session::start_once(ENTRY_POINTS) {

@@ -99,7 +99,7 @@ impl Output {
             trace: start_trace(config),
             trace_max_mb: config.trace_max_mb,
             dir: config.output_dir.clone(),
-            quiet: config.quiet,
+            quiet: !config.prints_summary(),
             graph: Run::with_limits(Limits {
                 max_instances: config.max_instances,
                 ..Limits::default()

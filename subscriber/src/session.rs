@@ -132,6 +132,11 @@ impl Session {
     /// untraced, unchanged.
     fn start(entry_points: EntryPoints) -> Option<Session> {
         let mut config = Config::from_env(warn);
+        if !config.sampled() {
+            // A rank outside SYCLGRAPH_RANKS: no callbacks, nothing recorded.
+            crate::job::not_sampled(&config);
+            return None;
+        }
         if let Err(e) = prepare_output_dir(&mut config) {
             warn(format_args!(
                 "cannot write to SYCLGRAPH_OUTPUT_DIR {} ({e}); tracing is off",
@@ -139,6 +144,7 @@ impl Session {
             ));
             return None;
         }
+        crate::job::started(&config);
         let xpti = match Xpti::load() {
             Ok(x) => x,
             Err(e) => {
