@@ -109,4 +109,33 @@ if ((failed)); then
   echo "build-programs: a program failed to compile (above)" >&2
   exit 1
 fi
-echo "build-programs: ${#stale_sources[@]} built, $skipped up to date ($VENV)" >&2
+
+# MPI + SYCL programs (tests/programs/mpi/*.cpp) need mpicxx: the one of the
+# venv's `mpich` wheel (scripts/setup.sh), else one on PATH; without it they
+# are skipped (the MPI tests then say what is missing).
+MPICXX="${MPICXX:-}"
+[[ -z "$MPICXX" && -x "$VENV/bin/mpicxx" ]] && MPICXX="$VENV/bin/mpicxx"
+[[ -z "$MPICXX" ]] && MPICXX="$(command -v mpicxx || true)"
+mpi_built=0
+for src in tests/programs/mpi/*.cpp; do
+  [[ -e "$src" ]] || continue
+  name="$(basename "$src" .cpp)"
+  if ((${#only[@]})) && [[ " ${only[*]} " != *" $name "* ]]; then
+    continue
+  fi
+  if [[ -z "$MPICXX" ]]; then
+    echo "build-programs: no mpicxx (run scripts/setup.sh): $src skipped" >&2
+    continue
+  fi
+  bin="$OUT/$name"
+  if ((force == 0)) && [[ -e "$bin" && ! "$src" -nt "$bin" && ! tests/programs/common.hpp -nt "$bin" ]]; then
+    skipped=$((skipped + 1))
+    continue
+  fi
+  echo "build-programs: $src -> $bin ($MPICXX)" >&2
+  MPICH_CXX="$CXX" "$MPICXX" "${CXXFLAGS[@]}" "${INCLUDES[@]}" -Itests/programs "$src" -o "$bin.tmp" \
+    -L"$VENV/lib" -Wl,-rpath,"$VENV/lib" -lsycl -lOpenCL -lintlc
+  mv -f "$bin.tmp" "$bin"
+  mpi_built=$((mpi_built + 1))
+done
+echo "build-programs: $((${#stale_sources[@]} + mpi_built)) built, $skipped up to date ($VENV)" >&2

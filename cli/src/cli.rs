@@ -125,6 +125,17 @@ pub struct RunArgs {
     #[arg(short, long)]
     pub quiet: bool,
 
+    /// In an MPI job, trace only these ranks (SYCLGRAPH_RANKS), as numbers
+    /// and ranges: 0,8-15. The others record nothing and write only
+    /// meta.json (marked "sampled": false). Default: every rank.
+    #[arg(long, value_name = "RANKS", value_parser = rank_set)]
+    pub ranks: Option<String>,
+
+    /// In an MPI job, print every traced rank's summary
+    /// (SYCLGRAPH_RANK_SUMMARY=all). Default: one summary for the job.
+    #[arg(long)]
+    pub rank_summaries: bool,
+
     /// Use this libxptifw.so, the XPTI dispatcher of the program's DPC++
     /// runtime. Default: XPTI_FRAMEWORK_DISPATCHER if set, else the one
     /// beside the libsycl.so the program loads, else the one in the
@@ -163,6 +174,11 @@ pub struct ReportArgs {
     /// Output directories of earlier runs.
     #[arg(value_name = "DIR", required = true)]
     pub dirs: Vec<PathBuf>,
+}
+
+/// A set of ranks, as `--ranks` takes it (checked, kept as written).
+fn rank_set(text: &str) -> Result<String, String> {
+    syclgraph_graph::ranks::RankSet::parse(text).map(|set| set.to_string())
 }
 
 /// A number of seconds, as `--delay` and `--duration` take it.
@@ -219,6 +235,12 @@ mod tests {
         assert!(parse(&["syclgraph", "run"]).is_err());
         assert!(parse(&["syclgraph", "run", "--max-instances", "x", "app"]).is_err());
         assert!(parse(&["syclgraph", "report"]).is_err());
+        assert!(parse(&["syclgraph", "run", "--ranks", "3-1", "app"]).is_err());
+        let cli = parse(&["syclgraph", "run", "--ranks", "8-15,0", "mpiexec"]).unwrap();
+        let Action::Run(run) = cli.command else {
+            panic!("not run")
+        };
+        assert_eq!(run.ranks.as_deref(), Some("0,8-15"));
         let cli = parse(&["syclgraph", "run", "--max-instances", "7", "app"]).unwrap();
         let Action::Run(run) = cli.command else {
             panic!("not run")

@@ -48,6 +48,11 @@ pub struct Settings {
     pub delay: Option<f64>,
     /// `SYCLGRAPH_DURATION`, seconds.
     pub duration: Option<f64>,
+    /// `SYCLGRAPH_RANKS`: the ranks of an MPI job to trace (`--ranks`).
+    pub ranks: Option<String>,
+    /// `SYCLGRAPH_RANK_SUMMARY`, and why (`--rank-summaries`, or the
+    /// launcher run from syclgraph).
+    pub rank_summary: Option<(&'static str, &'static str)>,
 }
 
 /// One variable set for the program, and why.
@@ -134,6 +139,12 @@ pub fn additions(
             s.to_string().into(),
             "--duration".into(),
         );
+    }
+    if let Some(ranks) = &settings.ranks {
+        add("SYCLGRAPH_RANKS", ranks.into(), "--ranks".into());
+    }
+    if let Some((value, why)) = settings.rank_summary {
+        add("SYCLGRAPH_RANK_SUMMARY", value.into(), why.into());
     }
     if !runtime_env {
         return out;
@@ -338,6 +349,8 @@ mod tests {
             start_paused: true,
             delay: Some(1.5),
             duration: Some(2.0),
+            ranks: Some("0,2".into()),
+            rank_summary: Some(("all", "--rank-summaries")),
         };
         let got = additions(
             &Env::default(),
@@ -361,6 +374,8 @@ mod tests {
                 ("SYCLGRAPH_START", OsStr::new("paused")),
                 ("SYCLGRAPH_DELAY", OsStr::new("1.5")),
                 ("SYCLGRAPH_DURATION", OsStr::new("2")),
+                ("SYCLGRAPH_RANKS", OsStr::new("0,2")),
+                ("SYCLGRAPH_RANK_SUMMARY", OsStr::new("all")),
             ]
         );
         fs::remove_dir_all(&f.dir).unwrap();

@@ -6,14 +6,18 @@
 //! [`program`] (which file runs), [`ldso`] (the libraries it loads),
 //! [`locate`] (libsyclgraph.so and the runtime's libxptifw.so), [`env`]
 //! (the variables set for the program), [`signals`] and [`launch`] (running
-//! it), [`outputs`] (where the files went); [`report`] for `syclgraph report`.
+//! it), [`outputs`] (where the files went); [`launcher`] and [`job`] when
+//! the program is an MPI launcher or a rank of a job; [`report`] for
+//! `syclgraph report`.
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
 mod cli;
 mod env;
 mod environment;
+mod job;
 mod launch;
+mod launcher;
 mod ldso;
 mod locate;
 mod outputs;

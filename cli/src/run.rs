@@ -8,7 +8,9 @@ use std::time::SystemTime;
 use crate::cli::RunArgs;
 use crate::env::{self, Settings};
 use crate::environment::Env;
+use crate::job;
 use crate::launch;
+use crate::launcher;
 use crate::locate::{self, Linkage};
 use crate::outputs;
 use crate::program;
@@ -19,14 +21,24 @@ pub const SETUP_FAILED: u8 = 2;
 /// Runs `syclgraph run` and returns the exit code (see the `--help` text).
 pub fn run(args: RunArgs) -> u8 {
     let env = Env::current();
+    let path_var = env.get("PATH").map(|p| p.as_os_str());
     let (name, program_args) = args.command.split_first().expect("clap requires PROGRAM");
-    let program = match program::find(name, env.get("PATH").map(|p| p.as_os_str())) {
+    let program = match program::find(name, path_var) {
         Ok(p) => p,
         Err(e) => {
             say(&format!("syclgraph: {e}\n"));
             return e.exit_code();
         }
     };
+    // `syclgraph run -- mpiexec -n 4 ./app`: the runtime to trace is the
+    // one of the program the launcher starts (else the launcher's own
+    // environment's, as for any program).
+    let launch = launcher::launch_of(&args.command, |w| program::find(w, path_var).is_ok());
+    let program = launch
+        .as_ref()
+        .and_then(|l| l.program)
+        .and_then(|i| program::find(&args.command[i], path_var).ok())
+        .unwrap_or(program);
     let subscriber = match std::env::current_exe()
         .map_err(|e| format!("cannot tell where syclgraph is ({e})"))
         .and_then(|exe| locate::subscriber(&exe))
@@ -46,7 +58,21 @@ pub fn run(args: RunArgs) -> u8 {
         }
     };
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    let output_dir = args.output.as_ref().map(|d| cwd.join(d));
+    let mut output_dir = args.output.as_ref().map(|d| cwd.join(d));
+    if launch.is_some() && output_dir.is_none() && env.get("SYCLGRAPH_OUTPUT_DIR").is_none() {
+        // One job directory for all ranks, which this process must know.
+        output_dir = Some(cwd.join(format!("syclgraph-{}", std::process::id())));
+    }
+    let rank_summary = if args.rank_summaries {
+        Some(("all", "--rank-summaries"))
+    } else if launch.is_some() {
+        Some((
+            "none",
+            "the job's summary is printed once the launcher ends",
+        ))
+    } else {
+        None
+    };
     let quiet = args.quiet || env.get("SYCLGRAPH_QUIET").is_some_and(|v| is_yes(v));
     let settings = Settings {
         output_dir: output_dir.clone(),
@@ -57,6 +83,8 @@ pub fn run(args: RunArgs) -> u8 {
         start_paused: args.start_paused,
         delay: args.delay,
         duration: args.duration,
+        ranks: args.ranks.clone(),
+        rank_summary,
     };
     let additions = env::additions(
         &env,
@@ -101,13 +129,29 @@ pub fn run(args: RunArgs) -> u8 {
             };
         }
     };
-    if !quiet {
-        let written = outputs::find(base.as_deref(), &cwd, child, since);
-        say(&outputs::end_block(
-            &written,
-            ended,
-            env.get("PATH").map(|p| p.as_os_str()),
+    if quiet {
+        return ended.exit_code();
+    }
+    if let (Some(_), Some(job)) = (&launch, &base) {
+        say(&job::job_block(job, ended));
+    } else if let Some(rank) = job::own_rank(&env) {
+        // One rank of a job, inside the launcher.
+        let job = job::job_dir(base.as_deref(), &env, &cwd);
+        let written = outputs::find(Some(&job.join(rank.dir_name())), &cwd, child, since);
+        let set = |name: &str| {
+            pairs
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| v.to_string_lossy().into_owned())
+                .or_else(|| env.get(name).map(|v| v.to_string_lossy().into_owned()))
+        };
+        let prints = job::prints(rank.rank, set);
+        say(&job::rank_block(
+            &rank, &job, &written, ended, prints, path_var,
         ));
+    } else {
+        let written = outputs::find(base.as_deref(), &cwd, child, since);
+        say(&outputs::end_block(&written, ended, path_var));
     }
     ended.exit_code()
 }

@@ -1,0 +1,259 @@
+//! `syclgraph run` in an MPI job: where the job directory is, what each
+//! rank wrote (its `rank-NNNNN/` directory and `meta.json`), and the one
+//! block printed for the whole job: by the outer `syclgraph` after the
+//! launcher ended, or by the printing rank's `syclgraph` inside it.
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+
+use syclgraph_graph::rank_meta::RankMeta;
+use syclgraph_graph::ranks::{self, RankInfo, RankSet, RankSummary};
+
+use crate::environment::Env;
+use crate::launch::Ended;
+use crate::outputs::{self, signal_name, Written};
+
+/// One rank directory of a job, as found after the job.
+#[derive(Clone, Debug)]
+pub struct RankDir {
+    /// The rank, from the directory's name.
+    pub rank: u32,
+    /// The directory.
+    pub dir: PathBuf,
+    /// Its `meta.json`, or why it cannot be read.
+    pub meta: Result<RankMeta, String>,
+}
+
+impl RankDir {
+    /// True when the rank recorded nothing (outside `--ranks`).
+    fn unsampled(&self) -> bool {
+        self.meta.as_ref().is_ok_and(|m| !m.sampled)
+    }
+
+    /// True when the rank's files were finished.
+    fn complete(&self) -> bool {
+        self.meta.as_ref().is_ok_and(|m| m.complete)
+    }
+}
+
+/// The `rank-NNNNN/` directories in `job`, by rank.
+pub fn rank_dirs(job: &Path) -> Vec<RankDir> {
+    let mut found: Vec<RankDir> = std::fs::read_dir(job)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let rank = ranks::rank_of_dir_name(e.file_name().to_str()?)?;
+            let dir = e.path();
+            dir.is_dir().then(|| RankDir {
+                rank,
+                meta: RankMeta::read(&dir),
+                dir,
+            })
+        })
+        .collect();
+    found.sort_by_key(|r| r.rank);
+    found
+}
+
+/// The job directory the ranks write under: the output directory asked
+/// for (`-o` or `SYCLGRAPH_OUTPUT_DIR`, from `cwd`), else the subscriber's
+/// default for a job (`syclgraph-job-<id>`).
+pub fn job_dir(asked: Option<&Path>, env: &Env, cwd: &Path) -> PathBuf {
+    match asked {
+        Some(dir) => cwd.join(dir),
+        None => cwd.join(ranks::default_job_dir_name(|name| {
+            env.get(name).map(|v| v.to_string_lossy().into_owned())
+        })),
+    }
+}
+
+/// The rank of this `syclgraph` inside a launcher, from its environment.
+pub fn own_rank(env: &Env) -> Option<RankInfo> {
+    ranks::detect(|name| env.get(name).map(|v| v.to_string_lossy().into_owned()))
+}
+
+/// True when the rank `rank` prints its block: the rule the subscriber
+/// follows for its summary, from the same variables (`text` reads one).
+pub fn prints(rank: u32, text: impl Fn(&str) -> Option<String>) -> bool {
+    if text("SYCLGRAPH_QUIET").is_some_and(|v| matches!(v.trim(), "1" | "true" | "yes" | "on")) {
+        return false;
+    }
+    let set = text("SYCLGRAPH_RANKS")
+        .and_then(|s| RankSet::parse(&s).ok())
+        .unwrap_or_else(RankSet::all);
+    let how = text("SYCLGRAPH_RANK_SUMMARY")
+        .and_then(|s| RankSummary::parse(&s))
+        .unwrap_or(RankSummary::First);
+    how.prints(rank, &set)
+}
+
+/// The block of a rank's `syclgraph` inside a launcher: the usual block
+/// for its own files plus where every rank's are, when this rank prints;
+/// otherwise one line when the rank did not end well, else nothing.
+pub fn rank_block(
+    rank: &RankInfo,
+    job: &Path,
+    written: &Written,
+    ended: Ended,
+    prints: bool,
+    path_var: Option<&OsStr>,
+) -> String {
+    if prints {
+        let mut out = outputs::end_block(written, ended, path_var);
+        out.push_str(&format!(
+            "syclgraph:   every rank: {} (rank {}'s files are in {})\n",
+            job.display(),
+            rank.rank,
+            job.join(rank.dir_name()).display()
+        ));
+        return out;
+    }
+    match ended {
+        Ended::Exited(0) => String::new(),
+        Ended::Exited(code) => format!(
+            "syclgraph: rank {} exited with code {code}; its files are in {}\n",
+            rank.rank,
+            job.join(rank.dir_name()).display()
+        ),
+        Ended::Killed(signal) => format!(
+            "syclgraph: rank {} was killed by signal {signal} ({}); its files are in {}\n",
+            rank.rank,
+            signal_name(signal),
+            job.join(rank.dir_name()).display()
+        ),
+    }
+}
+
+/// The block the outer `syclgraph` prints once the launcher ended: the
+/// job directory, the ranks found, which are incomplete or not traced,
+/// and the job's summary table.
+pub fn job_block(job: &Path, ended: Ended) -> String {
+    let mut out = String::new();
+    if let Ended::Killed(signal) = ended {
+        out.push_str(&format!(
+            "syclgraph: the launcher was killed by signal {signal} ({}); the files hold what was written until then\n",
+            signal_name(signal)
+        ));
+    }
+    let found = rank_dirs(job);
+    if found.is_empty() {
+        out.push_str(&format!(
+            "syclgraph: no rank wrote to {} (no rank started the SYCL runtime, or tracing could not start: see above)\n",
+            job.display()
+        ));
+        return out;
+    }
+    let unsampled: Vec<u32> = found
+        .iter()
+        .filter(|r| r.unsampled())
+        .map(|r| r.rank)
+        .collect();
+    let incomplete: Vec<u32> = found
+        .iter()
+        .filter(|r| !r.unsampled() && !r.complete())
+        .map(|r| r.rank)
+        .collect();
+    out.push_str(&format!(
+        "syclgraph: done; {} rank(s) in {} ({} traced{})\n",
+        found.len(),
+        job.display(),
+        found.len() - unsampled.len(),
+        match unsampled.len() {
+            0 => String::new(),
+            n => format!(", {n} not sampled: {}", list(&unsampled)),
+        }
+    ));
+    let size = found
+        .iter()
+        .find_map(|r| r.meta.as_ref().ok().and_then(|m| m.size));
+    if let Some(size) = size {
+        let missing: Vec<u32> = (0..size)
+            .filter(|r| found.iter().all(|f| f.rank != *r))
+            .collect();
+        if !missing.is_empty() {
+            out.push_str(&format!(
+                "syclgraph: ranks without a directory (they did not start the SYCL runtime): {}\n",
+                list(&missing)
+            ));
+        }
+    }
+    if !incomplete.is_empty() {
+        out.push_str(&format!(
+            "syclgraph: incomplete (killed, or tracing failed; their files hold what was written until then): rank(s) {}\n",
+            list(&incomplete)
+        ));
+    }
+    out.push_str(&job_summary(job, &found));
+    out.push_str(&format!(
+        "syclgraph:   summary:    syclgraph report {}\n",
+        job.display()
+    ));
+    out
+}
+
+/// The job's summary table. Until the cross-rank report can be called
+/// here, this is the summary of the lowest traced rank whose files are
+/// complete (its `summary.txt`), headed by which rank it is.
+pub fn job_summary(job: &Path, found: &[RankDir]) -> String {
+    let _ = job;
+    let Some(first) = found.iter().find(|r| !r.unsampled() && r.complete()) else {
+        return String::new();
+    };
+    match std::fs::read_to_string(first.dir.join("summary.txt")) {
+        Ok(text) => format!(
+            "syclgraph: rank {}'s summary ({}):\n{text}",
+            first.rank,
+            first.dir.display()
+        ),
+        Err(_) => String::new(),
+    }
+}
+
+/// `0-3,7`: ranks as `--ranks` takes them.
+fn list(ranks: &[u32]) -> String {
+    let mut out = String::new();
+    let mut i = 0;
+    while i < ranks.len() {
+        let mut j = i;
+        while j + 1 < ranks.len() && ranks[j + 1] == ranks[j] + 1 {
+            j += 1;
+        }
+        if !out.is_empty() {
+            out.push(',');
+        }
+        if j > i {
+            out.push_str(&format!("{}-{}", ranks[i], ranks[j]));
+        } else {
+            out.push_str(&ranks[i].to_string());
+        }
+        i = j + 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rank_lists_are_ranges() {
+        assert_eq!(list(&[]), "");
+        assert_eq!(list(&[3]), "3");
+        assert_eq!(list(&[0, 1, 2, 3, 7, 9, 10]), "0-3,7,9-10");
+    }
+
+    #[test]
+    fn only_the_printing_rank_prints() {
+        let env = |pairs: &[(&str, &str)]| {
+            let env = Env::from_pairs(pairs.iter().copied());
+            move |name: &str| env.get(name).map(|v| v.to_string_lossy().into_owned())
+        };
+        assert!(prints(0, &env(&[])));
+        assert!(!prints(1, &env(&[])));
+        assert!(prints(2, &env(&[("SYCLGRAPH_RANKS", "2-3")])));
+        assert!(prints(1, &env(&[("SYCLGRAPH_RANK_SUMMARY", "all")])));
+        assert!(!prints(0, &env(&[("SYCLGRAPH_RANK_SUMMARY", "none")])));
+        assert!(!prints(0, &env(&[("SYCLGRAPH_QUIET", "1")])));
+    }
+}
