@@ -2,7 +2,9 @@
 # Installs what syclgraph needs on a fresh Debian machine (run as root):
 #   - Debian packages: g++ graphviz libze1 libze-dev valgrind
 #   - the project-local Python venv <repo>/.venv with the pinned DPC++ runtime
-#     (intel-sycl-rt, intel-opencl-rt), dpctl, dpnp, pydot, networkx.
+#     (intel-sycl-rt, intel-opencl-rt), dpctl, dpnp, pydot, networkx, and MPI:
+#     the `mpich` wheel (mpiexec, mpicxx, libmpi.so.12) and mpi4py, which
+#     loads that libmpi.so.12 (Debian's mpich names it libmpich.so.12).
 # Idempotent: apt runs only for missing packages, pip only when the venv does
 # not already hold every pinned requirement at its pinned version.
 set -euo pipefail
@@ -23,6 +25,8 @@ PIP_REQUIREMENTS=(
   perfetto==0.59.1
   protobuf==7.36.2
   ittapi==1.2.2
+  mpich==5.0.2
+  mpi4py==4.1.2
 )
 
 log() { echo "setup: $*" >&2; }
@@ -70,7 +74,7 @@ fi
 venv_install_pinned "$VENV" "${PIP_REQUIREMENTS[@]}"
 
 venv_require_files "$VENV" \
-  "lib/libsycl.so.9 lib/libxptifw.so lib/libintelocl.so lib/libOpenCL.so.1" \
+  "lib/libsycl.so.9 lib/libxptifw.so lib/libintelocl.so lib/libOpenCL.so.1 lib/libmpi.so.12 bin/mpiexec bin/mpicxx" \
   "${PIP_REQUIREMENTS[@]}" || exit 1
 
 # ---- OpenCL CPU device -------------------------------------------------------

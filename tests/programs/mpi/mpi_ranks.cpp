@@ -6,8 +6,9 @@
 // application's own device time of every rank_work instance:
 //   profiling rank_work <rank> <instance#> <duration_ns>
 // Options: --rounds N (busy-loop length, default 20000);
-//          --hold-rank K (rank K, after its work, prints "holding" and
-//          sleeps up to 60 s: a rank to kill while the others end).
+//          --hold-rank K (rank K, after its work and MPI_Finalize, prints
+//          "holding" and sleeps up to 60 s: a rank to kill while the
+//          others end).
 #include <mpi.h>
 
 #include "common.hpp"
@@ -67,11 +68,13 @@ int main(int argc, char **argv) {
   std::printf("rank %d of %d: rank_work %d, checksum sum %lld\n", rank, size, rank + 1, total);
   std::fflush(stdout);
   sycl::free(x, q);
+  MPI_Finalize();
+  // After MPI_Finalize, which waits for every rank: the others end while
+  // this one is still alive.
   if (rank == hold) {
     std::printf("holding\n");
     std::fflush(stdout);
     std::this_thread::sleep_for(std::chrono::seconds(60));
   }
-  MPI_Finalize();
   return 0;
 }
