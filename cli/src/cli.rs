@@ -39,9 +39,15 @@ killed it (143 for SIGTERM); 2 when syclgraph cannot set the run up (no
 runtime or libsyclgraph.so found, a bad option); 126 when the program cannot
 be executed, 127 when it is not found.
 
+MPI jobs: 'mpiexec -n 4 syclgraph run -o out -- ./app' and 'syclgraph run
+-o out -- mpiexec -n 4 ./app' (mpirun, srun alike) both write one
+out/rank-NNNNN/ directory per rank, with a meta.json, and print one summary
+(see docs/guide/mpi.md).
+
 Examples:
   syclgraph run ./my-app --size 1024
-  syclgraph run -o out --max-instances 20000 -- python my_script.py";
+  syclgraph run -o out --max-instances 20000 -- python my_script.py
+  syclgraph run -o out --ranks 0,8-15 -- mpiexec -n 16 ./my-app";
 
 const REPORT_AFTER_HELP: &str = "\
 Each DIR is the output directory of a traced process (syclgraph-<pid>, or the
@@ -85,7 +91,8 @@ pub struct RunArgs {
     /// Write the outputs to DIR, created if missing (SYCLGRAPH_OUTPUT_DIR).
     /// Default: ./syclgraph-<pid>/, <pid> being the process id of the traced
     /// process. A process that finds DIR in use by another traced process
-    /// writes to DIR/pid-<pid>/.
+    /// writes to DIR/pid-<pid>/. In an MPI job, each rank writes to
+    /// DIR/rank-NNNNN/.
     #[arg(short, long, value_name = "DIR")]
     pub output: Option<PathBuf>,
 
