@@ -5,6 +5,7 @@
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use syclgraph_graph::rank_meta::RankMeta;
 use syclgraph_graph::ranks::{self, RankInfo, RankSet, RankSummary};
@@ -12,6 +13,10 @@ use syclgraph_graph::ranks::{self, RankInfo, RankSet, RankSummary};
 use crate::environment::Env;
 use crate::launch::Ended;
 use crate::outputs::{self, signal_name, Written};
+
+/// How far a rank's start time (its clock, maybe another host's) may lie
+/// before the launcher's start and still count as this job's.
+const START_SLACK: Duration = Duration::from_secs(5);
 
 /// One rank directory of a job, as found after the job.
 #[derive(Clone, Debug)]
@@ -36,8 +41,15 @@ impl RankDir {
     }
 }
 
-/// The `rank-NNNNN/` directories in `job`, by rank.
-pub fn rank_dirs(job: &Path) -> Vec<RankDir> {
+/// The `rank-NNNNN/` directories in `job` written by a job started at
+/// `since` or later (by their `meta.json`'s start time; an unreadable one
+/// counts), by rank.
+pub fn rank_dirs(job: &Path, since: SystemTime) -> Vec<RankDir> {
+    let since_ns = since
+        .checked_sub(START_SLACK)
+        .unwrap_or(since)
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos().min(u64::MAX as u128) as u64);
     let mut found: Vec<RankDir> = std::fs::read_dir(job)
         .into_iter()
         .flatten()
@@ -51,6 +63,7 @@ pub fn rank_dirs(job: &Path) -> Vec<RankDir> {
                 dir,
             })
         })
+        .filter(|r| !r.meta.as_ref().is_ok_and(|m| m.start_time_ns < since_ns))
         .collect();
     found.sort_by_key(|r| r.rank);
     found
@@ -125,10 +138,10 @@ pub fn rank_block(
     }
 }
 
-/// The block the outer `syclgraph` prints once the launcher ended: the
-/// job directory, the ranks found, which are incomplete or not traced,
-/// and the job's summary table.
-pub fn job_block(job: &Path, ended: Ended) -> String {
+/// The block the outer `syclgraph` prints once the launcher ended (the
+/// job started at `since`): the job directory, the ranks found, which are
+/// incomplete or not traced, and the job's summary table.
+pub fn job_block(job: &Path, ended: Ended, since: SystemTime) -> String {
     let mut out = String::new();
     if let Ended::Killed(signal) = ended {
         out.push_str(&format!(
@@ -136,7 +149,7 @@ pub fn job_block(job: &Path, ended: Ended) -> String {
             signal_name(signal)
         ));
     }
-    let found = rank_dirs(job);
+    let found = rank_dirs(job, since);
     if found.is_empty() {
         out.push_str(&format!(
             "syclgraph: no rank wrote to {} (no rank started the SYCL runtime, or tracing could not start: see above)\n",
@@ -249,11 +262,11 @@ mod tests {
             let env = Env::from_pairs(pairs.iter().copied());
             move |name: &str| env.get(name).map(|v| v.to_string_lossy().into_owned())
         };
-        assert!(prints(0, &env(&[])));
-        assert!(!prints(1, &env(&[])));
-        assert!(prints(2, &env(&[("SYCLGRAPH_RANKS", "2-3")])));
-        assert!(prints(1, &env(&[("SYCLGRAPH_RANK_SUMMARY", "all")])));
-        assert!(!prints(0, &env(&[("SYCLGRAPH_RANK_SUMMARY", "none")])));
-        assert!(!prints(0, &env(&[("SYCLGRAPH_QUIET", "1")])));
+        assert!(prints(0, env(&[])));
+        assert!(!prints(1, env(&[])));
+        assert!(prints(2, env(&[("SYCLGRAPH_RANKS", "2-3")])));
+        assert!(prints(1, env(&[("SYCLGRAPH_RANK_SUMMARY", "all")])));
+        assert!(!prints(0, env(&[("SYCLGRAPH_RANK_SUMMARY", "none")])));
+        assert!(!prints(0, env(&[("SYCLGRAPH_QUIET", "1")])));
     }
 }

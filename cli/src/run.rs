@@ -133,7 +133,7 @@ pub fn run(args: RunArgs) -> u8 {
         return ended.exit_code();
     }
     if let (Some(_), Some(job)) = (&launch, &base) {
-        say(&job::job_block(job, ended));
+        say(&job::job_block(job, ended, since));
     } else if let Some(rank) = job::own_rank(&env) {
         // One rank of a job, inside the launcher.
         let job = job::job_dir(base.as_deref(), &env, &cwd);

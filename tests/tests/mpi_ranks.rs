@@ -340,7 +340,7 @@ fn unsampled_ranks_write_only_meta_json() {
 #[test]
 fn a_rank_killed_by_sigterm_stays_incomplete_and_is_named() {
     let cwd = fresh_dir("mpi-killed");
-    let mut cmd = outside(
+    let cmd = outside(
         &cwd,
         &["-o", "out"],
         &cpp_app(&["--rounds", "2000", "--hold-rank", "3"]),
