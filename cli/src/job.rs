@@ -256,6 +256,65 @@ mod tests {
         assert_eq!(list(&[0, 1, 2, 3, 7, 9, 10]), "0-3,7,9-10");
     }
 
+    /// A job directory of 5 ranks: 0 complete with a summary, 1 not
+    /// sampled, 2 killed, 3 from an earlier job, 4 never started.
+    #[test]
+    fn the_job_block_names_unsampled_incomplete_and_missing_ranks() {
+        let job = std::env::temp_dir().join(format!("syclgraph-job-block-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&job);
+        let since = SystemTime::now();
+        let now_ns = since.duration_since(UNIX_EPOCH).unwrap().as_nanos() as u64;
+        let meta = |rank: u32, start_time_ns: u64, sampled: bool, complete: bool| RankMeta {
+            rank,
+            size: Some(5),
+            local_rank: Some(rank),
+            host: "h".into(),
+            pid: 100 + rank,
+            program: "./app".into(),
+            args: Vec::new(),
+            start_time_ns,
+            syclgraph_version: "0.1.0".into(),
+            runtime_version: "sycl 9.0".into(),
+            rank_from: "PMI_RANK".into(),
+            sampled,
+            complete,
+        };
+        for (rank, m) in [
+            (0, meta(0, now_ns, true, true)),
+            (1, meta(1, now_ns, false, true)),
+            (2, meta(2, now_ns + 1, true, false)),
+            (3, meta(3, now_ns - 3_600_000_000_000, true, true)),
+        ] {
+            let dir = job.join(ranks::rank_dir_name(rank, Some(5)));
+            std::fs::create_dir_all(&dir).unwrap();
+            m.write(&dir).unwrap();
+        }
+        std::fs::write(job.join("rank-00000/summary.txt"), "the table\n").unwrap();
+        let block = job_block(&job, Ended::Exited(0), since);
+        let lines: Vec<&str> = block.lines().collect();
+        assert_eq!(
+            lines[0],
+            format!(
+                "syclgraph: done; 3 rank(s) in {} (2 traced, 1 not sampled: 1)",
+                job.display()
+            )
+        );
+        assert_eq!(
+            lines[1],
+            "syclgraph: ranks without a directory (they did not start the SYCL runtime): 3-4"
+        );
+        assert!(lines[2].ends_with("rank(s) 2"), "{block}");
+        assert_eq!(
+            lines[3],
+            format!(
+                "syclgraph: rank 0's summary ({}):",
+                job.join("rank-00000").display()
+            )
+        );
+        assert_eq!(lines[4], "the table");
+        std::fs::remove_dir_all(&job).unwrap();
+    }
+
     #[test]
     fn only_the_printing_rank_prints() {
         let env = |pairs: &[(&str, &str)]| {
