@@ -96,6 +96,13 @@ pub fn run(args: RunArgs) -> u8 {
         env::ICD_VENDORS_DIR.as_ref(),
     );
     if args.verbose {
+        if let Some(l) = &launch {
+            say(&format!(
+                "syclgraph: {} starts {}: its runtime is traced on every rank\n",
+                l.launcher,
+                program.path.display()
+            ));
+        }
         say(&format!("syclgraph: subscriber {}\n", subscriber.display()));
         for a in &additions {
             say(&format!(
