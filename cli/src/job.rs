@@ -205,11 +205,12 @@ pub fn job_block(job: &Path, ended: Ended, since: SystemTime) -> String {
     out
 }
 
-/// The job's summary table. Until the cross-rank report can be called
-/// here, this is the summary of the lowest traced rank whose files are
-/// complete (its `summary.txt`), headed by which rank it is.
-pub fn job_summary(job: &Path, found: &[RankDir]) -> String {
-    let _ = job;
+/// The job's summary table, for the job directory `_job` whose rank
+/// directories are `found`: the one call site of the cross-rank report.
+/// Until that report can be called here, this is the summary of the lowest
+/// traced rank whose files are complete (its `summary.txt`), headed by
+/// which rank it is.
+pub fn job_summary(_job: &Path, found: &[RankDir]) -> String {
     let Some(first) = found.iter().find(|r| !r.unsampled() && r.complete()) else {
         return String::new();
     };
