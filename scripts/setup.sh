@@ -4,7 +4,8 @@
 #   - the project-local Python venv <repo>/.venv with the pinned DPC++ runtime
 #     (intel-sycl-rt, intel-opencl-rt), dpctl, dpnp, pydot, networkx, and MPI:
 #     the `mpich` wheel (mpiexec, mpicxx, libmpi.so.12) and mpi4py, which
-#     loads that libmpi.so.12 (Debian's mpich names it libmpich.so.12).
+#     loads that libmpi.so.12 (Debian's mpich names it libmpich.so.12); duckdb
+#     and polars (the tests query the Parquet export with them).
 # Idempotent: apt runs only for missing packages, pip only when the venv does
 # not already hold every pinned requirement at its pinned version.
 set -euo pipefail
@@ -22,6 +23,8 @@ PIP_REQUIREMENTS=(
   networkx==3.6.1
   pytest==9.2.0
   pytest-timeout==2.4.0
+  duckdb==2.0.1
+  polars==2.1.0
   perfetto==0.59.1
   protobuf==7.36.2
   ittapi==1.2.2

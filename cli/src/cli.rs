@@ -58,7 +58,28 @@ The table is read from summary.csv and the untimed line from kernels.csv. The
 host waits and the dropped/lost lines of the run's stderr are in no file and
 are not shown.
 
+A job directory (an MPI job's, with one rank-NNNNN/ per rank) gets the
+cross-rank report instead: per operation across ranks and per rank, computed
+in SQL over the ranks' files and written to JOB/report/*.csv (see -o).
+
 Exit status: 0, or 2 when a DIR cannot be read (the others are printed).";
+
+const QUERY_AFTER_HELP: &str = "\
+Tables: meta, kernels, summary, critical_path, idle_gaps, windows (each with
+a rank column), and the report's views operations, ranks, op_rank. See the
+MPI page of the user guide for their columns.
+
+Example:
+  syclgraph query out \"SELECT rank, SUM(duration_ns) FROM kernels GROUP BY rank\"
+
+Exit status: 0, or 2 when the job cannot be read or the SQL fails.";
+
+const EXPORT_AFTER_HELP: &str = "\
+Writes JOB/parquet/<table>/rank=<N>/part-0.parquet for the tables meta,
+kernels, summary, critical_path, idle_gaps and windows, each with a rank
+column, snappy-compressed. DuckDB, Polars, Spark or Dask read them.
+
+Exit status: 0, or 2 when the job cannot be read or a file cannot be written.";
 
 /// `syclgraph`: the command line.
 #[derive(Debug, Parser)]
@@ -80,9 +101,17 @@ pub enum Action {
         override_usage = "syclgraph run [OPTIONS] [--] PROGRAM [ARGS]..."
     )]
     Run(RunArgs),
-    /// Print the summary tables of earlier runs from their output directories.
+    /// Print the summary tables of earlier runs from their output directories,
+    /// or the cross-rank report of an MPI job directory.
     #[command(after_help = REPORT_AFTER_HELP)]
     Report(ReportArgs),
+    /// Run SQL over an MPI job directory's files loaded as tables; the result
+    /// is printed as CSV.
+    #[command(after_help = QUERY_AFTER_HELP)]
+    Query(QueryArgs),
+    /// Write an MPI job directory's files as Parquet datasets partitioned by rank.
+    #[command(after_help = EXPORT_AFTER_HELP)]
+    Export(ExportArgs),
 }
 
 /// `syclgraph run [OPTIONS] [--] PROGRAM [ARGS...]`.
@@ -178,9 +207,45 @@ pub struct RunArgs {
 /// `syclgraph report DIR [DIR...]`.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// Output directories of earlier runs.
+    /// Output directories of earlier runs, or one MPI job directory (with
+    /// rank-NNNNN/ directories in it).
     #[arg(value_name = "DIR", required = true)]
     pub dirs: Vec<PathBuf>,
+
+    /// For a job directory: write the report's CSV files to DIR (default:
+    /// JOB/report/).
+    #[arg(short, long, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+
+    /// For a job directory: print the N most imbalanced operations and the N
+    /// ranks furthest from the median (the CSV files have all). Default: 10.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub top: usize,
+}
+
+/// `syclgraph query JOB SQL`.
+#[derive(Debug, Args)]
+pub struct QueryArgs {
+    /// The MPI job directory.
+    #[arg(value_name = "JOB")]
+    pub job: PathBuf,
+    /// The SQL statement (SQLite's dialect).
+    #[arg(value_name = "SQL")]
+    pub sql: String,
+}
+
+/// `syclgraph export --parquet JOB`.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// Write Parquet (the only format so far).
+    #[arg(long, required = true)]
+    pub parquet: bool,
+    /// Write the datasets to DIR (default: JOB/parquet/).
+    #[arg(short, long, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+    /// The MPI job directory.
+    #[arg(value_name = "JOB")]
+    pub job: PathBuf,
 }
 
 /// A set of ranks, as `--ranks` takes it (checked, kept as written).

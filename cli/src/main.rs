@@ -8,7 +8,8 @@
 //! (the variables set for the program), [`signals`] and [`launch`] (running
 //! it), [`outputs`] (where the files went); [`launcher`] and [`job`] when
 //! the program is an MPI launcher or a rank of a job; [`report`] for
-//! `syclgraph report`.
+//! `syclgraph report`; [`job_report`] for an MPI job's report, `syclgraph
+//! query` and `syclgraph export`.
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -16,6 +17,7 @@ mod cli;
 mod env;
 mod environment;
 mod job;
+mod job_report;
 mod launch;
 mod launcher;
 mod ldso;
@@ -34,8 +36,23 @@ fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     let code = match cli.command {
         cli::Action::Run(args) => run::run(args),
+        cli::Action::Report(args) if job_report::is_job(&args.dirs) => job_report::report(
+            &args,
+            &mut std::io::stdout().lock(),
+            &mut std::io::stderr().lock(),
+        ),
         cli::Action::Report(args) => report::report(
             &args.dirs,
+            &mut std::io::stdout().lock(),
+            &mut std::io::stderr().lock(),
+        ),
+        cli::Action::Query(args) => job_report::query(
+            &args,
+            &mut std::io::stdout().lock(),
+            &mut std::io::stderr().lock(),
+        ),
+        cli::Action::Export(args) => job_report::export(
+            &args,
             &mut std::io::stdout().lock(),
             &mut std::io::stderr().lock(),
         ),
