@@ -79,7 +79,10 @@ pub mod windows;
 pub mod writers;
 
 pub use analyses::{critical_path, idle_gaps};
-pub use writers::{critical_output, dot, dot_ids, instances_dot, kernels_csv, perfetto, summary};
+pub use writers::{
+    critical_path_csv, critical_path_text, dot, dot_ids, idle_gaps_csv, instances_dot, kernels_csv,
+    perfetto, summary,
+};
 
 pub use analyses::Analyses;
 pub use critical_path::{CriticalPath, GapCause, PathReport, Step};

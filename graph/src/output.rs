@@ -8,10 +8,9 @@ use std::path::{Path, PathBuf};
 
 use crate::model::TaskGraph;
 use crate::run::Run;
-use crate::writers::critical_output::{
-    write_critical_path_csv, write_idle_gaps_csv, CRITICAL_PATH_CSV, IDLE_GAPS_CSV,
-};
+use crate::writers::critical_path_csv::{write_critical_path_csv, CRITICAL_PATH_CSV};
 use crate::writers::dot::write_dot;
+use crate::writers::idle_gaps_csv::{write_idle_gaps_csv, IDLE_GAPS_CSV};
 use crate::writers::kernels_csv::write_kernel_rows;
 use crate::writers::summary::write_summary_csv;
 

@@ -7,7 +7,7 @@
 mod common;
 
 use common::*;
-use syclgraph_graph::critical_output::write_idle_gaps_csv;
+use syclgraph_graph::idle_gaps_csv::write_idle_gaps_csv;
 use syclgraph_graph::record::Record;
 use syclgraph_graph::{write_kernel_rows, TraceWriter};
 

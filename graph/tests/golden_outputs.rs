@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
-use syclgraph_graph::critical_output::critical_path_text;
+use syclgraph_graph::critical_path_text::critical_path_text;
 use syclgraph_graph::instances_dot::render_instances_dot;
 use syclgraph_graph::perfetto::{TraceWriter, CLOCK_BOOTTIME, CLOCK_MONOTONIC};
 use syclgraph_graph::record::{

@@ -6,7 +6,7 @@ use std::fs::File;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use syclgraph_graph::critical_output::critical_path_text;
+use syclgraph_graph::critical_path_text::critical_path_text;
 use syclgraph_graph::kernels_csv::KernelRowWriter;
 use syclgraph_graph::output::{write_atomically, write_critical_files};
 use syclgraph_graph::perfetto::{TraceWriter, CLOCK_MONOTONIC};

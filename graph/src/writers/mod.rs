@@ -3,9 +3,11 @@
 //! import each other; what two writers share (DOT ids and quoting, how a
 //! node is drawn) lives in [`dot_ids`] and [`node_look`].
 
-pub mod critical_output;
+pub mod critical_path_csv;
+pub mod critical_path_text;
 pub mod dot;
 pub mod dot_ids;
+pub mod idle_gaps_csv;
 pub mod instances_dot;
 pub mod kernels_csv;
 pub(crate) mod node_look;
