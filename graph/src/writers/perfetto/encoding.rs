@@ -162,9 +162,7 @@ pub(super) fn encode_slice_event(
     f: &Fields,
     tail: &[u8],
 ) -> usize {
-    use prost::encoding::{
-        encode_key, encode_varint, encoded_len_varint, fixed64, int32, key_len, uint64, WireType,
-    };
+    use prost::encoding::{encoded_len_varint, fixed64, int32, key_len, uint64, WireType};
     /// `TracePacket.track_event`.
     const TRACK_EVENT: u32 = 11;
     /// `TrackEvent.type`, `.track_uuid`, `.flow_ids`,
@@ -195,21 +193,26 @@ pub(super) fn encode_slice_event(
         + event_len;
     let before = buf.len();
     buf.reserve(packet_len + 16);
-    encode_key(PACKET_FIELD, WireType::LengthDelimited, buf);
-    encode_varint(packet_len as u64, buf);
-    uint64::encode(TIMESTAMP, &ts, buf);
+    put_key(PACKET_FIELD, WireType::LengthDelimited, buf);
+    put_varint(packet_len as u64, buf);
+    put_key(TIMESTAMP, WireType::Varint, buf);
+    put_varint(ts, buf);
     buf.extend_from_slice(&fixed.packet);
-    encode_key(TRACK_EVENT, WireType::LengthDelimited, buf);
-    encode_varint(event_len as u64, buf);
-    int32::encode(TYPE, &kind, buf);
-    uint64::encode(TRACK_UUID, &f.track, buf);
+    put_key(TRACK_EVENT, WireType::LengthDelimited, buf);
+    put_varint(event_len as u64, buf);
+    put_key(TYPE, WireType::Varint, buf);
+    // int32 as protobuf encodes it: sign-extended to 64 bits.
+    put_varint(i64::from(kind) as u64, buf);
+    put_key(TRACK_UUID, WireType::Varint, buf);
+    put_varint(f.track, buf);
     fixed64::encode_repeated(FLOW_IDS, f.flows, buf);
     fixed64::encode_repeated(TERMINATING_FLOW_IDS, f.ends, buf);
     if let (Some(v), Some(n)) = (f.instance, arg_len) {
-        encode_key(DEBUG_ANNOTATIONS, WireType::LengthDelimited, buf);
-        encode_varint(n as u64, buf);
+        put_key(DEBUG_ANNOTATIONS, WireType::LengthDelimited, buf);
+        put_varint(n as u64, buf);
         buf.extend_from_slice(&fixed.instance_name);
-        uint64::encode(UINT_VALUE, &v, buf);
+        put_key(UINT_VALUE, WireType::Varint, buf);
+        put_varint(v, buf);
     }
     buf.extend_from_slice(tail);
     buf.len() - before
@@ -234,12 +237,34 @@ pub(super) fn end_tail(fixed: &Fixed, f: &Fields) -> Vec<u8> {
 /// Appends a slice packet at `ts` whose other bytes are `tail` (from
 /// [`end_tail`]); returns the bytes appended.
 pub(super) fn encode_end(buf: &mut Vec<u8>, ts: u64, tail: &[u8]) -> usize {
-    use prost::encoding::{encode_key, encode_varint, uint64, WireType};
+    use prost::encoding::{uint64, WireType};
     let before = buf.len();
     let packet_len = uint64::encoded_len(TIMESTAMP, &ts) + tail.len();
-    encode_key(PACKET_FIELD, WireType::LengthDelimited, buf);
-    encode_varint(packet_len as u64, buf);
-    uint64::encode(TIMESTAMP, &ts, buf);
+    put_key(PACKET_FIELD, WireType::LengthDelimited, buf);
+    put_varint(packet_len as u64, buf);
+    put_key(TIMESTAMP, WireType::Varint, buf);
+    put_varint(ts, buf);
     buf.extend_from_slice(tail);
     buf.len() - before
+}
+
+/// Appends `value` as a protobuf varint (the bytes prost's
+/// `encode_varint` writes). Always inlined: the two per-slice encoders
+/// above write up to ten varints a packet, and whether the compiler
+/// inlined prost's out of line copy changed with how the crate's modules
+/// were split (+420 instructions per instance in `instance_cost`).
+#[inline(always)]
+fn put_varint(mut value: u64, buf: &mut Vec<u8>) {
+    while value >= 0x80 {
+        buf.push((value as u8 & 0x7f) | 0x80);
+        value >>= 7;
+    }
+    buf.push(value as u8);
+}
+
+/// Appends the key of field `field` with wire type `wire` (as prost's
+/// `encode_key`).
+#[inline(always)]
+fn put_key(field: u32, wire: prost::encoding::WireType, buf: &mut Vec<u8>) {
+    put_varint(u64::from(field << 3 | wire as u32), buf);
 }
