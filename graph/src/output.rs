@@ -79,7 +79,7 @@ pub fn write_critical_files(dir: &Path, graph: &Run) -> io::Result<()> {
         write_critical_path_csv(w, graph, &report)
     })?;
     write_atomically(&dir.join(IDLE_GAPS_CSV), |w| {
-        write_idle_gaps_csv(w, graph.critical_path().idle_gaps())
+        write_idle_gaps_csv(w, graph.idle_gaps())
     })
 }
 

@@ -6,6 +6,7 @@
 use std::ops::Deref;
 
 use crate::analyses::critical_path::CriticalPath;
+use crate::analyses::idle_gaps::IdleGaps;
 use crate::analyses::Analyses;
 use crate::instance::Completed;
 use crate::model::{Limits, TaskGraph};
@@ -90,8 +91,13 @@ impl Run {
         &self.analyses
     }
 
-    /// The critical path and the idle gaps (see [`Analyses`]).
+    /// The critical path (see [`Analyses`]).
     pub fn critical_path(&self) -> &CriticalPath {
         self.analyses.critical_path()
+    }
+
+    /// The idle gaps of the devices and queues (see [`Analyses`]).
+    pub fn idle_gaps(&self) -> &IdleGaps {
+        self.analyses.idle_gaps()
     }
 }

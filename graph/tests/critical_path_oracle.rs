@@ -245,12 +245,11 @@ fn streaming(run: &[Cmd], order: &[usize]) -> Vec<(usize, u64, GapCause)> {
             start_ns: c.start,
             end_ns: c.end,
         });
-        let device = (c.device, ["gpu-a", "gpu-b"][c.device]);
         cp.finalised(
             (v as u32, 1),
             &i,
             NodeKind::Kernel,
-            Some(device),
+            Some(c.device),
             Some(c.queue as u64),
         );
     }

@@ -137,7 +137,7 @@ fn each_instance_on_its_queues_device() {
 fn idle_gaps_and_busy_time_per_device() {
     let (g, _) = build(records());
     let mut out = Vec::new();
-    write_idle_gaps_csv(&mut out, g.critical_path().idle_gaps()).unwrap();
+    write_idle_gaps_csv(&mut out, g.idle_gaps()).unwrap();
     let text = String::from_utf8(out).unwrap();
     let total = |resource: &str, cause: &str| -> Option<(u64, u64)> {
         text.lines()

@@ -84,7 +84,7 @@ fn run(d: &Dag, order: &[usize], mut cp: CriticalPath) -> CriticalPath {
             (j as u32, 1),
             &instance(j, t[j]),
             NodeKind::Kernel,
-            Some((0, "dev")),
+            Some(0),
             None,
         );
     }

@@ -1,5 +1,5 @@
-//! The critical path of a run and the device's idle gaps, computed as
-//! instances are finalised (no instance needs to be kept for it).
+//! The critical path of a run, computed as instances are finalised (no
+//! instance needs to be kept for it).
 //!
 //! # The path
 //!
@@ -72,9 +72,10 @@
 //!
 //! # Idle gaps
 //!
-//! Every timed device command is also handed to [`IdleGaps`] with what it
-//! waited for (its latest data dependency, its submission, the last host
-//! wait before that, the end of the command that held its device).
+//! Every timed device command taken on is also kept as a [`Busy`] with what
+//! it waited for (its latest data dependency, its submission, the end of
+//! the command that held its device), for the idle gaps: see
+//! [`CriticalPath::take_busy`].
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -82,8 +83,8 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
+use crate::analyses::busy::Busy;
 use crate::analyses::chains::{Chains, LinkId};
-use crate::analyses::idle_gaps::{Busy, IdleGaps};
 use crate::analyses::start_order::StartOrder;
 use crate::instance::Instance;
 use crate::instance_graph::InstanceKey;
@@ -108,9 +109,6 @@ pub const MAX_WAITING_EDGES: usize = 1 << 17;
 
 /// Finalised instances held to be taken on in start order.
 pub const REORDER: usize = 1024;
-
-/// Host waits remembered to explain idle gaps.
-const RECENT_WAITS: usize = 64;
 
 /// Steps that ended last looked through, newest first, for the one that
 /// held a device until a command started and for the time its device was
@@ -261,7 +259,7 @@ struct Deferred {
     missing: usize,
 }
 
-/// The critical path and idle gaps, computed incrementally.
+/// The critical path, computed incrementally.
 #[derive(Debug)]
 pub struct CriticalPath {
     max_steps: usize,
@@ -287,20 +285,17 @@ pub struct CriticalPath {
     chains: Chains<Step, Arc<Folded>>,
     /// Earliest submission or start seen.
     first_ns: Option<u64>,
-    /// How the outputs name each device, by its index among the run's devices.
-    devices: Vec<String>,
     /// The device each queue's commands named first.
     queue_devices: FxHashMap<u64, usize>,
-    /// Open host waits per thread, and the last ones that ended.
-    open_waits: FxHashMap<u32, u64>,
-    recent_waits: VecDeque<u64>,
     /// Finalised instances held to be taken on in start order, by (start
     /// or submission, key).
     held: StartOrder<(u64, InstanceKey), Finalised>,
     reorder: usize,
     /// The last steps finalised, by (end, key).
     ended: StartOrder<(u64, InstanceKey), Ended>,
-    idle: IdleGaps,
+    /// Timed device commands taken on and not yet taken by
+    /// [`CriticalPath::take_busy`]: (device, queue, what it waited for).
+    busy: Vec<(Option<usize>, Option<u64>, Busy)>,
 }
 
 impl Default for CriticalPath {
@@ -385,14 +380,11 @@ impl CriticalPath {
             last: None,
             chains: Chains::default(),
             first_ns: None,
-            devices: Vec::new(),
             queue_devices: FxHashMap::default(),
-            open_waits: FxHashMap::default(),
-            recent_waits: VecDeque::new(),
             held: StartOrder::default(),
             reorder: REORDER,
             ended: StartOrder::default(),
-            idle: IdleGaps::new(),
+            busy: Vec::new(),
         }
     }
 
@@ -414,30 +406,15 @@ impl CriticalPath {
             .push((from, edge.queue_order));
     }
 
-    /// A host wait began on `thread`.
-    pub fn wait_begin(&mut self, thread: u32, ns: u64) {
-        self.open_waits.insert(thread, ns);
-    }
-
-    /// A host wait ended on `thread`.
-    pub fn wait_end(&mut self, thread: u32, ns: u64) {
-        if self.open_waits.remove(&thread).is_some() {
-            if self.recent_waits.len() >= RECENT_WAITS {
-                self.recent_waits.pop_front();
-            }
-            self.recent_waits.push_back(ns);
-        }
-    }
-
     /// An instance was finalised: `kind` is its node's, `device` the
-    /// device it ran on (its index among the run's devices, and how the
-    /// outputs name it: `0.1 AMD EPYC`) and `queue` its queue.
+    /// device it ran on (its index among the run's devices) and `queue`
+    /// its queue.
     pub fn finalised(
         &mut self,
         key: InstanceKey,
         instance: &Instance,
         kind: NodeKind,
-        device: Option<(usize, &str)>,
+        mut device: Option<usize>,
         queue: Option<u64>,
     ) {
         let span = match kind {
@@ -448,16 +425,6 @@ impl CriticalPath {
             k if k.is_device_command() => instance.device_span(),
             _ => None,
         };
-        let mut device = device.map(|(at, display)| {
-            if self.devices.len() <= at {
-                self.devices.resize(at + 1, String::new());
-            }
-            // Longer once the device's name arrived (`0` → `0 AMD EPYC`).
-            if self.devices[at].len() < display.len() {
-                self.devices[at] = display.to_string();
-            }
-            at
-        });
         // Direct-path USM commands name no device: their queue's, as other
         // commands on that queue named it.
         if let Some(q) = queue {
@@ -579,8 +546,8 @@ impl CriticalPath {
         holder.filter(|_| busy > DEVICE_BUSY_NS || 2 * busy >= wait)
     }
 
-    /// Processes every deferred instance with what is known, and sweeps the
-    /// idle gaps: call once the records have stopped.
+    /// Processes every deferred instance with what is known: call once the
+    /// records have stopped.
     pub fn finish(&mut self) {
         while !self.held.is_empty() {
             self.release_one();
@@ -591,7 +558,15 @@ impl CriticalPath {
             }
         }
         self.waiters.clear();
-        self.idle.finish();
+    }
+
+    /// Hands every timed device command taken on since the last call to
+    /// `to` (its device number, queue, and what it waited for), in the
+    /// order they were taken on: what the idle gaps are made of.
+    pub fn take_busy(&mut self, mut to: impl FnMut(Option<usize>, Option<u64>, Busy)) {
+        for (device, queue, busy) in self.busy.drain(..) {
+            to(device, queue, busy);
+        }
     }
 
     /// Makes a step (or a pass-through entry) of `inst`, puts it in the
@@ -774,25 +749,18 @@ impl CriticalPath {
                     if self.last.as_ref().is_none_or(later) {
                         self.last = Some((end_ns, link));
                     }
-                    let submit_ns = inst.submit_ns.unwrap_or(0);
-                    let wait_end_ns = self
-                        .recent_waits
-                        .iter()
-                        .filter(|&&w| w <= submit_ns.max(start_ns))
-                        .max()
-                        .copied();
                     let busy = Busy {
                         start_ns,
                         end_ns,
                         key: inst.key,
-                        submit_ns,
+                        submit_ns: inst.submit_ns.unwrap_or(0),
                         dependency: holder.map(|h| h.0).or(data),
                         host_task,
-                        wait_end_ns,
+                        // The idle gaps know the host waits.
+                        wait_end_ns: None,
                         device_busy: holder.is_some(),
                     };
-                    let device = inst.device.map(|d| (d, self.devices[d].as_str()));
-                    self.idle.add(device, inst.queue, busy);
+                    self.busy.push((inst.device, inst.queue, busy));
                 }
                 Entry {
                     end_ns: Some(end_ns),
@@ -897,11 +865,6 @@ impl CriticalPath {
             .sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         report
     }
-
-    /// The idle gaps of the devices and queues.
-    pub fn idle_gaps(&self) -> &IdleGaps {
-        &self.idle
-    }
 }
 
 #[cfg(test)]
@@ -943,21 +906,21 @@ mod tests {
             (0, 1),
             &kernel(1, 0, 0, 10),
             NodeKind::Kernel,
-            Some((0, "d")),
+            Some(0),
             Some(1),
         );
         cp.finalised(
             (1, 1),
             &kernel(1, 1, 12, 20),
             NodeKind::Kernel,
-            Some((0, "d")),
+            Some(0),
             Some(1),
         );
         cp.finalised(
             (2, 1),
             &kernel(1, 70, 75, 80),
             NodeKind::Kernel,
-            Some((0, "d")),
+            Some(0),
             Some(1),
         );
         cp.finish();

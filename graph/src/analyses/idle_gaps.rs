@@ -14,6 +14,11 @@
 //! The cause of a gap is read from the command after it, from whatever
 //! that command waited for last (see [`IdleCause`]).
 
+use std::collections::VecDeque;
+
+use rustc_hash::FxHashMap;
+
+pub use crate::analyses::busy::Busy;
 use crate::analyses::start_order::StartOrder;
 use crate::instance_graph::InstanceKey;
 
@@ -115,32 +120,6 @@ impl Resource {
     }
 }
 
-/// What one timed device command tells the sweep.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Busy {
-    /// Device start, host ns.
-    pub start_ns: u64,
-    /// Device end, host ns.
-    pub end_ns: u64,
-    /// The command.
-    pub key: InstanceKey,
-    /// When the host submitted it.
-    pub submit_ns: u64,
-    /// The end of the data dependency (not a host task) that ended last;
-    /// when `device_busy`, the end of the command that held its device
-    /// (later than any dependency).
-    pub dependency: Option<u64>,
-    /// It depends on a host task (whose end the runtime does not report:
-    /// only that it ended before this command started).
-    pub host_task: bool,
-    /// The end of the host wait that ended last before the submission,
-    /// if any ended after the command's previous step was ready.
-    pub wait_end_ns: Option<u64>,
-    /// It was ready but waited for its device, busy with another command
-    /// until `dependency` (see [`crate::analyses::critical_path::GapCause::Device`]).
-    pub device_busy: bool,
-}
-
 /// One idle gap.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Gap {
@@ -204,6 +183,9 @@ impl Sweep {
     }
 }
 
+/// Host waits remembered to explain idle gaps.
+const RECENT_WAITS: usize = 64;
+
 /// Idle gaps of every device and queue.
 #[derive(Clone, Debug, Default)]
 pub struct IdleGaps {
@@ -212,6 +194,11 @@ pub struct IdleGaps {
     device_sweeps: Vec<Option<usize>>,
     longest: Longest,
     reorder: usize,
+    /// How the outputs name each device, by the caller's device number.
+    device_names: Vec<String>,
+    /// Open host waits per thread, and the last ones that ended.
+    open_waits: FxHashMap<u32, u64>,
+    recent_waits: VecDeque<u64>,
 }
 
 /// The cause of a gap that began at `idle_from` before `next`.
@@ -247,6 +234,50 @@ impl IdleGaps {
             reorder: reorder.max(1),
             ..IdleGaps::default()
         }
+    }
+
+    /// Names device number `device` `display` (as the outputs name it:
+    /// `0.1 AMD EPYC`); the longest name given wins (`0` becomes
+    /// `0 AMD EPYC` once the device's name arrived).
+    pub fn name_device(&mut self, device: usize, display: &str) {
+        if self.device_names.len() <= device {
+            self.device_names.resize(device + 1, String::new());
+        }
+        if self.device_names[device].len() < display.len() {
+            self.device_names[device] = display.to_string();
+        }
+    }
+
+    /// A host wait began on `thread`.
+    pub fn wait_begin(&mut self, thread: u32, ns: u64) {
+        self.open_waits.insert(thread, ns);
+    }
+
+    /// A host wait ended on `thread`.
+    pub fn wait_end(&mut self, thread: u32, ns: u64) {
+        if self.open_waits.remove(&thread).is_some() {
+            if self.recent_waits.len() >= RECENT_WAITS {
+                self.recent_waits.pop_front();
+            }
+            self.recent_waits.push_back(ns);
+        }
+    }
+
+    /// One timed device command on device number `device` (named by
+    /// [`IdleGaps::name_device`]) and `queue`, with the end of the last
+    /// host wait that ended by its submission (or start) filled in.
+    pub fn add_command(&mut self, device: Option<usize>, queue: Option<u64>, mut busy: Busy) {
+        let by = busy.submit_ns.max(busy.start_ns);
+        busy.wait_end_ns = self
+            .recent_waits
+            .iter()
+            .filter(|&&w| w <= by)
+            .max()
+            .copied();
+        let names = std::mem::take(&mut self.device_names);
+        let device = device.map(|d| (d, names.get(d).map_or("", String::as_str)));
+        self.add(device, queue, busy);
+        self.device_names = names;
     }
 
     /// One timed device command on `device` (the caller's dense number

@@ -1,11 +1,13 @@
 //! The analyses of a run, apart from the model: the critical path
-//! ([`critical_path`]) and the device idle gaps ([`idle_gaps`]) it measures
-//! along the way. [`Analyses`] is fed from outside the
-//! [`TaskGraph`]: the records it needs (host waits, dependencies between
-//! instances) as they arrive, and every instance the graph finalises, with
-//! the graph that finalised it (see [`Run`](crate::run::Run), which does
-//! both).
+//! ([`critical_path`]) and the device idle gaps ([`idle_gaps`]), two
+//! siblings. [`Analyses`] is fed from outside the [`TaskGraph`]: the
+//! records it needs (host waits, dependencies between instances) as they
+//! arrive, and every instance the graph finalises, with the graph that
+//! finalised it (see [`Run`](crate::run::Run), which does both). The
+//! critical path keeps each timed device command it takes on with what it
+//! waited for ([`busy::Busy`]); `Analyses` moves those to the idle gaps.
 
+pub mod busy;
 mod chains;
 pub mod critical_path;
 pub mod idle_gaps;
@@ -22,6 +24,7 @@ use idle_gaps::IdleGaps;
 #[derive(Debug)]
 pub struct Analyses {
     critical: CriticalPath,
+    idle: IdleGaps,
 }
 
 impl Analyses {
@@ -30,6 +33,7 @@ impl Analyses {
     pub fn new(max_steps: usize) -> Analyses {
         Analyses {
             critical: CriticalPath::new(max_steps),
+            idle: IdleGaps::new(),
         }
     }
 
@@ -43,12 +47,12 @@ impl Analyses {
                 thread,
                 ns,
                 ..
-            } => self.critical.wait_begin(thread, ns),
+            } => self.idle.wait_begin(thread, ns),
             Record::SpanEnd {
                 kind: SpanKind::Wait,
                 thread,
                 ns,
-            } => self.critical.wait_end(thread, ns),
+            } => self.idle.wait_end(thread, ns),
             Record::InstanceEdge(edge) => self.critical.depends(edge),
             _ => {
                 if let Some(edge) = record.queue_order_edge() {
@@ -66,9 +70,10 @@ impl Analyses {
             return;
         };
         let instance = &done.instance;
-        let device = graph
-            .device_index(node, instance)
-            .map(|d| (d, graph.devices().display(d)));
+        let device = graph.device_index(node, instance);
+        if let Some(d) = device {
+            self.idle.name_device(d, graph.devices().display(d));
+        }
         let queue = instance.queue.or_else(|| node.queue_id());
         self.critical.finalised(
             (done.node, instance.instance),
@@ -77,12 +82,22 @@ impl Analyses {
             device,
             queue,
         );
+        self.take_busy();
+    }
+
+    /// Moves the device commands the critical path took on to the idle gaps.
+    fn take_busy(&mut self) {
+        let idle = &mut self.idle;
+        self.critical
+            .take_busy(|device, queue, busy| idle.add_command(device, queue, busy));
     }
 
     /// Completes the analyses once the records have stopped (after the
     /// instances [`TaskGraph::finish`] handed out).
     pub fn finish(&mut self) {
         self.critical.finish();
+        self.take_busy();
+        self.idle.finish();
     }
 
     /// The critical path (see [`critical_path`]).
@@ -92,6 +107,6 @@ impl Analyses {
 
     /// The idle gaps of the devices and queues (see [`idle_gaps`]).
     pub fn idle_gaps(&self) -> &IdleGaps {
-        self.critical.idle_gaps()
+        &self.idle
     }
 }

@@ -25,7 +25,7 @@ pub fn critical_path_text(graph: &Run, report: &PathReport) -> String {
     let Some(end) = report.end_ns else {
         return String::new();
     };
-    let idle = graph.critical_path().idle_gaps();
+    let idle = graph.idle_gaps();
     let span = report.span_ns();
     let mut out = String::new();
     out.push_str(&format!(
