@@ -205,22 +205,26 @@ pub fn job_block(job: &Path, ended: Ended, since: SystemTime) -> String {
     out
 }
 
-/// The job's summary table, for the job directory `_job` whose rank
-/// directories are `found`: the one call site of the cross-rank report.
-/// Until that report can be called here, this is the summary of the lowest
-/// traced rank whose files are complete (its `summary.txt`), headed by
-/// which rank it is.
-pub fn job_summary(_job: &Path, found: &[RankDir]) -> String {
+/// The job's summary, for the job directory `job` whose rank directories
+/// are `found`: the cross-rank report (as `syclgraph report JOB` prints it,
+/// its CSV files under `JOB/report/`). Should the report fail, one line
+/// saying why, then the summary of the lowest traced rank whose files are
+/// complete (its `summary.txt`), headed by which rank it is.
+pub fn job_summary(job: &Path, found: &[RankDir]) -> String {
+    let error = match crate::job_report::job_text(job) {
+        Ok(text) => return text,
+        Err(e) => format!("syclgraph: cross-rank report: {e}\n"),
+    };
     let Some(first) = found.iter().find(|r| !r.unsampled() && r.complete()) else {
-        return String::new();
+        return error;
     };
     match std::fs::read_to_string(first.dir.join("summary.txt")) {
         Ok(text) => format!(
-            "syclgraph: rank {}'s summary ({}):\n{text}",
+            "{error}syclgraph: rank {}'s summary ({}):\n{text}",
             first.rank,
             first.dir.display()
         ),
-        Err(_) => String::new(),
+        Err(_) => error,
     }
 }
 

@@ -30,6 +30,18 @@ pub fn report(args: &ReportArgs, out: &mut dyn Write, err: &mut dyn Write) -> u8
     finish(result.map(|text| write!(out, "{text}")), err)
 }
 
+/// The cross-rank report of the job directory `job` as text, with its
+/// `report/*.csv` written under `job`: what the outer `syclgraph run --
+/// mpiexec ...` prints once the job ended.
+pub fn job_text(job: &std::path::Path) -> Result<String, String> {
+    let loaded = open(job)?;
+    cross_rank::report(&loaded, &job.join("report"), JOB_TOP)
+}
+
+/// How many operations and ranks the after-the-job report prints (as
+/// `syclgraph report`'s default `--top`).
+const JOB_TOP: usize = 10;
+
 /// `syclgraph query JOB SQL`: the result as CSV on stdout.
 pub fn query(args: &QueryArgs, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
     let result = open(&args.job).and_then(|loaded| {

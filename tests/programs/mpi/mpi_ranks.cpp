@@ -2,7 +2,8 @@
 // with mpicxx (scripts/build-programs.sh). Rank r submits r+1 instances of
 // the kernel of `rank_work` (a busy loop of the same length each) and one
 // of `shared_step` (the same on every rank), then the ranks sum a checksum
-// with MPI_Allreduce. Prints "rank <r> of <n>: rank_work <count>" and the
+// with MPI_Allreduce. The ranks run their rank_work kernels one rank after
+// the other (MPI_Barrier). Prints "rank <r> of <n>: rank_work <count>" and the
 // application's own device time of every rank_work instance:
 //   profiling rank_work <rank> <instance#> <duration_ns>
 // Options: --rounds N (busy-loop length, default 20000);
@@ -55,11 +56,21 @@ int main(int argc, char **argv) {
   q.memset(x, 0, N * sizeof(float)).wait();
 
   shared_step(q, k, x, rounds).wait();
-  for (int i = 0; i <= rank; ++i) {
-    sycl::event e = rank_work(q, k, x, rounds);
-    e.wait();
-    std::printf("profiling rank_work %d %d %llu\n", rank, i,
-                (unsigned long long)progs::duration_ns(e));
+  // The ranks take turns for their rank_work kernels. Here every rank shares
+  // one CPU device, whose kernels fill every core: run at once, they would
+  // slow each other down by how many ranks happen to overlap. Taking turns,
+  // a rank's device time grows with its work, as on a machine with a GPU
+  // per rank.
+  for (int turn = 0; turn < size; ++turn) {
+    if (turn == rank) {
+      for (int i = 0; i <= rank; ++i) {
+        sycl::event e = rank_work(q, k, x, rounds);
+        e.wait();
+        std::printf("profiling rank_work %d %d %llu\n", rank, i,
+                    (unsigned long long)progs::duration_ns(e));
+      }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
   }
   float host[N];
   q.memcpy(host, x, sizeof(host)).wait();
