@@ -65,7 +65,18 @@ const EMPTY_TABLE_COLUMNS: [(&str, &[&str]); 5] = [
             "timing",
         ],
     ),
-    ("summary", &["node_id", "kind", "name", "count", "total_ns"]),
+    (
+        "summary",
+        &[
+            "node_id",
+            "kind",
+            "name",
+            "source_file",
+            "source_line",
+            "count",
+            "total_ns",
+        ],
+    ),
     (
         "critical_path",
         &["step", "kind", "name", "start_ns", "end_ns", "duration_ns"],
