@@ -67,11 +67,14 @@ impl Windows {
     }
 }
 
+/// The header of `windows.csv`.
+pub const WINDOWS_COLUMNS: [&str; 5] = ["window", "start_ns", "end_ns", "duration_ns", "still_on"];
+
 /// `windows.csv`: `window,start_ns,end_ns,duration_ns` (host
 /// CLOCK_MONOTONIC); an open window's end is written as `end_ns`, the time
 /// the outputs were written, and `still_on` says so.
 pub fn write_windows_csv(w: &mut dyn Write, windows: &[Window], end_ns: u64) -> io::Result<()> {
-    writeln!(w, "window,start_ns,end_ns,duration_ns,still_on")?;
+    writeln!(w, "{}", WINDOWS_COLUMNS.join(","))?;
     for (i, win) in windows.iter().enumerate() {
         let end = win.end_ns.unwrap_or(end_ns.max(win.start_ns));
         writeln!(

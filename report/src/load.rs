@@ -48,44 +48,24 @@ pub struct Coverage {
     pub bad_values: u64,
 }
 
-/// The columns a table gets when no rank has its file (every rank
-/// unsampled), so that the report's SQL still runs on an empty table.
-const EMPTY_TABLE_COLUMNS: [(&str, &[&str]); 5] = [
-    (
-        "kernels",
-        &[
-            "name",
-            "kind",
-            "node_id",
-            "instance",
-            "submit_ns",
-            "start_ns",
-            "end_ns",
-            "duration_ns",
-            "timing",
-        ],
-    ),
+/// The header a table gets when no rank has its file (every rank
+/// unsampled): the writer's own, so that the report's SQL runs on an empty
+/// table as on a loaded one.
+const EMPTY_TABLE_HEADERS: [(&str, &[&str]); 5] = [
+    ("kernels", &syclgraph_graph::KERNEL_COLUMNS),
     (
         "summary",
-        &[
-            "node_id",
-            "kind",
-            "name",
-            "source_file",
-            "source_line",
-            "count",
-            "total_ns",
-        ],
+        &syclgraph_graph::writers::summary::NODE_SUMMARY_COLUMNS,
     ),
     (
         "critical_path",
-        &["step", "kind", "name", "start_ns", "end_ns", "duration_ns"],
+        &syclgraph_graph::writers::critical_path_csv::CRITICAL_PATH_COLUMNS,
     ),
     (
         "idle_gaps",
-        &["row", "scope", "resource", "cause", "count", "idle_ns"],
+        &syclgraph_graph::writers::idle_gaps_csv::IDLE_GAPS_COLUMNS,
     ),
-    ("windows", &["window", "start_ns", "end_ns", "duration_ns"]),
+    ("windows", &syclgraph_graph::windows::WINDOWS_COLUMNS),
 ];
 
 /// Loads every rank directory of `job`.
@@ -114,12 +94,10 @@ pub fn load_job(job: &Path) -> Result<LoadedJob, String> {
     for rank in &ranks {
         loader.rank(rank)?;
     }
-    for (table, columns) in EMPTY_TABLE_COLUMNS {
+    for (table, header) in EMPTY_TABLE_HEADERS {
         if !loader.tables.contains_key(table) {
-            loader.ensure_columns(
-                table,
-                &columns.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
-            )?;
+            let columns: Vec<String> = header.iter().map(|c| table_column(c)).collect();
+            loader.ensure_columns(table, &columns)?;
         }
     }
     db.execute_batch("COMMIT").map_err(|e| e.to_string())?;
