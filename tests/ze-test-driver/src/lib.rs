@@ -1,12 +1,17 @@
 //! A Level Zero *driver* with scripted timestamps, for tests of the bridge
-//! against the real Level Zero loader.
+//! against the real Level Zero loader, and of syclgraph on the Unified
+//! Runtime's Level Zero adapter.
 //!
 //! The loader (Debian `libze1` 1.8.12) loads this library instead of the GPU
 //! drivers when a test sets
 //! `ZE_ENABLE_ALT_DRIVERS=/path/to/libze_test_driver.so` before the loader
 //! initialises. It finds the driver's entry points through the exported
-//! `zeGet*ProcAddrTable` functions. This driver implements entries of six
-//! tables (global, driver, device, context, event pool, event); every other
+//! `zeGet*ProcAddrTable` functions. This file implements the global, driver,
+//! device, context, event pool and event entries the bridge uses; `sim.c`
+//! (C, against the loader's own headers) adds what the runtime's Level Zero
+//! adapter needs to run USM copies and fills and SYCL graphs of them: more
+//! driver, device and context entries, memory, command queues, command lists
+//! (immediate and regular), fences and the host side of events. Every other
 //! slot stays null, and the loader answers `ZE_RESULT_ERROR_UNINITIALIZED`
 //! for it.
 //!
@@ -35,32 +40,46 @@
 //! | `timestamp_bits N` | `timestampValidBits` | `36` |
 //! | `sync HOST DEVICE` | what `zeDeviceGetGlobalTimestamps` returns (host ns, device ticks) | `0 0` |
 //! | `event I START END [pending K] [result R]` | the event created with `desc.index == I` | none |
+//! | `command N START END` | device times (ticks) of the `N`-th copy or fill executed (from 0) | see below |
+//! | `command_ticks N` | how long a copy or fill without a `command` statement takes | `100` |
 //!
 //! `zeDeviceGetProperties` reports `timerResolution` as `timer_hz` when asked
 //! with `stype == ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2` (cycles/s) and as
 //! `1_000_000_000 / timer_hz` (ns per cycle, truncated) for any other stype,
 //! like a driver of API version ≥ 1.2 does.
 //!
-//! `zeEventQueryKernelTimestamp` on an event returns `ZE_RESULT_NOT_READY` for
-//! its first `K` calls (`pending K`, default 0), then `R` (`result R`, default
+//! **Scripted events.** `zeEventQueryKernelTimestamp` on an event with an
+//! `event` statement returns `ZE_RESULT_NOT_READY` for its first `K` calls
+//! (`pending K`, default 0), then `R` (`result R`, default
 //! `ZE_RESULT_SUCCESS`) with `global` and `context` both set to
 //! `{START, END}` when `R` is success. `zeEventQueryStatus` returns
 //! `NOT_READY` while calls to `zeEventQueryKernelTimestamp` are still owed,
 //! `SUCCESS` after, and does not count as one. Each created event counts on its
-//! own. Creating an event whose index has no `event` statement fails with
-//! `ZE_RESULT_ERROR_INVALID_ARGUMENT`.
+//! own.
+//!
+//! **Commands.** Every other event is signalled by the command it is given
+//! to (or by the host) and reset by a reset; its kernel timestamps are those
+//! of that command. Commands run on the host when they are appended to an
+//! immediate command list, or when a queue executes a regular one, so an
+//! event is signalled by the time the call returns. The device clock starts
+//! at the `sync` statement's device ticks; a copy or fill without a `command`
+//! statement starts where the clock is and takes `command_ticks`; a barrier
+//! or a signal takes no time. The clock never goes back.
 //!
 //! A script that does not parse makes `zeInit` fail with
 //! `ZE_RESULT_ERROR_UNINITIALIZED` after printing the reason on stderr.
+//! `ZE_TEST_DRIVER_LOG` set makes the driver name on stderr the extension
+//! functions it was asked for and does not have.
 //!
 //! Every exported function catches panics and returns
 //! `ZE_RESULT_ERROR_UNKNOWN` instead of unwinding into the C++ loader.
 #![warn(missing_docs)]
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::ffi::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 use ze_sys::*;
 
@@ -93,6 +112,11 @@ pub struct Script {
     pub sync: (u64, u64),
     /// Events by `ze_event_desc_t::index`.
     pub events: HashMap<u32, ScriptedEvent>,
+    /// Device times (start, end ticks) of executed commands, by their number
+    /// in execution order (from 0).
+    pub commands: HashMap<u32, (u64, u64)>,
+    /// How long a command not named by a `command` statement takes, ticks.
+    pub command_ticks: u64,
 }
 
 impl Default for Script {
@@ -103,6 +127,8 @@ impl Default for Script {
             timestamp_bits: 36,
             sync: (0, 0),
             events: HashMap::new(),
+            commands: HashMap::new(),
+            command_ticks: 100,
         }
     }
 }
@@ -162,6 +188,16 @@ impl Script {
                     }
                     script.events.insert(index, event);
                 }
+                "command" => {
+                    let index = small(words.next(), "command number")?;
+                    let start = number(words.next(), "command start")?;
+                    let end = number(words.next(), "command end")?;
+                    if end < start {
+                        return Err(format!("command {index} ends before it starts"));
+                    }
+                    script.commands.insert(index, (start, end));
+                }
+                "command_ticks" => script.command_ticks = number(words.next(), "command_ticks")?,
                 other => return Err(format!("unknown statement {other:?}")),
             }
             if let Some(extra) = words.next() {
@@ -192,17 +228,48 @@ fn script() -> Result<&'static Script, ze_result_t> {
 // Objects behind the handles
 // ---------------------------------------------------------------------------
 
-/// The one driver and the one device: their handles are these statics'
-/// addresses.
-static DRIVER: u64 = 0xd1;
-static DEVICE: u64 = 0xde;
+/// How many driver tables the loader may fetch, each with its own driver and
+/// device handles.
+const TABLES: usize = 8;
 
-fn driver_handle() -> ze_driver_handle_t {
-    std::ptr::addr_of!(DRIVER) as ze_driver_handle_t
+/// The driver and its device, one pair per driver table the loader fetched:
+/// their handles are these statics' addresses.
+///
+/// The 1.8.12 loader wraps each driver and device handle in an object it
+/// keeps by the handle's value, holding a pointer into its list of drivers. A
+/// program that calls `zeDriverGet` and then `zeLoaderInit` (the Unified
+/// Runtime's Level Zero adapter does) makes the loader fetch the tables again
+/// into a reallocated list, and the objects it kept for the first handles
+/// then point at freed memory (`zeDeviceGet` jumps to address 8). Handing out
+/// a new driver (and device) handle with each fetched driver table, and
+/// answering `zeDriverGet` only from the newest table, gives the loader fresh
+/// objects instead.
+static DRIVERS: [u64; TABLES] = [0xd1; TABLES];
+static DEVICES: [u64; TABLES] = [0xde; TABLES];
+
+/// How many times the loader fetched the driver table.
+static DRIVER_TABLES: AtomicUsize = AtomicUsize::new(0);
+
+fn driver_handle_of(table: usize) -> ze_driver_handle_t {
+    std::ptr::addr_of!(DRIVERS[table]) as ze_driver_handle_t
 }
 
+fn device_handle_of(table: usize) -> ze_device_handle_t {
+    std::ptr::addr_of!(DEVICES[table]) as ze_device_handle_t
+}
+
+fn is_driver(h_driver: ze_driver_handle_t) -> bool {
+    (0..TABLES).any(|i| driver_handle_of(i) == h_driver)
+}
+
+fn is_device(h_device: ze_device_handle_t) -> bool {
+    (0..TABLES).any(|i| device_handle_of(i) == h_device)
+}
+
+/// The device of the newest driver table.
 fn device_handle() -> ze_device_handle_t {
-    std::ptr::addr_of!(DEVICE) as ze_device_handle_t
+    let newest = DRIVER_TABLES.load(Ordering::SeqCst).clamp(1, TABLES) - 1;
+    device_handle_of(newest)
 }
 
 struct Context {
@@ -215,9 +282,35 @@ struct EventPool {
 }
 
 struct Event {
-    scripted: ScriptedEvent,
-    /// `NOT_READY` answers still owed.
+    /// The `event` statement of its index: its answers then follow the script.
+    scripted: Option<ScriptedEvent>,
+    /// `NOT_READY` answers still owed (scripted events).
     pending: AtomicU32,
+    /// Signalled by a command or the host, cleared by a reset (other events).
+    signalled: AtomicBool,
+    /// Device times of the command that signalled it, ticks.
+    start: AtomicU64,
+    end: AtomicU64,
+}
+
+/// The device's clock and the number of the next copy or fill, in ticks.
+struct DeviceClock {
+    now: u64,
+    next_command: u32,
+}
+
+static CLOCK: Mutex<DeviceClock> = Mutex::new(DeviceClock {
+    now: 0,
+    next_command: 0,
+});
+static CLOCK_STARTED: OnceLock<()> = OnceLock::new();
+
+fn clock() -> std::sync::MutexGuard<'static, DeviceClock> {
+    let mut clock = CLOCK.lock().unwrap_or_else(|e| e.into_inner());
+    CLOCK_STARTED.get_or_init(|| {
+        clock.now = script().map(|s| s.sync.1).unwrap_or(0);
+    });
+    clock
 }
 
 /// Runs an entry point's body; a panic becomes `ZE_RESULT_ERROR_UNKNOWN`.
@@ -259,14 +352,39 @@ unsafe extern "C" fn ze_init(_flags: ze_init_flags_t) -> ze_result_t {
     guard(|| script().map(|_| ()))
 }
 
-unsafe extern "C" fn ze_driver_get(
+/// `zeDriverGet` of the driver table fetched `T`-th: the driver of that table
+/// if it is the newest, else none (see [`DRIVERS`]).
+unsafe extern "C" fn ze_driver_get<const T: usize>(
     p_count: *mut u32,
     ph_drivers: *mut ze_driver_handle_t,
 ) -> ze_result_t {
-    // SAFETY: the loader passes the application's pointers, which the API
-    // requires to be valid (`pCount`) or an array of `*pCount` handles.
-    guard(|| unsafe { enumerate_one(p_count, ph_drivers, driver_handle()) })
+    guard(|| {
+        let newest = DRIVER_TABLES.load(Ordering::SeqCst).clamp(1, TABLES) - 1;
+        if T != newest {
+            if p_count.is_null() {
+                return Err(ze_result_t::ERROR_INVALID_NULL_POINTER);
+            }
+            // SAFETY: non-null; the API requires it valid for writes.
+            unsafe { p_count.write(0) };
+            return Ok(());
+        }
+        // SAFETY: the loader passes the application's pointers, which the API
+        // requires to be valid (`pCount`) or an array of `*pCount` handles.
+        unsafe { enumerate_one(p_count, ph_drivers, driver_handle_of(T)) }
+    })
 }
+
+/// `zeDriverGet` for each driver table the loader may fetch.
+const DRIVER_GETS: [ze_pfnDriverGet_t; TABLES] = [
+    ze_driver_get::<0>,
+    ze_driver_get::<1>,
+    ze_driver_get::<2>,
+    ze_driver_get::<3>,
+    ze_driver_get::<4>,
+    ze_driver_get::<5>,
+    ze_driver_get::<6>,
+    ze_driver_get::<7>,
+];
 
 unsafe extern "C" fn ze_device_get(
     h_driver: ze_driver_handle_t,
@@ -274,11 +392,11 @@ unsafe extern "C" fn ze_device_get(
     ph_devices: *mut ze_device_handle_t,
 ) -> ze_result_t {
     guard(|| {
-        if h_driver != driver_handle() {
-            return Err(ze_result_t::ERROR_INVALID_NULL_HANDLE);
-        }
+        let table = (0..TABLES)
+            .find(|&i| driver_handle_of(i) == h_driver)
+            .ok_or(ze_result_t::ERROR_INVALID_NULL_HANDLE)?;
         // SAFETY: as for `zeDriverGet`.
-        unsafe { enumerate_one(p_count, ph_devices, device_handle()) }
+        unsafe { enumerate_one(p_count, ph_devices, device_handle_of(table)) }
     })
 }
 
@@ -287,7 +405,7 @@ unsafe extern "C" fn ze_device_get_properties(
     p_props: *mut ze_device_properties_t,
 ) -> ze_result_t {
     guard(|| {
-        if h_device != device_handle() {
+        if !is_device(h_device) {
             return Err(ze_result_t::ERROR_INVALID_NULL_HANDLE);
         }
         if p_props.is_null() {
@@ -335,7 +453,7 @@ unsafe extern "C" fn ze_device_get_global_timestamps(
     device: *mut u64,
 ) -> ze_result_t {
     guard(|| {
-        if h_device != device_handle() {
+        if !is_device(h_device) {
             return Err(ze_result_t::ERROR_INVALID_NULL_HANDLE);
         }
         if host.is_null() || device.is_null() {
@@ -357,7 +475,7 @@ unsafe extern "C" fn ze_context_create(
     ph_context: *mut ze_context_handle_t,
 ) -> ze_result_t {
     guard(|| {
-        if h_driver != driver_handle() {
+        if !is_driver(h_driver) {
             return Err(ze_result_t::ERROR_INVALID_NULL_HANDLE);
         }
         if desc.is_null() || ph_context.is_null() {
@@ -437,14 +555,15 @@ unsafe extern "C" fn ze_event_create(
         if desc.index >= pool.count {
             return Err(ze_result_t::ERROR_INVALID_ARGUMENT);
         }
-        let scripted = *script()?
-            .events
-            .get(&desc.index)
-            .ok_or(ze_result_t::ERROR_INVALID_ARGUMENT)?;
+        let scripted = script()?.events.get(&desc.index).copied();
         let event = Box::into_raw(Box::new(Event {
             scripted,
-            pending: AtomicU32::new(scripted.pending),
+            pending: AtomicU32::new(scripted.map_or(0, |s| s.pending)),
+            signalled: AtomicBool::new(false),
+            start: AtomicU64::new(0),
+            end: AtomicU64::new(0),
         }));
+        live_events().insert(event as usize);
         // SAFETY: non-null and valid for one handle write.
         unsafe { ph_event.write(event as ze_event_handle_t) };
         Ok(())
@@ -456,9 +575,41 @@ unsafe extern "C" fn ze_event_destroy(h_event: ze_event_handle_t) -> ze_result_t
         if h_event.is_null() {
             return Err(ze_result_t::ERROR_INVALID_NULL_HANDLE);
         }
-        // SAFETY: event handles come only from `ze_event_create`.
+        if !live_events().remove(&(h_event as usize)) {
+            return Err(ze_result_t::ERROR_INVALID_NULL_HANDLE);
+        }
+        // SAFETY: a live handle made by `ze_event_create` (checked above),
+        // which no other call can use any more.
         drop(unsafe { Box::from_raw(h_event as *mut Event) });
         Ok(())
+    })
+}
+
+/// An event's kernel timestamps: the script's for a scripted event (after its
+/// `pending` answers), else those of the command that signalled it.
+fn event_times(event: &Event) -> Result<ze_kernel_timestamp_data_t, ze_result_t> {
+    let Some(s) = event.scripted else {
+        if !event.signalled.load(Ordering::SeqCst) {
+            return Err(ze_result_t::NOT_READY);
+        }
+        return Ok(ze_kernel_timestamp_data_t {
+            kernelStart: event.start.load(Ordering::SeqCst),
+            kernelEnd: event.end.load(Ordering::SeqCst),
+        });
+    };
+    let was_pending = event
+        .pending
+        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+        .is_ok();
+    if was_pending {
+        return Err(ze_result_t::NOT_READY);
+    }
+    if s.result != ze_result_t::SUCCESS {
+        return Err(s.result);
+    }
+    Ok(ze_kernel_timestamp_data_t {
+        kernelStart: s.start,
+        kernelEnd: s.end,
     })
 }
 
@@ -468,18 +619,39 @@ unsafe fn event<'a>(h_event: ze_event_handle_t) -> Result<&'a Event, ze_result_t
     if h_event.is_null() {
         return Err(ze_result_t::ERROR_INVALID_NULL_HANDLE);
     }
-    // SAFETY: per this function's contract.
+    if !live_events().contains(&(h_event as usize)) {
+        if ztd_log_enabled() != 0 {
+            eprintln!("ze-test-driver: {h_event:p} is no event of this driver");
+        }
+        return Err(ze_result_t::ERROR_INVALID_NULL_HANDLE);
+    }
+    // SAFETY: a live handle made by `ze_event_create` (checked above).
     Ok(unsafe { &*(h_event as *const Event) })
+}
+
+/// The events created and not destroyed: a handle that is none of them is
+/// refused instead of dereferenced (a loader that wraps handles, or a
+/// caller with another library's handle, must not crash the driver).
+fn live_events() -> std::sync::MutexGuard<'static, HashSet<usize>> {
+    static LIVE: OnceLock<Mutex<HashSet<usize>>> = OnceLock::new();
+    LIVE.get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
 }
 
 unsafe extern "C" fn ze_event_query_status(h_event: ze_event_handle_t) -> ze_result_t {
     guard(|| {
         // SAFETY: the API requires a live event handle.
         let event = unsafe { event(h_event) }?;
-        if event.pending.load(Ordering::SeqCst) > 0 {
-            return Err(ze_result_t::NOT_READY);
+        let ready = match event.scripted {
+            Some(_) => event.pending.load(Ordering::SeqCst) == 0,
+            None => event.signalled.load(Ordering::SeqCst),
+        };
+        if ready {
+            Ok(())
+        } else {
+            Err(ze_result_t::NOT_READY)
         }
-        Ok(())
     })
 }
 
@@ -493,21 +665,7 @@ unsafe extern "C" fn ze_event_query_kernel_timestamp(
         if dst.is_null() {
             return Err(ze_result_t::ERROR_INVALID_NULL_POINTER);
         }
-        let was_pending = event
-            .pending
-            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
-            .is_ok();
-        if was_pending {
-            return Err(ze_result_t::NOT_READY);
-        }
-        let s = event.scripted;
-        if s.result != ze_result_t::SUCCESS {
-            return Err(s.result);
-        }
-        let data = ze_kernel_timestamp_data_t {
-            kernelStart: s.start,
-            kernelEnd: s.end,
-        };
+        let data = event_times(event)?;
         // SAFETY: non-null and, per the API, valid for one result write.
         unsafe {
             dst.write(ze_kernel_timestamp_result_t {
@@ -517,6 +675,139 @@ unsafe extern "C" fn ze_event_query_kernel_timestamp(
         };
         Ok(())
     })
+}
+
+// ---------------------------------------------------------------------------
+// What the simulation in sim.c asks of this side
+// ---------------------------------------------------------------------------
+
+extern "C" {
+    fn ztd_fill_driver(table: *mut ze_driver_dditable_t);
+    fn ztd_fill_device(table: *mut ze_device_dditable_t);
+    fn ztd_fill_context(table: *mut ze_context_dditable_t);
+    fn ztd_fill_event(table: *mut ze_event_dditable_t);
+    fn ztd_command_queue_table(version: ze_api_version_t, table: *mut c_void) -> ze_result_t;
+    fn ztd_command_list_table(version: ze_api_version_t, table: *mut c_void) -> ze_result_t;
+    fn ztd_fence_table(version: ze_api_version_t, table: *mut c_void) -> ze_result_t;
+    fn ztd_mem_table(version: ze_api_version_t, table: *mut c_void) -> ze_result_t;
+}
+
+/// Exports a `zeGet*ProcAddrTable` whose table `sim.c` fills (a cdylib exports
+/// only Rust's symbols).
+macro_rules! sim_tables {
+    ($($name:ident => $fill:ident),* $(,)?) => {$(
+        /// Fills a table that `sim.c` implements.
+        ///
+        /// # Safety
+        /// Called by the loader with a valid table pointer.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(version: ze_api_version_t, table: *mut c_void) -> ze_result_t {
+            // SAFETY: forwarded caller contract; `sim.c` writes the loader's layout.
+            unsafe { $fill(version, table) }
+        }
+    )*};
+}
+
+sim_tables! {
+    zeGetCommandQueueProcAddrTable => ztd_command_queue_table,
+    zeGetCommandListProcAddrTable => ztd_command_list_table,
+    zeGetFenceProcAddrTable => ztd_fence_table,
+    zeGetMemProcAddrTable => ztd_mem_table,
+}
+
+/// Marks `h_event` signalled by a command that ran from `start` to `end`
+/// (device ticks). A null handle is ignored.
+///
+/// # Safety
+/// `h_event` must be null or a live handle made by `ze_event_create`.
+#[no_mangle]
+pub unsafe extern "C" fn ztd_event_signal(h_event: ze_event_handle_t, start: u64, end: u64) {
+    // SAFETY: per this function's contract.
+    if let Ok(event) = unsafe { event(h_event) } {
+        event.start.store(start, Ordering::SeqCst);
+        event.end.store(end, Ordering::SeqCst);
+        event.signalled.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Clears `h_event`'s signal. A null handle is ignored.
+///
+/// # Safety
+/// `h_event` must be null or a live handle made by `ze_event_create`.
+#[no_mangle]
+pub unsafe extern "C" fn ztd_event_reset(h_event: ze_event_handle_t) {
+    // SAFETY: per this function's contract.
+    if let Ok(event) = unsafe { event(h_event) } {
+        event.signalled.store(false, Ordering::SeqCst);
+    }
+}
+
+/// `zeEventQueryStatus` for the C side.
+///
+/// # Safety
+/// `h_event` must be null or a live handle made by `ze_event_create`.
+#[no_mangle]
+pub unsafe extern "C" fn ztd_event_status(h_event: ze_event_handle_t) -> ze_result_t {
+    // SAFETY: forwarded contract.
+    unsafe { ze_event_query_status(h_event) }
+}
+
+/// `zeEventQueryKernelTimestamp` for the C side.
+///
+/// # Safety
+/// As `zeEventQueryKernelTimestamp`.
+#[no_mangle]
+pub unsafe extern "C" fn ztd_event_times(
+    h_event: ze_event_handle_t,
+    dst: *mut ze_kernel_timestamp_result_t,
+) -> ze_result_t {
+    // SAFETY: forwarded contract.
+    unsafe { ze_event_query_kernel_timestamp(h_event, dst) }
+}
+
+/// Device times of the next command that signals an event: a copy or fill
+/// (`kind` 0 or 1) takes the next command number's `command` statement, or
+/// `command_ticks` from the device clock; anything else takes no time.
+///
+/// # Safety
+/// `start` and `end` must be valid for writes.
+#[no_mangle]
+pub unsafe extern "C" fn ztd_next_command_times(kind: u32, start: *mut u64, end: *mut u64) {
+    let mut clock = clock();
+    let (s, e) = if kind <= 1 {
+        let number = clock.next_command;
+        clock.next_command += 1;
+        let scripted = script().ok().and_then(|s| s.commands.get(&number).copied());
+        let ticks = script().map_or(100, |s| s.command_ticks);
+        scripted.unwrap_or((clock.now, clock.now + ticks))
+    } else {
+        (clock.now, clock.now)
+    };
+    clock.now = clock.now.max(e);
+    // SAFETY: per this function's contract.
+    unsafe {
+        start.write(s);
+        end.write(e);
+    }
+}
+
+/// The device clock, ticks.
+#[no_mangle]
+pub extern "C" fn ztd_device_now() -> u64 {
+    clock().now
+}
+
+/// The one device's handle.
+#[no_mangle]
+pub extern "C" fn ztd_device_handle() -> ze_device_handle_t {
+    device_handle()
+}
+
+/// Whether `ZE_TEST_DRIVER_LOG` is set: the C side then says what it lacks.
+#[no_mangle]
+pub extern "C" fn ztd_log_enabled() -> i32 {
+    static ON: OnceLock<bool> = OnceLock::new();
+    i32::from(*ON.get_or_init(|| std::env::var_os("ZE_TEST_DRIVER_LOG").is_some()))
 }
 
 // ---------------------------------------------------------------------------
@@ -566,10 +857,13 @@ pub unsafe extern "C" fn zeGetDriverProcAddrTable(
     version: ze_api_version_t,
     table: *mut ze_driver_dditable_t,
 ) -> ze_result_t {
-    let t = ze_driver_dditable_t {
-        pfnGet: Some(ze_driver_get),
+    let fetched = DRIVER_TABLES.fetch_add(1, Ordering::SeqCst).min(TABLES - 1);
+    let mut t = ze_driver_dditable_t {
+        pfnGet: Some(DRIVER_GETS[fetched]),
         ..Default::default()
     };
+    // SAFETY: `t` is a valid table of the loader's layout.
+    unsafe { ztd_fill_driver(&mut t) };
     // SAFETY: forwarded caller contract.
     unsafe { fill(version, table, t) }
 }
@@ -583,12 +877,14 @@ pub unsafe extern "C" fn zeGetDeviceProcAddrTable(
     version: ze_api_version_t,
     table: *mut ze_device_dditable_t,
 ) -> ze_result_t {
-    let t = ze_device_dditable_t {
+    let mut t = ze_device_dditable_t {
         pfnGet: Some(ze_device_get),
         pfnGetProperties: Some(ze_device_get_properties),
         pfnGetGlobalTimestamps: Some(ze_device_get_global_timestamps),
         ..Default::default()
     };
+    // SAFETY: `t` is a valid table of the loader's layout.
+    unsafe { ztd_fill_device(&mut t) };
     // SAFETY: forwarded caller contract.
     unsafe { fill(version, table, t) }
 }
@@ -602,11 +898,13 @@ pub unsafe extern "C" fn zeGetContextProcAddrTable(
     version: ze_api_version_t,
     table: *mut ze_context_dditable_t,
 ) -> ze_result_t {
-    let t = ze_context_dditable_t {
+    let mut t = ze_context_dditable_t {
         pfnCreate: Some(ze_context_create),
         pfnDestroy: Some(ze_context_destroy),
         ..Default::default()
     };
+    // SAFETY: `t` is a valid table of the loader's layout.
+    unsafe { ztd_fill_context(&mut t) };
     // SAFETY: forwarded caller contract.
     unsafe { fill(version, table, t) }
 }
@@ -638,13 +936,15 @@ pub unsafe extern "C" fn zeGetEventProcAddrTable(
     version: ze_api_version_t,
     table: *mut ze_event_dditable_t,
 ) -> ze_result_t {
-    let t = ze_event_dditable_t {
+    let mut t = ze_event_dditable_t {
         pfnCreate: Some(ze_event_create),
         pfnDestroy: Some(ze_event_destroy),
         pfnQueryStatus: Some(ze_event_query_status),
         pfnQueryKernelTimestamp: Some(ze_event_query_kernel_timestamp),
         ..Default::default()
     };
+    // SAFETY: `t` is a valid table of the loader's layout.
+    unsafe { ztd_fill_event(&mut t) };
     // SAFETY: forwarded caller contract.
     unsafe { fill(version, table, t) }
 }
@@ -670,11 +970,8 @@ macro_rules! empty_tables {
 
 empty_tables! {
     zeGetDeviceExpProcAddrTable => 1,
-    zeGetCommandQueueProcAddrTable => 4,
-    zeGetCommandListProcAddrTable => 28,
     zeGetImageProcAddrTable => 4,
     zeGetImageExpProcAddrTable => 2,
-    zeGetFenceProcAddrTable => 5,
     zeGetEventExpProcAddrTable => 1,
     zeGetModuleProcAddrTable => 9,
     zeGetModuleBuildLogProcAddrTable => 2,
@@ -682,7 +979,6 @@ empty_tables! {
     zeGetKernelExpProcAddrTable => 2,
     zeGetSamplerProcAddrTable => 2,
     zeGetPhysicalMemProcAddrTable => 2,
-    zeGetMemProcAddrTable => 10,
     zeGetVirtualMemProcAddrTable => 7,
     zeGetFabricVertexExpProcAddrTable => 4,
     zeGetFabricEdgeExpProcAddrTable => 3,
@@ -744,6 +1040,9 @@ mod tests {
         );
         assert_eq!(s.events[&0].pending, 0);
         assert_eq!(Script::parse("").unwrap(), Script::default());
+        let s = Script::parse("command 1 500 900; command_ticks 0x20").unwrap();
+        assert_eq!(s.commands[&1], (500, 900));
+        assert_eq!(s.command_ticks, 32);
     }
 
     #[test]
@@ -754,5 +1053,7 @@ mod tests {
         assert!(Script::parse("sync 1 2 3").is_err());
         assert!(Script::parse("event 1 2 3 later 4").is_err());
         assert!(Script::parse("kernel_bits 0x1_0000_0000").is_err());
+        assert!(Script::parse("command 0 10 5").is_err());
+        assert!(Script::parse("command 0 10").is_err());
     }
 }
