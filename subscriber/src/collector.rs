@@ -19,6 +19,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use syclgraph_graph::kind::SYCL_GRAPH_HINT;
 use syclgraph_graph::record::{DeviceTimes, NodeId, Record, TimingStatus};
 use ze_bridge::ur::{LoadError, UnifiedRuntime, Uninitialised};
 use ze_bridge::{Readout, TimestampSource, Untimed, UrEvent};
@@ -112,6 +113,9 @@ pub struct Collector {
     timers: crate::control::Timers,
     /// The session this collector serves, once it is published.
     session: fn() -> Option<&'static dyn SessionControl>,
+    /// The nodes whose instances are SYCL graph replays: their events are
+    /// read as replays ([`TimestampSource::read_as_replay`]).
+    replay_nodes: rustc_hash::FxHashSet<NodeId>,
 }
 
 /// The CPU time this thread has used so far (zero if it cannot be read).
@@ -214,6 +218,7 @@ impl Collector {
             tracing_layer_kept: None,
             held_submission: None,
             start_wait_warned: false,
+            replay_nodes: Default::default(),
         }
     }
 
@@ -498,12 +503,23 @@ impl Collector {
                 return;
             }
         }
+        if let Record::NodeDefined(info) = &record {
+            if info.kind_hint == SYCL_GRAPH_HINT {
+                self.replay_nodes.insert(info.id);
+            }
+        }
         if let Some((node, instance, &mut event)) = device_event_of(&mut record) {
             if event != 0 {
+                let event = UrEvent(event as usize);
+                if !self.replay_nodes.is_empty() && self.replay_nodes.contains(&node) {
+                    if let Some(source) = &self.timestamps {
+                        source.read_as_replay(event);
+                    }
+                }
                 self.pending.push_back(Pending {
                     node,
                     instance,
-                    event: UrEvent(event as usize),
+                    event,
                     announced: None,
                 });
             }

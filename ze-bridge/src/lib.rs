@@ -77,6 +77,16 @@ pub trait TimestampSource: Send + Sync {
     ) -> usize {
         read_until_pending(events, done, |event| self.read(event))
     }
+    /// The retained `event` stands for a whole SYCL graph replay
+    /// (`urEnqueueCommandBufferExp`'s output event): read it only through
+    /// the runtime's own profiling query, whose start and end span the
+    /// commands the replay ran. A source that reads some events natively
+    /// must not do so for this one: on Level Zero the replay event's native
+    /// event is the one signalled after the replay's last command, and its
+    /// kernel timestamps span no command. Called on the collector thread.
+    fn read_as_replay(&self, event: UrEvent) {
+        let _ = event;
+    }
     /// Lets go of a retained event.
     fn release(&self, event: UrEvent);
     /// Queues were created since the last call: forget anything remembered

@@ -6,10 +6,12 @@
 //! 1. The event's device (event → queue, then queue → device once per
 //!    queue) and, once per device, its platform's backend and its clock
 //!    offset (below).
-//! 2. On a Level Zero platform with a [`NativeLevelZero`] reader attached:
-//!    unless `urEventGetInfo(COMMAND_EXECUTION_STATUS)` says `COMPLETE`
-//!    the event is [`Readout::Pending`]; otherwise the native event and
-//!    device handles go to the reader and its [`Readout`] is returned as is.
+//! 2. On a Level Zero platform with a [`NativeLevelZero`] reader attached,
+//!    except for a SYCL graph replay's event
+//!    ([`TimestampSource::read_as_replay`]): unless
+//!    `urEventGetInfo(COMMAND_EXECUTION_STATUS)` says `COMPLETE` the event
+//!    is [`Readout::Pending`]; otherwise the native event and device handles
+//!    go to the reader and its [`Readout`] is returned as is.
 //! 3. Otherwise `urEventGetProfilingInfo(END)` first: a completed command
 //!    has it, so one query stands for the status. When it fails the status
 //!    decides: not complete is [`Readout::Pending`]; complete means the
@@ -42,10 +44,10 @@
 //! The start is converted and the duration (`end − start`) added to it, so
 //! `end_ns − start_ns` is exactly the device's duration.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::ur::{
     self, Backend, EventStatus, NativeHandle, ProfilingInfo, UnifiedRuntime, UrDevice, UrQueue,
@@ -213,6 +215,11 @@ pub struct UrTimestampSource {
     queue_devices: Mutex<(u64, FxHashMap<UrQueue, UrDevice>)>,
     /// Bumped by [`TimestampSource::queues_changed`].
     queue_generation: AtomicU64,
+    /// Retained events named by [`TimestampSource::read_as_replay`]: never
+    /// read natively. Looked at only while it is not empty.
+    replays: Mutex<FxHashSet<usize>>,
+    /// How many events `replays` holds.
+    replay_count: AtomicUsize,
 }
 
 impl std::fmt::Debug for UrTimestampSource {
@@ -236,7 +243,19 @@ impl UrTimestampSource {
             retain_lookups_left: AtomicU32::new(RETAIN_LOOKUPS),
             queue_devices: Mutex::new((0, FxHashMap::default())),
             queue_generation: AtomicU64::new(0),
+            replays: Mutex::new(FxHashSet::default()),
+            replay_count: AtomicUsize::new(0),
         }
+    }
+
+    /// Whether `event` was named by [`TimestampSource::read_as_replay`].
+    fn is_replay(&self, event: UrEvent) -> bool {
+        self.replay_count.load(Ordering::Relaxed) > 0
+            && self
+                .replays
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .contains(&event.0)
     }
 
     /// Events of Level Zero platforms are read by `level_zero` instead.
@@ -361,11 +380,13 @@ impl UrTimestampSource {
         if let (Some(lz), Some(Backend::LEVEL_ZERO), Some(native_device)) =
             (&self.level_zero, entry.backend, entry.native)
         {
-            if self.status(event)? != EventStatus::Complete {
-                return Ok(Readout::Pending);
-            }
-            if let Ok(native_event) = self.ur.event_native_handle(event) {
-                return Ok(lz.kernel_times(native_event, native_device));
+            if !self.is_replay(event) {
+                if self.status(event)? != EventStatus::Complete {
+                    return Ok(Readout::Pending);
+                }
+                if let Ok(native_event) = self.ur.event_native_handle(event) {
+                    return Ok(lz.kernel_times(native_event, native_device));
+                }
             }
         }
 
@@ -485,7 +506,23 @@ impl TimestampSource for UrTimestampSource {
         })
     }
 
+    fn read_as_replay(&self, event: UrEvent) {
+        if self.level_zero.is_none() {
+            return;
+        }
+        let mut replays = self.replays.lock().unwrap_or_else(PoisonError::into_inner);
+        if replays.insert(event.0) {
+            self.replay_count.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
     fn release(&self, event: UrEvent) {
+        if self.replay_count.load(Ordering::Relaxed) > 0 {
+            let mut replays = self.replays.lock().unwrap_or_else(PoisonError::into_inner);
+            if replays.remove(&event.0) {
+                self.replay_count.fetch_sub(1, Ordering::Relaxed);
+            }
+        }
         // Nothing to do about a failed release: the event is not read again.
         let _ = self.ur.event_release(event);
     }
