@@ -6,9 +6,6 @@
 //            recorded on an in-order profiling queue, finalised with
 //            enable_profiling, replayed `--replays N` (default 3) times,
 //            between a memcpy before and a memcpy after
-//   update   the same graph finalised `updatable`, replayed, updated with
-//            `update(graph)` from a second recording with other pointers,
-//            replayed again
 // `--linger-ms N` waits N ms before the program releases its queue and
 // context (default 0).
 // Prints `times <label> <instance#> <command_start_ns> <command_end_ns>` for
@@ -49,7 +46,6 @@ int main(int argc, char **argv) {
   std::printf("device %s\n", q.get_device().get_info<sycl::info::device::name>().c_str());
   auto *a = sycl::malloc_device<unsigned char>(bytes, q);
   auto *b = sycl::malloc_device<unsigned char>(bytes, q);
-  auto *c = sycl::malloc_device<unsigned char>(bytes, q);
   std::vector<unsigned char> host(bytes, 7);
   auto before = q.memcpy(b, host.data(), bytes);  // @node l0_before
 
@@ -63,17 +59,6 @@ int main(int argc, char **argv) {
   if (mode == "record") {
     auto exec = g.finalize(profiled);  // @node l0_finalize
     for (int r = 0; r < replays; ++r) runs.push_back(q.ext_oneapi_graph(exec));  // @node l0_replay
-  } else if (mode == "update") {
-    auto exec = g.finalize({exp_ext::property::graph::updatable{},
-                            exp_ext::property::graph::enable_profiling{}});  // @node l0_finalize_updatable
-    for (int r = 0; r < replays; ++r) runs.push_back(q.ext_oneapi_graph(exec));  // @node l0_replay_before_update
-    exp_ext::command_graph<exp_ext::graph_state::modifiable> g2{q.get_context(), q.get_device()};
-    g2.begin_recording(q);
-    q.memcpy(c, b, bytes);  // @node l0_graph2_memcpy
-    q.memset(b, 0, bytes);  // @node l0_graph2_memset
-    g2.end_recording(q);
-    exec.update(g2);  // @node l0_update
-    for (int r = 0; r < replays; ++r) runs.push_back(q.ext_oneapi_graph(exec));  // @node l0_replay_after_update
   } else {
     std::fprintf(stderr, "sycl_graphs_level_zero: unknown mode %s\n", mode.c_str());
     return 2;
@@ -87,7 +72,6 @@ int main(int argc, char **argv) {
   std::this_thread::sleep_for(std::chrono::milliseconds(linger_ms));
   sycl::free(a, q);
   sycl::free(b, q);
-  sycl::free(c, q);
   std::printf("done\n");
   return 0;
 }

@@ -244,6 +244,15 @@ fn replays_are_timed_as_the_driver_ran_them() {
             "{node:?}"
         );
     }
+    // Finalising is a host span on the graph's node.
+    let (_, replay_node) = graph
+        .nodes_where("kind", "graph")
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| panic!("no graph node"));
+    let finalize_ns: u64 = replay_node["finalize_ns"].parse().expect("finalize_ns");
+    assert!(finalize_ns > 0, "{replay_node:?}");
+    assert_eq!(replay_node["count"], REPLAYS.to_string(), "{replay_node:?}");
     let lines: Vec<u32> = members
         .iter()
         .map(|m| graph.nodes[m]["line"].parse().expect("line"))

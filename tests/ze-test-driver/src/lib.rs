@@ -11,9 +11,11 @@
 //! (C, against the loader's own headers) adds what the runtime's Level Zero
 //! adapter needs to run USM copies and fills and SYCL graphs of them: more
 //! driver, device and context entries, memory, command queues, command lists
-//! (immediate and regular), fences and the host side of events. Every other
-//! slot stays null, and the loader answers `ZE_RESULT_ERROR_UNINITIALIZED`
-//! for it.
+//! (immediate and regular), fences, the host side of events, and the mutable
+//! command list extension (`ZE_experimental_mutable_command_list` 1.1, which
+//! the adapter needs to finalise an updatable graph; its updates are
+//! accepted, there being no kernels to change). Every other slot stays null,
+//! and the loader answers `ZE_RESULT_ERROR_UNINITIALIZED` for it.
 //!
 //! It still exports *every* table getter the 1.8.12 loader has (23 `ze`,
 //! 13 `zet`, 17 `zes`), most of them filling an all-null table: that loader's
@@ -443,6 +445,9 @@ unsafe extern "C" fn ze_device_get_properties(
         for (dst, src) in props.name.iter_mut().zip(b"syclgraph scripted test device") {
             *dst = *src as std::ffi::c_char;
         }
+        // SAFETY: the API requires `pNext` to be null or a chain of valid
+        // extension structures.
+        unsafe { ztd_device_property_extensions(props.pNext) };
         Ok(())
     })
 }
@@ -686,6 +691,7 @@ extern "C" {
     fn ztd_fill_device(table: *mut ze_device_dditable_t);
     fn ztd_fill_context(table: *mut ze_context_dditable_t);
     fn ztd_fill_event(table: *mut ze_event_dditable_t);
+    fn ztd_device_property_extensions(next: *mut c_void);
     fn ztd_command_queue_table(version: ze_api_version_t, table: *mut c_void) -> ze_result_t;
     fn ztd_command_list_table(version: ze_api_version_t, table: *mut c_void) -> ze_result_t;
     fn ztd_fence_table(version: ze_api_version_t, table: *mut c_void) -> ze_result_t;

@@ -198,22 +198,80 @@ static ze_result_t driver_get_ipc_properties(ze_driver_handle_t d, ze_driver_ipc
     return ZE_RESULT_SUCCESS;
 }
 
+/* The mutable command list extension (1.1), which the adapter needs before
+ * it lets a program finalise an updatable graph. Its functions are looked up
+ * by name; commands are given ids and updates are accepted (the driver runs
+ * no kernels, so there is nothing in them to change). */
+#define MUTABLE_COMMAND_LIST_NAME "ZE_experimental_mutable_command_list"
+
+static uint64_t next_command_id = 1;
+
+static ze_result_t get_next_command_id(ze_command_list_handle_t list, const void *desc,
+                                       uint64_t *id) {
+    (void)list;
+    (void)desc;
+    if (!id)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    pthread_mutex_lock(&lock);
+    *id = next_command_id++;
+    pthread_mutex_unlock(&lock);
+    return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t get_next_command_id_with_kernels(ze_command_list_handle_t list,
+                                                    const void *desc, uint32_t n,
+                                                    void *kernels, uint64_t *id) {
+    (void)n;
+    (void)kernels;
+    return get_next_command_id(list, desc, id);
+}
+
+static ze_result_t accept_update(void) {
+    LOG("mutable command list update\n");
+    return ZE_RESULT_SUCCESS;
+}
+
+static const struct {
+    const char *name;
+    void *function;
+} extension_functions[] = {
+    {"zeCommandListGetNextCommandIdExp", (void *)get_next_command_id},
+    {"zeCommandListGetNextCommandIdWithKernelsExp", (void *)get_next_command_id_with_kernels},
+    {"zeCommandListUpdateMutableCommandsExp", (void *)accept_update},
+    {"zeCommandListUpdateMutableCommandSignalEventExp", (void *)accept_update},
+    {"zeCommandListUpdateMutableCommandWaitEventsExp", (void *)accept_update},
+    {"zeCommandListUpdateMutableCommandKernelsExp", (void *)accept_update},
+};
+
 static ze_result_t driver_get_extension_properties(ze_driver_handle_t d, uint32_t *count,
                                                    ze_driver_extension_properties_t *p) {
     (void)d;
-    (void)p;
     if (!count)
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    *count = 0;
+    if (*count == 0 || !p) {
+        *count = 1;
+        return ZE_RESULT_SUCCESS;
+    }
+    memset(p[0].name, 0, sizeof p[0].name);
+    strcpy(p[0].name, MUTABLE_COMMAND_LIST_NAME);
+    p[0].version = ZE_MAKE_VERSION(1, 1);
+    *count = 1;
     return ZE_RESULT_SUCCESS;
 }
 
 static ze_result_t driver_get_extension_function_address(ze_driver_handle_t d, const char *name,
                                                          void **out) {
     (void)d;
-    LOG("no extension function %s\n", name ? name : "(null)");
-    if (out)
-        *out = NULL;
+    if (!name || !out)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    for (size_t i = 0; i < sizeof extension_functions / sizeof *extension_functions; i++) {
+        if (strcmp(name, extension_functions[i].name) == 0) {
+            *out = extension_functions[i].function;
+            return ZE_RESULT_SUCCESS;
+        }
+    }
+    LOG("no extension function %s\n", name);
+    *out = NULL;
     return ZE_RESULT_ERROR_INVALID_ARGUMENT;
 }
 
@@ -899,4 +957,32 @@ void ztd_fill_event(ze_event_dditable_t *t) {
     t->pfnHostSignal = event_host_signal;
     t->pfnHostSynchronize = event_host_synchronize;
     t->pfnHostReset = event_host_reset;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Device property extensions                                               */
+/* ------------------------------------------------------------------------ */
+
+/* ze_mutable_command_list_exp_properties_t (API 1.9; Debian's 1.4 headers
+ * do not have it). */
+#define STYPE_MUTABLE_COMMAND_LIST_EXP_PROPERTIES 0x00020015u
+typedef struct {
+    ze_structure_type_t stype;
+    void *pNext;
+    uint32_t mutableCommandListFlags;
+    uint32_t mutableCommandFlags;
+} mutable_command_list_properties;
+
+/* Fills the extension structures of zeDeviceGetProperties' pNext chain that
+ * this driver knows: the mutable command list's (every command flag). */
+void ztd_device_property_extensions(void *next) {
+    for (int depth = 0; next && depth < 32; depth++) {
+        ze_base_properties_t *base = next;
+        if ((uint32_t)base->stype == STYPE_MUTABLE_COMMAND_LIST_EXP_PROPERTIES) {
+            mutable_command_list_properties *m = next;
+            m->mutableCommandListFlags = 0;
+            m->mutableCommandFlags = 0xff;
+        }
+        next = base->pNext;
+    }
 }
