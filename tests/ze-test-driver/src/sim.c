@@ -168,6 +168,38 @@ static ze_event_handle_t *copy_events(uint32_t n, const ze_event_handle_t *event
     return copy;
 }
 
+/* The checks of a table getter; then the table is all nulls. */
+static ze_result_t start_table(ze_api_version_t version, void *table, size_t size) {
+    if (!table)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (ZE_MAJOR_VERSION(version) != 1)
+        return ZE_RESULT_ERROR_UNSUPPORTED_VERSION;
+    memset(table, 0, size);
+    return ZE_RESULT_SUCCESS;
+}
+
+/* The `*pCount` / array protocol for a list of at most one entry: false when
+ * the caller only asked how many (then `*result` is what to return), true
+ * when `out[0]` is to be filled. */
+static int one_entry(uint32_t *count, const void *out, ze_result_t *result) {
+    *result = ZE_RESULT_SUCCESS;
+    if (!count) {
+        *result = ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+        return 0;
+    }
+    int fill = *count != 0 && out != NULL;
+    *count = 1;
+    return fill;
+}
+
+/* The `*pCount` protocol for a list with no entries. */
+static ze_result_t no_entries(uint32_t *count) {
+    if (!count)
+        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    *count = 0;
+    return ZE_RESULT_SUCCESS;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Driver                                                                   */
 /* ------------------------------------------------------------------------ */
@@ -246,16 +278,12 @@ static const struct {
 static ze_result_t driver_get_extension_properties(ze_driver_handle_t d, uint32_t *count,
                                                    ze_driver_extension_properties_t *p) {
     (void)d;
-    if (!count)
-        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (*count == 0 || !p) {
-        *count = 1;
-        return ZE_RESULT_SUCCESS;
-    }
+    ze_result_t result;
+    if (!one_entry(count, p, &result))
+        return result;
     memset(p[0].name, 0, sizeof p[0].name);
     strcpy(p[0].name, MUTABLE_COMMAND_LIST_NAME);
     p[0].version = ZE_MAKE_VERSION(1, 1);
-    *count = 1;
     return ZE_RESULT_SUCCESS;
 }
 
@@ -291,10 +319,7 @@ static ze_result_t device_get_sub_devices(ze_device_handle_t d, uint32_t *count,
                                           ze_device_handle_t *subs) {
     (void)d;
     (void)subs;
-    if (!count)
-        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    *count = 0;
-    return ZE_RESULT_SUCCESS;
+    return no_entries(count);
 }
 
 static ze_result_t device_get_compute_properties(ze_device_handle_t d,
@@ -331,36 +356,28 @@ static ze_result_t device_get_module_properties(ze_device_handle_t d,
 static ze_result_t device_get_command_queue_group_properties(
     ze_device_handle_t d, uint32_t *count, ze_command_queue_group_properties_t *p) {
     (void)d;
-    if (!count)
-        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (*count == 0 || !p) {
-        *count = 1;
-        return ZE_RESULT_SUCCESS;
-    }
+    ze_result_t result;
+    if (!one_entry(count, p, &result))
+        return result;
     p[0].flags = ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE |
                  ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY;
     p[0].maxMemoryFillPatternSize = 128;
     p[0].numQueues = 1;
-    *count = 1;
     return ZE_RESULT_SUCCESS;
 }
 
 static ze_result_t device_get_memory_properties(ze_device_handle_t d, uint32_t *count,
                                                 ze_device_memory_properties_t *p) {
     (void)d;
-    if (!count)
-        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (*count == 0 || !p) {
-        *count = 1;
-        return ZE_RESULT_SUCCESS;
-    }
+    ze_result_t result;
+    if (!one_entry(count, p, &result))
+        return result;
     p[0].flags = 0;
     p[0].maxClockRate = 1000;
     p[0].maxBusWidth = 64;
     p[0].totalSize = 1ull << 30;
     memset(p[0].name, 0, sizeof p[0].name);
     strcpy(p[0].name, "HBM");
-    *count = 1;
     return ZE_RESULT_SUCCESS;
 }
 
@@ -382,10 +399,7 @@ static ze_result_t device_get_cache_properties(ze_device_handle_t d, uint32_t *c
                                                ze_device_cache_properties_t *p) {
     (void)d;
     (void)p;
-    if (!count)
-        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    *count = 0;
-    return ZE_RESULT_SUCCESS;
+    return no_entries(count);
 }
 
 static ze_result_t device_get_image_properties(ze_device_handle_t d,
@@ -607,11 +621,9 @@ static ze_result_t mem_get_address_range(ze_context_handle_t c, const void *ptr,
 }
 
 ze_result_t ztd_mem_table(ze_api_version_t version, ze_mem_dditable_t *t) {
-    if (!t)
-        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (ZE_MAJOR_VERSION(version) != 1)
-        return ZE_RESULT_ERROR_UNSUPPORTED_VERSION;
-    memset(t, 0, sizeof *t);
+    ze_result_t checked = start_table(version, t, sizeof *t);
+    if (checked != ZE_RESULT_SUCCESS)
+        return checked;
     t->pfnAllocShared = mem_alloc_shared;
     t->pfnAllocDevice = mem_alloc_device;
     t->pfnAllocHost = mem_alloc_host;
@@ -670,11 +682,9 @@ static ze_result_t queue_synchronize(ze_command_queue_handle_t q, uint64_t timeo
 
 ze_result_t ztd_command_queue_table(ze_api_version_t version,
                                                       ze_command_queue_dditable_t *t) {
-    if (!t)
-        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (ZE_MAJOR_VERSION(version) != 1)
-        return ZE_RESULT_ERROR_UNSUPPORTED_VERSION;
-    memset(t, 0, sizeof *t);
+    ze_result_t checked = start_table(version, t, sizeof *t);
+    if (checked != ZE_RESULT_SUCCESS)
+        return checked;
     t->pfnCreate = queue_create;
     t->pfnDestroy = queue_destroy;
     t->pfnExecuteCommandLists = queue_execute;
@@ -721,11 +731,9 @@ static ze_result_t fence_reset(ze_fence_handle_t f) {
 }
 
 ze_result_t ztd_fence_table(ze_api_version_t version, ze_fence_dditable_t *t) {
-    if (!t)
-        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (ZE_MAJOR_VERSION(version) != 1)
-        return ZE_RESULT_ERROR_UNSUPPORTED_VERSION;
-    memset(t, 0, sizeof *t);
+    ze_result_t checked = start_table(version, t, sizeof *t);
+    if (checked != ZE_RESULT_SUCCESS)
+        return checked;
     t->pfnCreate = fence_create;
     t->pfnDestroy = fence_destroy;
     t->pfnHostSynchronize = fence_host_synchronize;
@@ -738,17 +746,23 @@ ze_result_t ztd_fence_table(ze_api_version_t version, ze_fence_dditable_t *t) {
 /* Command lists                                                            */
 /* ------------------------------------------------------------------------ */
 
-static ze_result_t list_create(ze_context_handle_t c, ze_device_handle_t d,
-                               const ze_command_list_desc_t *desc, ze_command_list_handle_t *out) {
-    (void)c;
-    (void)d;
+/* A new command list, immediate or regular. */
+static ze_result_t new_list(int immediate, const void *desc, ze_command_list_handle_t *out) {
     if (!desc || !out)
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     command_list *list = calloc(1, sizeof *list);
     if (!list)
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    list->immediate = immediate;
     *out = (ze_command_list_handle_t)list;
     return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t list_create(ze_context_handle_t c, ze_device_handle_t d,
+                               const ze_command_list_desc_t *desc, ze_command_list_handle_t *out) {
+    (void)c;
+    (void)d;
+    return new_list(0, desc, out);
 }
 
 static ze_result_t list_create_immediate(ze_context_handle_t c, ze_device_handle_t d,
@@ -756,14 +770,7 @@ static ze_result_t list_create_immediate(ze_context_handle_t c, ze_device_handle
                                          ze_command_list_handle_t *out) {
     (void)c;
     (void)d;
-    if (!desc || !out)
-        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    command_list *list = calloc(1, sizeof *list);
-    if (!list)
-        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
-    list->immediate = 1;
-    *out = (ze_command_list_handle_t)list;
-    return ZE_RESULT_SUCCESS;
+    return new_list(1, desc, out);
 }
 
 static ze_result_t list_destroy(ze_command_list_handle_t h) {
@@ -905,11 +912,9 @@ static ze_result_t list_append_query_kernel_timestamps(ze_command_list_handle_t 
 
 ze_result_t ztd_command_list_table(ze_api_version_t version,
                                                      ze_command_list_dditable_t *t) {
-    if (!t)
-        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
-    if (ZE_MAJOR_VERSION(version) != 1)
-        return ZE_RESULT_ERROR_UNSUPPORTED_VERSION;
-    memset(t, 0, sizeof *t);
+    ze_result_t checked = start_table(version, t, sizeof *t);
+    if (checked != ZE_RESULT_SUCCESS)
+        return checked;
     t->pfnCreate = list_create;
     t->pfnCreateImmediate = list_create_immediate;
     t->pfnDestroy = list_destroy;
