@@ -80,6 +80,9 @@ unsafe fn dispatch(
                 event,
             ),
             tp::QUEUE_CREATE | tp::QUEUE_DESTROY => {
+                if trace_type == tp::QUEUE_CREATE {
+                    crate::session::register_exit_handler_after_runtime();
+                }
                 recorder.queue(trace_type == tp::QUEUE_CREATE, event)
             }
             _ => {}

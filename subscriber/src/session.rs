@@ -14,14 +14,16 @@
 //!
 //! The runtime calls `xptiTraceFinish("sycl")` late in its own shutdown, when
 //! Unified Runtime calls crash the program. So the real end is an `atexit`
-//! handler registered at start-up: it runs before the runtime's library
-//! destructors, asks the collector to read every device event still in
-//! flight, release it, and write the files, and waits for that (bounded by
-//! `SYCLGRAPH_DRAIN_TIMEOUT_MS`).
+//! handler, registered at start-up and again at the first queue creation
+//! (after the runtime registered its own shutdown, so that it runs first:
+//! [`register_exit_handler_after_runtime`]): it runs before the runtime
+//! releases its contexts, asks the collector to read every device event
+//! still in flight, release it, and write the files, and waits for that
+//! (bounded by `SYCLGRAPH_DRAIN_TIMEOUT_MS`).
 
 use std::ffi::CStr;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::mpsc::sync_channel;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -385,6 +387,27 @@ extern "C" fn in_forked_child() {
 
 extern "C" fn at_exit() {
     let _ = std::panic::catch_unwind(|| finish(Teardown::RuntimeAlive));
+}
+
+/// Registers the exit handler once more, at the first queue creation.
+///
+/// The runtime registers its own shutdown (its `StaticVarShutdownHandler`,
+/// which releases its contexts) when it first lists its platforms, after
+/// syclgraph's registration at start-up; exit handlers run last registered
+/// first, so the runtime's ran first, and the device events syclgraph
+/// still held were released after their context (the Level Zero adapter
+/// then reads the freed context: SIGSEGV at exit). A queue is made after
+/// the platforms are listed: registered again here, the drain runs while
+/// the runtime is whole, and the start-up registration then finds the
+/// session finished. Costs one atomic swap per queue creation.
+pub fn register_exit_handler_after_runtime() {
+    static REGISTERED: AtomicBool = AtomicBool::new(false);
+    if REGISTERED.swap(true, Ordering::Relaxed) {
+        return;
+    }
+    // SAFETY: `at_exit` is an `extern "C" fn()` that never unwinds. Should
+    // this fail, the registration made at start-up still finishes the run.
+    let _ = unsafe { libc::atexit(at_exit) };
 }
 
 /// Drains the collector and writes the outputs, once (at exit, or from
