@@ -6,8 +6,6 @@
 //            recorded on an in-order profiling queue, finalised with
 //            enable_profiling, replayed `--replays N` (default 3) times,
 //            between a memcpy before and a memcpy after
-// `--linger-ms N` waits N ms before the program releases its queue and
-// context (default 0).
 // Prints `times <label> <instance#> <command_start_ns> <command_end_ns>` for
 // the memcpy before, every replay and the memcpy after (device times: the
 // driver's script fixes them).
@@ -15,12 +13,10 @@
 
 #include <sycl/ext/oneapi/experimental/graph.hpp>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace exp_ext = sycl::ext::oneapi::experimental;
@@ -34,12 +30,11 @@ static void print_times(const char *label, int instance, const sycl::event &e) {
 
 int main(int argc, char **argv) {
   std::string mode = argc > 1 ? argv[1] : "record";
-  int replays = 3, linger_ms = 0;
+  int replays = 3;
   size_t bytes = 4096;
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::strcmp(argv[i], "--replays") == 0) replays = std::atoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--bytes") == 0) bytes = std::strtoull(argv[i + 1], nullptr, 10);
-    if (std::strcmp(argv[i], "--linger-ms") == 0) linger_ms = std::atoi(argv[i + 1]);
   }
   const sycl::property_list profiled{exp_ext::property::graph::enable_profiling{}};
   sycl::queue q{sycl::gpu_selector_v, progs::profiling_in_order()};
@@ -69,7 +64,6 @@ int main(int argc, char **argv) {
   print_times("before", 0, before);
   for (size_t r = 0; r < runs.size(); ++r) print_times("replay", int(r), runs[r]);
   print_times("after", 0, after);
-  std::this_thread::sleep_for(std::chrono::milliseconds(linger_ms));
   sycl::free(a, q);
   sycl::free(b, q);
   std::printf("done\n");

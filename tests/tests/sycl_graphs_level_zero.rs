@@ -17,10 +17,10 @@
 //! read through the runtime's profiling query are each on a timeline of
 //! their own here: the tests compare durations, and times within one kind.
 //!
-//! The program waits (`--linger-ms`) before it releases its context: on
-//! Level Zero, an event syclgraph still holds when the runtime's shutdown
-//! releases the context makes the collector's `urEventRelease` crash in
-//! the adapter (docs/guide/sycl-graphs.md, Limits).
+//! The program exits right after its last command: syclgraph must read and
+//! release the events it holds before the runtime's shutdown releases the
+//! context (on Level Zero, releasing them after made the adapter read the
+//! freed context: SIGSEGV at exit).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -34,8 +34,6 @@ const SRC: &str = "tests/programs/sycl_graphs_level_zero.cpp";
 const TIMER_HZ: u64 = 10_000_000;
 const NS_PER_TICK: u64 = 1_000_000_000 / TIMER_HZ;
 const REPLAYS: u64 = 3;
-/// Long enough for the collector to read and release every event first.
-const LINGER_MS: &str = "1500";
 
 /// What the script makes each copy and fill take, in ticks: the memcpy
 /// before the graph, each replay's memcpy and memset, the memcpy after.
@@ -197,7 +195,7 @@ fn replays_are_timed_as_the_driver_ran_them() {
     let plan = Plan::new();
     let traced = run_both(
         "sycl-graphs-level-zero",
-        || level_zero_command(&plan, &["record", "--linger-ms", LINGER_MS]),
+        || level_zero_command(&plan, &["record"]),
         &[],
     );
     let rows = traced.csv("kernels.csv");
