@@ -42,14 +42,6 @@ TE = pb.TrackEvent
 MONOTONIC = 3
 
 
-def args_of(event):
-    out = {}
-    for a in event.debug_annotations:
-        kind = a.WhichOneof("value")
-        out[a.name] = getattr(a, kind) if kind else None
-    return out
-
-
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
@@ -61,11 +53,42 @@ def main():
     trace.ParseFromString(data)
 
     names = {}
-    events = []  # (track, ts, file index, type, event)
+    events = []  # (track, ts, file index, type, event, name, args)
     clock_snapshot = False
+    # Perfetto's per-sequence state, as its trace processor keeps it
+    # (src/trace_processor/importers/proto/proto_trace_reader.cc): the
+    # packet defaults, the interned names, and the sequence-scoped clocks
+    # (ids 64..127; an incremental one adds each timestamp to its last
+    # value), each cleared by SEQ_INCREMENTAL_STATE_CLEARED.
+    seqs = {}
     for i, p in enumerate(trace.packet):
+        seq = p.trusted_packet_sequence_id
+        if p.sequence_flags & pb.TracePacket.SEQ_INCREMENTAL_STATE_CLEARED or seq not in seqs:
+            seqs[seq] = dict(valid=bool(p.sequence_flags & pb.TracePacket.SEQ_INCREMENTAL_STATE_CLEARED),
+                             defaults=None, event_names={}, arg_names={}, clocks={})
+        st = seqs[seq]
+        if p.HasField("trace_packet_defaults"):
+            st["defaults"] = p.trace_packet_defaults
+        if p.HasField("interned_data"):
+            for e in p.interned_data.event_names:
+                st["event_names"][e.iid] = e.name
+            for e in p.interned_data.debug_annotation_names:
+                st["arg_names"][e.iid] = e.name
         if p.HasField("clock_snapshot"):
-            clock_snapshot = any(c.clock_id == MONOTONIC for c in p.clock_snapshot.clocks)
+            clocks = p.clock_snapshot.clocks
+            mono = [c.timestamp for c in clocks if c.clock_id == MONOTONIC]
+            if not any(64 <= c.clock_id < 128 for c in clocks):
+                clock_snapshot = clock_snapshot or bool(mono)
+            for c in clocks:
+                if 64 <= c.clock_id < 128:
+                    if not mono:
+                        problems.append(f"packet {i}: clock {c.clock_id} not tied to CLOCK_MONOTONIC")
+                        continue
+                    st["clocks"][c.clock_id] = dict(incremental=c.is_incremental, last=c.timestamp,
+                                                    offset=mono[0] - c.timestamp)
+            continue
+        if p.sequence_flags & pb.TracePacket.SEQ_NEEDS_INCREMENTAL_STATE and not st["valid"]:
+            problems.append(f"packet {i}: needs the incremental state of sequence {seq}, never cleared")
         if p.HasField("track_descriptor"):
             d = p.track_descriptor
             name = d.name or (d.process.process_name if d.HasField("process") else "")
@@ -73,20 +96,59 @@ def main():
                 problems.append(f"track {d.uuid} has no name")
             names[d.uuid] = name
         if p.HasField("track_event"):
-            if p.timestamp_clock_id != MONOTONIC:
-                problems.append(f"packet {i}: timestamp_clock_id {p.timestamp_clock_id}")
-            events.append((p.track_event.track_uuid, p.timestamp, i, p.track_event.type, p.track_event))
+            defaults = st["defaults"]
+            clock = p.timestamp_clock_id if p.HasField("timestamp_clock_id") else (
+                defaults.timestamp_clock_id if defaults is not None and defaults.HasField("timestamp_clock_id") else MONOTONIC)
+            ts = p.timestamp
+            if 64 <= clock < 128:
+                c = st["clocks"].get(clock)
+                if c is None:
+                    problems.append(f"packet {i}: clock {clock} of sequence {seq} has no snapshot")
+                    continue
+                if c["incremental"]:
+                    c["last"] += ts
+                    ts = c["last"]
+                ts += c["offset"]
+            elif clock != MONOTONIC:
+                problems.append(f"packet {i}: timestamp_clock_id {clock}")
+            te = p.track_event
+            if te.HasField("track_uuid"):
+                track = te.track_uuid
+            elif defaults is not None and defaults.track_event_defaults.HasField("track_uuid"):
+                track = defaults.track_event_defaults.track_uuid
+            else:
+                problems.append(f"packet {i}: an event without a track")
+                continue
+            if te.HasField("name_iid"):
+                name = st["event_names"].get(te.name_iid)
+                if name is None:
+                    problems.append(f"packet {i}: event name {te.name_iid} not interned on sequence {seq}")
+                    name = ""
+            else:
+                name = te.name
+            args = {}
+            for a in te.debug_annotations:
+                kind = a.WhichOneof("value")
+                if a.HasField("name_iid"):
+                    arg = st["arg_names"].get(a.name_iid)
+                    if arg is None:
+                        problems.append(f"packet {i}: arg name {a.name_iid} not interned on sequence {seq}")
+                        continue
+                else:
+                    arg = a.name
+                args[arg] = getattr(a, kind) if kind else None
+            events.append((track, ts, i, te.type, te, name, args))
     if not clock_snapshot:
         problems.append("no clock snapshot with CLOCK_MONOTONIC")
 
     # Slices as written: a BEGIN and the END that follows it on its track.
     slices = []  # dict(track, name, start, end, args, flows, ends)
     open_by_track = defaultdict(list)
-    for track, ts, i, typ, ev in events:
+    for track, ts, i, typ, ev, name, args in events:
         if track not in names:
             problems.append(f"packet {i}: track {track} was never described")
         if typ == TE.TYPE_SLICE_BEGIN:
-            s = dict(track=track, name=ev.name, start=ts, end=None, args=args_of(ev),
+            s = dict(track=track, name=name, start=ts, end=None, args=args,
                      flows=list(ev.flow_ids), ends=list(ev.terminating_flow_ids), first=i,
                      instant=False)
             slices.append(s)
@@ -99,7 +161,7 @@ def main():
             s["end"] = ts
             s["last"] = i
         elif typ == TE.TYPE_INSTANT:
-            slices.append(dict(track=track, name=ev.name, start=ts, end=ts, args=args_of(ev),
+            slices.append(dict(track=track, name=name, start=ts, end=ts, args=args,
                                flows=list(ev.flow_ids), ends=list(ev.terminating_flow_ids),
                                first=i, last=i, instant=True))
     for track, left in open_by_track.items():
@@ -164,6 +226,34 @@ def main():
         a = s["args"]
         return (a.get("node"), a.get("instance"))
 
+    # The row's other values: its device slice is on its queue's track
+    # ("queue <queue_id> <device_id> <device>", or a lane of it, "... #2"),
+    # and its task span, when it has one, on "host thread <thread_id>",
+    # named "submit <name>".
+    device_at = {(s["name"], s["args"].get("instance"), s["start"], s["end"]): s for s in device}
+    spans = {key(s): s for s in done if s["track"] not in device_tracks and not s["instant"]
+             and names.get(s["track"], "").startswith("host thread ")}
+    on_queue_track = on_thread_track = 0
+    for r in rows:
+        s = device_at.get((r["name"], int(r["instance"]), int(r["start_ns"]), int(r["end_ns"])))
+        if s is None:
+            continue
+        track = names.get(s["track"], "")
+        m = re.match(r"^queue (\S+)(?: (.*?))?(?: #\d+)?$", track)
+        want_device = f"{r['device_id']} {r['device']}" if r["device"] else None
+        if not m or m.group(1) != (r["queue_id"] or "?") or (want_device and m.group(2) != want_device):
+            problems.append(f"{r['name']} #{r['instance']} on track {track!r}, its row says queue {r['queue_id']} {want_device}")
+        else:
+            on_queue_track += 1
+        span = spans.get(key(s))
+        if span is None:
+            continue
+        if (names.get(span["track"]) != f"host thread {r['thread_id']}"
+                or span["name"] != f"submit {r['name']}" or span["end"] > s["end"]):
+            problems.append(f"{r['name']} #{r['instance']}: task span {span['name']!r} on {names.get(span['track'])!r}, its row says thread {r['thread_id']}")
+        else:
+            on_thread_track += 1
+
     starts, stops = defaultdict(list), defaultdict(list)
     for s in done:
         for f in s["flows"]:
@@ -227,7 +317,9 @@ def main():
         f"{len(done)} slices ({len(device)} device), {len(rows)} timed kernels.csv rows, "
         f"{len(flows)} flows, {edges_checked} instance edges checked "
         f"({edges_without_slice} with an end without a slice), "
-        f"{critical} critical path slices"
+        f"{critical} critical path slices, "
+        f"{on_queue_track} device slices on their row's queue track, "
+        f"{on_thread_track} task spans on their row's thread"
     )
 
 

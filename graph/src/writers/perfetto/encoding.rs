@@ -1,45 +1,95 @@
-//! The protobuf encoding of `trace.pftrace`: the packets every part of the
-//! trace is made of (track descriptors, debug annotations) and the
-//! hand-framed track events written for every slice, in Perfetto's
-//! `Trace` wire format. What goes on which track is decided in
-//! [`super`]; this module only turns it into bytes.
-
-use prost::Message;
+//! The protobuf encoding of `trace.pftrace`: the whole-trace packets
+//! (clock snapshot, track descriptors: prost messages, written once each)
+//! and the hand-framed packets written for every slice on a track's own
+//! sequence, in Perfetto's `Trace` wire format. What goes on which track
+//! and sequence is decided in [`super`]; this module only turns it into
+//! bytes. The field numbers are those of Perfetto's protos
+//! (`protos/perfetto/trace/trace_packet.proto`, `track_event/*.proto`,
+//! `interned_data/interned_data.proto`, `clock_snapshot.proto`);
+//! `tests/scripts/check_pftrace.py` decodes the result with Perfetto's own
+//! compiled definitions.
 
 use super::protos as pb;
-use pb::debug_annotation::{NameField as ArgName, Value};
-use pb::track_event::Type;
 
 /// `BUILTIN_CLOCK_MONOTONIC`.
 pub const CLOCK_MONOTONIC: u32 = pb::BuiltinClock::Monotonic as u32;
 /// `BUILTIN_CLOCK_BOOTTIME`.
 pub const CLOCK_BOOTTIME: u32 = pb::BuiltinClock::Boottime as u32;
 
-/// The one packet sequence this writer makes.
-pub(super) const SEQUENCE: u32 = 1;
+/// The sequence of the whole-trace packets (clock snapshot, track
+/// descriptors); each track's events are on a sequence of their own,
+/// numbered from 2.
+pub(super) const GLOBAL_SEQUENCE: u32 = 1;
 
-/// `Trace.packet`'s field number: the file is a `Trace` message.
+/// The sequence-scoped clock (Perfetto reserves ids 64..127 for them) of
+/// every track sequence: incremental, in ns, so a packet's timestamp is
+/// the delta from the previous one on that clock.
+pub(super) const INCREMENTAL_CLOCK: u32 = 64;
+
+/// `Trace.packet`.
 pub(super) const PACKET_FIELD: u32 = 1;
-
-/// `TracePacket.timestamp`'s field number.
-pub(super) const TIMESTAMP: u32 = 8;
 
 /// `SEQ_INCREMENTAL_STATE_CLEARED`.
 pub(super) const STATE_CLEARED: u32 = 1;
+/// `SEQ_NEEDS_INCREMENTAL_STATE`.
+pub(super) const NEEDS_STATE: u32 = 2;
 
-/// A packet with the fields every packet of this writer has.
+/// `TracePacket` fields.
+pub(super) mod packet_field {
+    /// `timestamp`.
+    pub const TIMESTAMP: u32 = 8;
+    /// `trusted_packet_sequence_id`.
+    pub const SEQUENCE: u32 = 10;
+    /// `track_event`.
+    pub const TRACK_EVENT: u32 = 11;
+    /// `interned_data`.
+    pub const INTERNED_DATA: u32 = 12;
+    /// `sequence_flags`.
+    pub const SEQUENCE_FLAGS: u32 = 13;
+    /// `clock_snapshot`.
+    pub const CLOCK_SNAPSHOT: u32 = 6;
+    /// `timestamp_clock_id`.
+    pub const CLOCK_ID: u32 = 58;
+    /// `trace_packet_defaults`.
+    pub const DEFAULTS: u32 = 59;
+}
+
+/// `TrackEvent` fields.
+pub(super) mod event_field {
+    /// `debug_annotations`.
+    pub const ARGS: u32 = 4;
+    /// `type`.
+    pub const TYPE: u32 = 9;
+    /// `name_iid`.
+    pub const NAME_IID: u32 = 10;
+    /// `name`.
+    pub const NAME: u32 = 23;
+    /// `flow_ids`.
+    pub const FLOW_IDS: u32 = 47;
+    /// `terminating_flow_ids`.
+    pub const TERMINATING_FLOW_IDS: u32 = 48;
+}
+
+/// `InternedData.event_names` (of `EventName {iid = 1, name = 2}`).
+pub(super) const INTERNED_EVENT_NAMES: u32 = 2;
+/// `InternedData.debug_annotation_names` (of `DebugAnnotationName {iid =
+/// 1, name = 2}`).
+pub(super) const INTERNED_ARG_NAMES: u32 = 3;
+
+/// A packet with the fields every whole-trace packet has.
 pub(super) fn packet(data: Option<pb::trace_packet::Data>) -> pb::TracePacket {
     pb::TracePacket {
-        timestamp: None,
-        timestamp_clock_id: None,
-        sequence_flags: None,
         optional_trusted_packet_sequence_id: Some(
-            pb::trace_packet::OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(SEQUENCE),
+            pb::trace_packet::OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(
+                GLOBAL_SEQUENCE,
+            ),
         ),
         data,
+        ..Default::default()
     }
 }
 
+/// A track's descriptor (on the whole-trace sequence).
 pub(super) fn descriptor(uuid: u64, parent: Option<u64>, name: String) -> pb::TracePacket {
     packet(Some(pb::trace_packet::Data::TrackDescriptor(
         pb::TrackDescriptor {
@@ -51,220 +101,282 @@ pub(super) fn descriptor(uuid: u64, parent: Option<u64>, name: String) -> pb::Tr
     )))
 }
 
-pub(super) fn arg(name: &str, value: Value) -> pb::DebugAnnotation {
-    pb::DebugAnnotation {
-        name_field: Some(ArgName::Name(name.to_string())),
-        value: Some(value),
+/// A protobuf writer over a byte slice with room enough for what is
+/// written (see [`Cursor::append`]): plain stores with no capacity checks,
+/// what makes a slice's packets cheap (a `Vec::push` per byte cost about
+/// 300 instructions a packet).
+pub(super) struct Cursor<'a> {
+    out: &'a mut [u8],
+    len: usize,
+}
+
+/// An embedded message being written: where its one-byte length
+/// placeholder is. Close it with [`Cursor::close`] (inner messages first).
+#[must_use]
+pub(super) struct Open(usize);
+
+impl Cursor<'_> {
+    /// Appends to `buf` what `f` writes, at most `max` bytes (more
+    /// panics); returns the bytes appended. Up to [`STACK_BYTES`] are
+    /// written on the stack and copied once.
+    #[inline(always)]
+    pub(super) fn append(buf: &mut Vec<u8>, max: usize, f: impl FnOnce(&mut Cursor)) -> usize {
+        if max <= STACK_BYTES {
+            let mut out = [0u8; STACK_BYTES];
+            let mut c = Cursor {
+                out: &mut out,
+                len: 0,
+            };
+            f(&mut c);
+            let len = c.len;
+            buf.extend_from_slice(&out[..len]);
+            return len;
+        }
+        let at = buf.len();
+        buf.resize(at + max, 0);
+        let mut c = Cursor {
+            out: &mut buf[at..],
+            len: 0,
+        };
+        f(&mut c);
+        let len = c.len;
+        buf.truncate(at + len);
+        len
     }
-}
 
-/// Appends to `buf` a packet at `ts` (`head`: the packet's own fields)
-/// whose event is `event` followed by `tail` (a node's encoded name and
-/// args); returns the bytes appended. prost encodes every part; the two
-/// enclosing length-delimited fields (`Trace.packet`,
-/// `TracePacket.track_event`) are framed with prost's own key and varint
-/// encoders.
-pub(super) fn encode_event(
-    buf: &mut Vec<u8>,
-    head: &mut pb::TracePacket,
-    ts: u64,
-    event: &pb::TrackEvent,
-    tail: &[u8],
-) -> usize {
-    use prost::encoding::{encode_key, encode_varint, encoded_len_varint, key_len, WireType};
-    /// `TracePacket.track_event`.
-    const TRACK_EVENT_FIELD: u32 = 11;
-    head.timestamp = Some(ts);
-    let event_len = event.encoded_len() + tail.len();
-    let packet_len = head.encoded_len()
-        + key_len(TRACK_EVENT_FIELD)
-        + encoded_len_varint(event_len as u64)
-        + event_len;
-    let before = buf.len();
-    buf.reserve(packet_len + 16);
-    encode_key(PACKET_FIELD, WireType::LengthDelimited, buf);
-    encode_varint(packet_len as u64, buf);
-    head.encode(buf).expect("a Vec grows as needed");
-    encode_key(TRACK_EVENT_FIELD, WireType::LengthDelimited, buf);
-    encode_varint(event_len as u64, buf);
-    event.encode(buf).expect("a Vec grows as needed");
-    buf.extend_from_slice(tail);
-    buf.len() - before
-}
+    #[inline(always)]
+    fn byte(&mut self, b: u8) {
+        self.out[self.len] = b;
+        self.len += 1;
+    }
 
-/// The per-slice fields of a track event: its type and track, the flows
-/// it begins and ends, and the `instance` arg.
-pub(super) struct Fields<'a> {
-    pub(super) kind: Type,
-    pub(super) track: u64,
-    pub(super) flows: &'a [u64],
-    pub(super) ends: &'a [u64],
-    pub(super) instance: Option<u64>,
-}
+    /// Appends `value` as a protobuf varint.
+    #[inline(always)]
+    pub(super) fn varint(&mut self, mut value: u64) {
+        while value >= 0x80 {
+            self.byte((value as u8 & 0x7f) | 0x80);
+            value >>= 7;
+        }
+        self.byte(value as u8);
+    }
 
-impl Fields<'static> {
-    /// A slice's end on `track` (no flows, no args).
-    pub(super) fn slice_end(track: u64) -> Fields<'static> {
-        Fields {
-            kind: Type::SliceEnd,
-            track,
-            flows: &[],
-            ends: &[],
-            instance: None,
+    #[inline(always)]
+    fn key(&mut self, field: u32, wire: u32) {
+        self.varint(u64::from(field << 3 | wire));
+    }
+
+    /// Appends varint field `field` = `value`.
+    #[inline(always)]
+    pub(super) fn uint(&mut self, field: u32, value: u64) {
+        self.key(field, 0);
+        self.varint(value);
+    }
+
+    /// Appends raw bytes (fields encoded before).
+    #[inline(always)]
+    pub(super) fn raw(&mut self, bytes: &[u8]) {
+        self.out[self.len..self.len + bytes.len()].copy_from_slice(bytes);
+        self.len += bytes.len();
+    }
+
+    /// Appends length-delimited field `field` = `bytes`.
+    #[inline(always)]
+    pub(super) fn bytes(&mut self, field: u32, bytes: &[u8]) {
+        self.key(field, 2);
+        self.varint(bytes.len() as u64);
+        self.raw(bytes);
+    }
+
+    /// Appends fixed64 fields `field` = each of `values` (unpacked, as
+    /// Perfetto's SDK writes `repeated fixed64 flow_ids`).
+    #[inline(always)]
+    pub(super) fn fixed64s(&mut self, field: u32, values: &[u64]) {
+        for v in values {
+            self.key(field, 1);
+            self.raw(&v.to_le_bytes());
         }
     }
-}
 
-/// The prost encodings made once per writer that [`encode_slice_event`]
-/// puts around the per-slice fields.
-pub(super) struct Fixed {
-    /// `TracePacket` fields 58 (`timestamp_clock_id`: CLOCK_MONOTONIC) and
-    /// 10 (`trusted_packet_sequence_id`).
-    pub(super) packet: Vec<u8>,
-    /// `DebugAnnotation` field 10 (`name`: `instance`).
-    pub(super) instance_name: Vec<u8>,
-}
+    /// Starts length-delimited field `field`, whose length is filled in by
+    /// [`Cursor::close`]: one byte is kept for it (most messages are
+    /// shorter than 128 bytes), so nothing is written twice.
+    #[inline(always)]
+    pub(super) fn open(&mut self, field: u32) -> Open {
+        self.key(field, 2);
+        self.byte(0);
+        Open(self.len - 1)
+    }
 
-impl Fixed {
-    pub(super) fn new() -> Fixed {
-        let mut packet = packet(None);
-        packet.timestamp_clock_id = Some(CLOCK_MONOTONIC);
-        Fixed {
-            packet: packet.encode_to_vec(),
-            instance_name: pb::DebugAnnotation {
-                name_field: Some(ArgName::Name("instance".to_string())),
-                value: None,
-            }
-            .encode_to_vec(),
+    /// Fills in the length of the message `o` opened; a length of 128
+    /// bytes or more takes more than the byte kept for it, and the message
+    /// is moved up (room for that is part of [`MESSAGE_SLACK`]).
+    #[inline(always)]
+    pub(super) fn close(&mut self, o: Open) {
+        let len = self.len - o.0 - 1;
+        if len < 0x80 {
+            self.out[o.0] = len as u8;
+        } else {
+            self.widen(o.0, len);
         }
+    }
+
+    #[cold]
+    fn widen(&mut self, at: usize, len: usize) {
+        let mut varint = [0u8; 10];
+        let mut n = 0;
+        let mut v = len as u64;
+        while v >= 0x80 {
+            varint[n] = (v as u8 & 0x7f) | 0x80;
+            v >>= 7;
+            n += 1;
+        }
+        varint[n] = v as u8;
+        n += 1;
+        self.out.copy_within(at + 1..at + 1 + len, at + n);
+        self.out[at..at + n].copy_from_slice(&varint[..n]);
+        self.len += n - 1;
+    }
+
+    /// One `DebugAnnotation` (field 4 of `TrackEvent`) with an interned
+    /// name and a number.
+    #[inline(always)]
+    pub(super) fn uint_arg(&mut self, name_iid: u64, value: u64) {
+        /// `DebugAnnotation.name_iid`, `.uint_value`.
+        const NAME_IID: u32 = 1;
+        const UINT_VALUE: u32 = 3;
+        let o = self.open(event_field::ARGS);
+        self.uint(NAME_IID, name_iid);
+        self.uint(UINT_VALUE, value);
+        self.close(o);
+    }
+
+    /// One `DebugAnnotation` with an interned name and a string.
+    pub(super) fn string_arg(&mut self, name_iid: u64, value: &str) {
+        /// `DebugAnnotation.name_iid`, `.string_value`.
+        const NAME_IID: u32 = 1;
+        const STRING_VALUE: u32 = 6;
+        let o = self.open(event_field::ARGS);
+        self.uint(NAME_IID, name_iid);
+        self.bytes(STRING_VALUE, value.as_bytes());
+        self.close(o);
+    }
+
+    /// An `InternedData` entry (`EventName` or `DebugAnnotationName`:
+    /// both are `{iid = 1, name = 2}`) in field `field`.
+    pub(super) fn interned_name(&mut self, field: u32, iid: u64, name: &str) {
+        let o = self.open(field);
+        self.uint(1, iid);
+        self.bytes(2, name.as_bytes());
+        self.close(o);
     }
 }
 
-/// Appends to `buf` the packet of a slice's begin or end at `ts`: a
-/// `TracePacket` whose `TrackEvent` has `fields`, then `tail` (a node's
-/// name and args, encoded once per node); returns the bytes appended.
-///
-/// This runs for every slice, so it writes the fields with prost's field
-/// encoders (`prost::encoding`, what the generated `encode_raw` calls)
-/// rather than through a generated message: the generated
-/// `TrackEvent::encode` walked every field of the message three times
-/// (length, length again, write), about 900 instructions a packet. The
-/// `prost::encoding` is public but left out of prost's documentation
-/// (it is what generated code calls), so a prost upgrade may change it;
-/// the version is pinned in Cargo.lock. The
-/// field numbers are those of the types in `protos.rs`;
-/// `tests/scripts/check_pftrace.py` decodes the result with Perfetto's own
-/// definitions.
-pub(super) fn encode_slice_event(
+/// The largest packet [`Cursor::append`] writes on the stack.
+const STACK_BYTES: usize = 256;
+
+/// Bytes enough for a message's fields beyond its strings and nested
+/// parts: keys, varints (10 bytes at most), and the widening of up to
+/// three enclosing lengths.
+pub(super) const MESSAGE_SLACK: usize = 32;
+
+/// The packet that starts a track's sequence `sequence` at `ts`: it clears
+/// the sequence's incremental state, sets its defaults (the incremental
+/// clock and the track `uuid`), interns the arg names `arg_names` (iid =
+/// position + 1), and is a clock snapshot saying that the sequence's
+/// incremental clock reads `ts` when CLOCK_MONOTONIC does.
+pub(super) fn sequence_start(
     buf: &mut Vec<u8>,
-    fixed: &Fixed,
+    sequence: u32,
+    uuid: u64,
     ts: u64,
-    f: &Fields,
-    tail: &[u8],
+    arg_names: &[&str],
 ) -> usize {
-    use prost::encoding::{encoded_len_varint, fixed64, int32, key_len, uint64, WireType};
-    /// `TracePacket.track_event`.
-    const TRACK_EVENT: u32 = 11;
-    /// `TrackEvent.type`, `.track_uuid`, `.flow_ids`,
-    /// `.terminating_flow_ids`, `.debug_annotations`.
-    const TYPE: u32 = 9;
+    /// `TracePacketDefaults.timestamp_clock_id`, `.track_event_defaults`;
+    /// `TrackEventDefaults.track_uuid`.
+    const DEFAULT_CLOCK: u32 = 58;
+    const TRACK_EVENT_DEFAULTS: u32 = 11;
     const TRACK_UUID: u32 = 11;
-    const FLOW_IDS: u32 = 47;
-    const TERMINATING_FLOW_IDS: u32 = 48;
-    const DEBUG_ANNOTATIONS: u32 = 4;
-    /// `DebugAnnotation.uint_value`.
-    const UINT_VALUE: u32 = 3;
-    let kind = f.kind as i32;
-    let arg_len = f
-        .instance
-        .map(|v| fixed.instance_name.len() + uint64::encoded_len(UINT_VALUE, &v));
-    let event_len = int32::encoded_len(TYPE, &kind)
-        + uint64::encoded_len(TRACK_UUID, &f.track)
-        + fixed64::encoded_len_repeated(FLOW_IDS, f.flows)
-        + fixed64::encoded_len_repeated(TERMINATING_FLOW_IDS, f.ends)
-        + arg_len.map_or(0, |n| {
-            key_len(DEBUG_ANNOTATIONS) + encoded_len_varint(n as u64) + n
-        })
-        + tail.len();
-    let packet_len = uint64::encoded_len(TIMESTAMP, &ts)
-        + fixed.packet.len()
-        + key_len(TRACK_EVENT)
-        + encoded_len_varint(event_len as u64)
-        + event_len;
+    /// `ClockSnapshot.clocks`; `Clock.clock_id`, `.timestamp`,
+    /// `.is_incremental`.
+    const CLOCKS: u32 = 1;
+    const CLOCK_ID: u32 = 1;
+    const CLOCK_TIMESTAMP: u32 = 2;
+    const IS_INCREMENTAL: u32 = 3;
+    let max = 8 * MESSAGE_SLACK
+        + arg_names
+            .iter()
+            .map(|n| n.len() + MESSAGE_SLACK)
+            .sum::<usize>();
+    Cursor::append(buf, max, |c| {
+        let p = c.open(PACKET_FIELD);
+        c.uint(packet_field::SEQUENCE, u64::from(sequence));
+        c.uint(packet_field::SEQUENCE_FLAGS, u64::from(STATE_CLEARED));
+        let d = c.open(packet_field::DEFAULTS);
+        c.uint(DEFAULT_CLOCK, u64::from(INCREMENTAL_CLOCK));
+        let e = c.open(TRACK_EVENT_DEFAULTS);
+        c.uint(TRACK_UUID, uuid);
+        c.close(e);
+        c.close(d);
+        let i = c.open(packet_field::INTERNED_DATA);
+        for (n, name) in arg_names.iter().enumerate() {
+            c.interned_name(INTERNED_ARG_NAMES, n as u64 + 1, name);
+        }
+        c.close(i);
+        let s = c.open(packet_field::CLOCK_SNAPSHOT);
+        let k = c.open(CLOCKS);
+        c.uint(CLOCK_ID, u64::from(INCREMENTAL_CLOCK));
+        c.uint(CLOCK_TIMESTAMP, ts);
+        c.uint(IS_INCREMENTAL, 1);
+        c.close(k);
+        let k = c.open(CLOCKS);
+        c.uint(CLOCK_ID, u64::from(CLOCK_MONOTONIC));
+        c.uint(CLOCK_TIMESTAMP, ts);
+        c.close(k);
+        c.close(s);
+        c.close(p);
+    })
+}
+
+/// Appends one whole-trace packet (field 1 of `Trace`, length-delimited,
+/// by prost); returns the bytes appended.
+pub(super) fn push_message(buf: &mut Vec<u8>, p: &pb::TracePacket) -> usize {
     let before = buf.len();
-    buf.reserve(packet_len + 16);
-    put_key(PACKET_FIELD, WireType::LengthDelimited, buf);
-    put_varint(packet_len as u64, buf);
-    put_key(TIMESTAMP, WireType::Varint, buf);
-    put_varint(ts, buf);
-    buf.extend_from_slice(&fixed.packet);
-    put_key(TRACK_EVENT, WireType::LengthDelimited, buf);
-    put_varint(event_len as u64, buf);
-    put_key(TYPE, WireType::Varint, buf);
-    // int32 as protobuf encodes it: sign-extended to 64 bits.
-    put_varint(i64::from(kind) as u64, buf);
-    put_key(TRACK_UUID, WireType::Varint, buf);
-    put_varint(f.track, buf);
-    fixed64::encode_repeated(FLOW_IDS, f.flows, buf);
-    fixed64::encode_repeated(TERMINATING_FLOW_IDS, f.ends, buf);
-    if let (Some(v), Some(n)) = (f.instance, arg_len) {
-        put_key(DEBUG_ANNOTATIONS, WireType::LengthDelimited, buf);
-        put_varint(n as u64, buf);
-        buf.extend_from_slice(&fixed.instance_name);
-        put_key(UINT_VALUE, WireType::Varint, buf);
-        put_varint(v, buf);
-    }
-    buf.extend_from_slice(tail);
+    prost::encoding::message::encode(PACKET_FIELD, p, buf);
     buf.len() - before
 }
 
-/// What follows the timestamp in a slice packet with fields `f` and no
-/// tail: [`encode_slice_event`]'s bytes for it less the packet's key,
-/// length and timestamp.
-pub(super) fn end_tail(fixed: &Fixed, f: &Fields) -> Vec<u8> {
-    use prost::encoding::{encoded_len_varint, key_len, uint64};
-    let mut whole = Vec::new();
-    let ts = 0;
-    encode_slice_event(&mut whole, fixed, ts, f, &[]);
-    let mut rest = &whole[key_len(PACKET_FIELD)..];
-    let packet_len = prost::encoding::decode_varint(&mut rest).expect("just encoded");
-    let head = key_len(PACKET_FIELD)
-        + encoded_len_varint(packet_len)
-        + uint64::encoded_len(TIMESTAMP, &ts);
-    whole.split_off(head)
-}
-
-/// Appends a slice packet at `ts` whose other bytes are `tail` (from
-/// [`end_tail`]); returns the bytes appended.
-pub(super) fn encode_end(buf: &mut Vec<u8>, ts: u64, tail: &[u8]) -> usize {
-    use prost::encoding::{uint64, WireType};
-    let before = buf.len();
-    let packet_len = uint64::encoded_len(TIMESTAMP, &ts) + tail.len();
-    put_key(PACKET_FIELD, WireType::LengthDelimited, buf);
-    put_varint(packet_len as u64, buf);
-    put_key(TIMESTAMP, WireType::Varint, buf);
-    put_varint(ts, buf);
-    buf.extend_from_slice(tail);
-    buf.len() - before
-}
-
-/// Appends `value` as a protobuf varint (the bytes prost's
-/// `encode_varint` writes). Always inlined: the two per-slice encoders
-/// above write up to ten varints a packet, and whether the compiler
-/// inlined prost's out of line copy changed with how the crate's modules
-/// were split (+420 instructions per instance in `instance_cost`).
+/// Appends to `buf` a slice end at `delta` ns after the previous event on
+/// sequence `sequence` (below 128) of a track whose defaults give its
+/// clock and track: the packet [`super`]'s `write_event` writes for it,
+/// laid out by hand (a third of a track's packets are these).
 #[inline(always)]
-fn put_varint(mut value: u64, buf: &mut Vec<u8>) {
-    while value >= 0x80 {
-        buf.push((value as u8 & 0x7f) | 0x80);
-        value >>= 7;
+pub(super) fn slice_end(buf: &mut Vec<u8>, sequence: u8, delta: u64) -> usize {
+    use packet_field::{SEQUENCE, SEQUENCE_FLAGS, TIMESTAMP, TRACK_EVENT};
+    let key = |field: u32, wire: u32| (field << 3 | wire) as u8;
+    let mut a = [0u8; 24];
+    a[0] = key(PACKET_FIELD, 2);
+    a[2] = key(TIMESTAMP, 0);
+    let mut n = 3;
+    let mut v = delta;
+    while v >= 0x80 {
+        a[n] = (v as u8 & 0x7f) | 0x80;
+        v >>= 7;
+        n += 1;
     }
-    buf.push(value as u8);
-}
-
-/// Appends the key of field `field` with wire type `wire` (as prost's
-/// `encode_key`).
-#[inline(always)]
-fn put_key(field: u32, wire: prost::encoding::WireType, buf: &mut Vec<u8>) {
-    put_varint(u64::from(field << 3 | wire as u32), buf);
+    a[n] = v as u8;
+    n += 1;
+    a[n..n + 8].copy_from_slice(&[
+        key(SEQUENCE, 0),
+        sequence,
+        key(SEQUENCE_FLAGS, 0),
+        NEEDS_STATE as u8,
+        key(TRACK_EVENT, 2),
+        2,
+        key(event_field::TYPE, 0),
+        pb::track_event::Type::SliceEnd as u8,
+    ]);
+    n += 8;
+    a[1] = (n - 2) as u8;
+    buf.extend_from_slice(&a[..n]);
+    n
 }

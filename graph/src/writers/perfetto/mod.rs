@@ -50,6 +50,7 @@
 
 use std::hash::Hash;
 use std::io::{self, Write};
+use std::num::ParseIntError;
 
 use rustc_hash::FxHashMap;
 
@@ -63,21 +64,18 @@ use crate::per_node::PerNode;
 use crate::record::{InstanceEdge, Record};
 use crate::spans::span_kind_str;
 
-use prost::Message;
-
 mod encoding;
 mod protos;
 
 use encoding::{
-    arg, descriptor, encode_end, encode_event, encode_slice_event, end_tail, packet, Fields, Fixed,
-    PACKET_FIELD, STATE_CLEARED,
+    descriptor, event_field, packet, packet_field, push_message, sequence_start, slice_end, Cursor,
+    INTERNED_EVENT_NAMES, MESSAGE_SLACK, NEEDS_STATE, PACKET_FIELD, STATE_CLEARED,
 };
 use protos as pb;
 
 pub use encoding::{CLOCK_BOOTTIME, CLOCK_MONOTONIC};
 
-use pb::debug_annotation::Value;
-use pb::track_event::{NameField, Type};
+use pb::track_event::Type;
 
 /// Entries per generation of the tables of recently written instances and
 /// of flows waiting for an end.
@@ -237,17 +235,47 @@ struct Waiting {
     into: Ids,
 }
 
-/// What a node's slices share, encoded once per node and
-/// [`Node::revision`]: the prost encoding of a `TrackEvent` holding only
-/// the name and the shared args. A slice's `TrackEvent` is the encoding of
-/// its own fields (type, track, flows, instance) followed by these bytes:
-/// fields of one message may come in any order, and none is in both parts.
+/// The arg names every track's sequence interns at its start: the iid of
+/// each is its position + 1.
+const ARG_NAMES: [&str; 8] = [
+    "node",
+    "instance",
+    "kind",
+    "queue",
+    "bytes",
+    "global_size",
+    "local_size",
+    "source",
+];
+/// Interned arg name ids (see [`ARG_NAMES`]).
+const ARG_NODE: u64 = 1;
+const ARG_INSTANCE: u64 = 2;
+const ARG_KIND: u64 = 3;
+const ARG_QUEUE: u64 = 4;
+const ARG_BYTES: u64 = 5;
+const ARG_GLOBAL_SIZE: u64 = 6;
+const ARG_LOCAL_SIZE: u64 = 7;
+const ARG_SOURCE: u64 = 8;
+
+/// The interned event name id of `dependency` markers; nodes' slice names
+/// are 2, 3, ... (two per node and revision: task span, device slice).
+const DEPENDENCY_IID: u64 = 1;
+
+/// What a node's slices share, made once per node and [`Node::revision`]:
+/// the names of its two kinds of slices (each an interned event name) and
+/// its args.
 struct NodeEvents {
     revision: u64,
-    /// The device slice's name and args.
-    device: Vec<u8>,
-    /// The task span's name and args.
-    host: Vec<u8>,
+    /// The device slice's name and its interned id.
+    device: String,
+    device_iid: u64,
+    /// The task span's name and its interned id.
+    host: String,
+    host_iid: u64,
+    /// The `DebugAnnotation`s of the node's args but `node` and
+    /// `instance` (`kind`, `queue`, `bytes`, ...), encoded: written on the
+    /// node's first slice on each track (where its name is interned).
+    args: Vec<u8>,
     /// The queue its metadata names (`queue_id`), for instances that do
     /// not say theirs.
     queue: Option<u64>,
@@ -262,6 +290,158 @@ struct QueueTracks {
     name: String,
     /// The latest end on each lane so far.
     lanes: Vec<u64>,
+}
+
+/// A track that holds slices, and its packet sequence.
+#[derive(Debug)]
+struct Track {
+    uuid: u64,
+    sequence: u32,
+    /// Whether its sequence's first packet ([`sequence_start`]) was written.
+    started: bool,
+    /// The sequence's incremental clock: the last timestamp written as a
+    /// delta.
+    clock: u64,
+    /// By event name iid: whether it is interned on the sequence (bits).
+    interned: Vec<u64>,
+}
+
+impl Track {
+    /// Marks `iid` interned; whether it was not yet.
+    fn intern(&mut self, iid: u64) -> bool {
+        let (word, bit) = ((iid / 64) as usize, 1u64 << (iid % 64));
+        if self.interned.len() <= word {
+            self.interned.resize(word + 1, 0);
+        }
+        let new = self.interned[word] & bit == 0;
+        self.interned[word] |= bit;
+        new
+    }
+}
+
+/// An event's name: interned on its sequence, or written out (host waits,
+/// the tracks written at the end: names seldom repeated).
+#[derive(Clone, Copy)]
+enum Name<'a> {
+    Interned(u64, &'a str),
+    Literal(&'a str),
+}
+
+/// What one track event holds beyond its timestamp.
+struct Event<'a> {
+    kind: Type,
+    name: Option<Name<'a>>,
+    /// The `node` and `instance` args.
+    node: Option<u64>,
+    instance: Option<u64>,
+    /// Encoded args written only when `name` is interned by this event:
+    /// on a node's first slice on the track.
+    first_args: &'a [u8],
+    flows: &'a [u64],
+    ends: &'a [u64],
+    /// The timestamp in CLOCK_MONOTONIC, not as a delta on the track's
+    /// clock (leaving that clock as it was).
+    absolute: bool,
+}
+
+impl Event<'static> {
+    /// A slice's end.
+    fn end() -> Event<'static> {
+        Event {
+            kind: Type::SliceEnd,
+            name: None,
+            node: None,
+            instance: None,
+            first_args: &[],
+            flows: &[],
+            ends: &[],
+            absolute: false,
+        }
+    }
+}
+
+/// Appends to `buf` the packet of `e` at `ts` on `track`'s sequence (after
+/// the sequence's first packet if not written yet); returns the bytes
+/// appended.
+fn write_event(buf: &mut Vec<u8>, track: &mut Track, ts: u64, e: &Event) -> usize {
+    let mut n = 0;
+    if !track.started {
+        track.started = true;
+        track.clock = ts;
+        n += sequence_start(buf, track.sequence, track.uuid, ts, &ARG_NAMES);
+    }
+    let (name_len, intern) = match e.name {
+        Some(Name::Interned(iid, name)) => (name.len(), track.intern(iid)),
+        Some(Name::Literal(name)) => (name.len(), false),
+        None => (0, false),
+    };
+    let max = 6 * MESSAGE_SLACK
+        + if intern {
+            name_len + e.first_args.len()
+        } else {
+            name_len
+        }
+        + 10 * (e.flows.len() + e.ends.len());
+    let relative = !e.absolute && ts >= track.clock;
+    let (stamp, clock) = if relative {
+        (ts - track.clock, None)
+    } else {
+        // Earlier than the last delta (slices are written as instances
+        // complete, not in time order): in the trace's own clock.
+        (ts, Some(CLOCK_MONOTONIC))
+    };
+    if relative {
+        track.clock = ts;
+    }
+    let sequence = track.sequence;
+    n + Cursor::append(buf, max, |c| {
+        let p = c.open(PACKET_FIELD);
+        c.uint(packet_field::TIMESTAMP, stamp);
+        if let Some(clock) = clock {
+            c.uint(packet_field::CLOCK_ID, u64::from(clock));
+        }
+        c.uint(packet_field::SEQUENCE, u64::from(sequence));
+        c.uint(packet_field::SEQUENCE_FLAGS, u64::from(NEEDS_STATE));
+        if let (true, Some(Name::Interned(iid, name))) = (intern, e.name) {
+            let i = c.open(packet_field::INTERNED_DATA);
+            c.interned_name(INTERNED_EVENT_NAMES, iid, name);
+            c.close(i);
+        }
+        let t = c.open(packet_field::TRACK_EVENT);
+        c.uint(event_field::TYPE, e.kind as u64);
+        match e.name {
+            Some(Name::Interned(iid, _)) => c.uint(event_field::NAME_IID, iid),
+            Some(Name::Literal(name)) => c.bytes(event_field::NAME, name.as_bytes()),
+            None => {}
+        }
+        if let Some(node) = e.node {
+            c.uint_arg(ARG_NODE, node);
+        }
+        if let Some(instance) = e.instance {
+            c.uint_arg(ARG_INSTANCE, instance);
+        }
+        if intern {
+            c.raw(e.first_args);
+        }
+        c.fixed64s(event_field::FLOW_IDS, e.flows);
+        c.fixed64s(event_field::TERMINATING_FLOW_IDS, e.ends);
+        c.close(t);
+        c.close(p);
+    })
+}
+
+/// Appends the end of the slice last begun on `track` at `ts`: by hand
+/// ([`slice_end`]) when a delta on the track's clock (mostly), else as
+/// [`write_event`] writes any event.
+fn write_end(buf: &mut Vec<u8>, track: &mut Track, ts: u64) -> usize {
+    match u8::try_from(track.sequence) {
+        Ok(sequence) if track.started && ts >= track.clock && sequence < 0x80 => {
+            let delta = ts - track.clock;
+            track.clock = ts;
+            slice_end(buf, sequence, delta)
+        }
+        _ => write_event(buf, track, ts, &Event::end()),
+    }
 }
 
 /// Streams `trace.pftrace`: feed it every [`Record`] before the graph
@@ -287,72 +467,80 @@ pub struct TraceWriter<W: Write> {
     queues: FxHashMap<u64, QueueTracks>,
     /// By node id.
     nodes: PerNode<Option<NodeEvents>>,
+    /// The next interned event name id for a node's names.
+    next_iid: u64,
     /// Instances written or waited for, by key: one table, so that an
     /// edge looks each end up once.
     seen: Recent<InstanceKey, Seen>,
-    /// The fields every slice packet shares, encoded once.
-    fixed: Fixed,
-    /// Reused for markers: the packet's own fields.
-    head: pb::TracePacket,
+    /// The tracks that hold slices, in the order of their first slice
+    /// (track `i`'s sequence is `i + 2`).
+    tracks: Vec<Track>,
+    /// By track uuid (the thread and queue tracks' small numbers): its
+    /// index in `tracks` + 1.
+    track_index: Vec<u32>,
     /// The flows the next slice begins and ends.
     next_flows: Vec<u64>,
     next_ends: Vec<u64>,
-    /// Reused for every `dependency` marker.
-    marker: pb::TrackEvent,
-    /// By track uuid: what follows the timestamp in that track's slice-end
-    /// packets, encoded once (see [`TraceWriter::push_end`]).
-    end_tails: Vec<Vec<u8>>,
-    /// Reused for a named slice's encoded name.
-    name_tail: Vec<u8>,
 }
 
-/// Track uuids below this have their slice-end bytes prepared (the
-/// thread and queue tracks' uuids are small numbers).
-const PREPARED_TRACKS: u64 = 1 << 14;
+/// Track uuids below this are found by [`TraceWriter::track_index`]
+/// directly (the thread and queue tracks' uuids are small numbers).
+const SMALL_TRACKS: u64 = 1 << 14;
 
-/// The args a node's slices share (all but the instance).
-fn node_args(node: &Node) -> Vec<pb::DebugAnnotation> {
-    let mut args = vec![
-        arg("node", Value::UintValue(u64::from(node.id))),
-        arg("kind", Value::StringValue(node.kind.as_str().to_string())),
+/// The args a node's slices share but `node` and `instance`, encoded.
+fn node_args(node: &Node) -> Vec<u8> {
+    fn text(key: u64, value: Option<&str>) -> Option<(u64, Result<u64, ParseIntError>, &str)> {
+        value.map(|v| (key, v.trim().parse::<u64>(), v))
+    }
+    let values = [
+        text(ARG_QUEUE, node.metadata_value(QUEUE_ID_KEY)),
+        text(ARG_BYTES, node.bytes()),
+        text(ARG_GLOBAL_SIZE, node.metadata_value(GLOBAL_SIZE_KEY)),
+        text(ARG_LOCAL_SIZE, node.metadata_value(LOCAL_SIZE_KEY)),
     ];
-    let text = |key: &str, value: Option<&str>| {
-        value.map(|v| match v.trim().parse::<u64>() {
-            Ok(n) => arg(key, Value::UintValue(n)),
-            Err(_) => arg(key, Value::StringValue(v.to_string())),
-        })
-    };
-    args.extend(text("queue", node.metadata_value(QUEUE_ID_KEY)));
-    args.extend(text("bytes", node.bytes()));
-    args.extend(text("global_size", node.metadata_value(GLOBAL_SIZE_KEY)));
-    args.extend(text("local_size", node.metadata_value(LOCAL_SIZE_KEY)));
-    args.extend(
-        node.location()
-            .map(|l| arg("source", Value::StringValue(l))),
-    );
-    args
+    let source = node.location();
+    let kind = node.kind.as_str();
+    let max = 6 * MESSAGE_SLACK
+        + kind.len()
+        + source.as_ref().map_or(0, String::len)
+        + values
+            .iter()
+            .flatten()
+            .map(|(_, _, v)| v.len())
+            .sum::<usize>();
+    let mut buf = Vec::new();
+    Cursor::append(&mut buf, max, |c| {
+        c.string_arg(ARG_KIND, kind);
+        for (key, number, v) in values.into_iter().flatten() {
+            match number {
+                Ok(n) => c.uint_arg(key, n),
+                Err(_) => c.string_arg(key, v),
+            }
+        }
+        if let Some(l) = &source {
+            c.string_arg(ARG_SOURCE, l);
+        }
+    });
+    buf
 }
 
 impl NodeEvents {
-    fn new(node: &Node) -> NodeEvents {
+    /// `node`'s names and args; its names take the interned ids `iid` and
+    /// `iid + 1`.
+    fn new(node: &Node, iid: u64) -> NodeEvents {
         let args = node_args(node);
-        let tail = |name: String| {
-            pb::TrackEvent {
-                name_field: Some(NameField::Name(name)),
-                debug_annotations: args.clone(),
-                ..Default::default()
-            }
-            .encode_to_vec()
-        };
-        let host_name = if node.kind == NodeKind::HostTask {
+        let host = if node.kind == NodeKind::HostTask {
             node.operation.clone()
         } else {
             format!("submit {}", node.operation)
         };
         NodeEvents {
             revision: node.revision(),
-            device: tail(node.operation.clone()),
-            host: tail(host_name),
+            device: node.operation.clone(),
+            device_iid: iid,
+            host,
+            host_iid: iid + 1,
+            args,
             queue: node
                 .metadata_value(QUEUE_ID_KEY)
                 .and_then(|q| q.trim().parse().ok()),
@@ -407,26 +595,12 @@ impl<W: Write> TraceWriter<W> {
             devices: Vec::new(),
             queues: FxHashMap::default(),
             nodes: PerNode::default(),
+            next_iid: DEPENDENCY_IID + 1,
             seen: Recent::default(),
-            head: {
-                let mut p = packet(None);
-                p.timestamp_clock_id = Some(CLOCK_MONOTONIC);
-                p
-            },
-            fixed: Fixed::new(),
+            tracks: Vec::new(),
+            track_index: Vec::new(),
             next_flows: Vec::new(),
             next_ends: Vec::new(),
-            end_tails: Vec::new(),
-            name_tail: Vec::new(),
-            marker: pb::TrackEvent {
-                r#type: Some(Type::Instant as i32),
-                name_field: Some(NameField::Name("dependency".to_string())),
-                debug_annotations: vec![
-                    arg("node", Value::UintValue(0)),
-                    arg("instance", Value::UintValue(0)),
-                ],
-                ..Default::default()
-            },
         };
         let mut snapshot = packet(Some(pb::trace_packet::Data::ClockSnapshot(
             pb::ClockSnapshot {
@@ -460,11 +634,44 @@ impl<W: Write> TraceWriter<W> {
         Ok(t)
     }
 
-    /// Appends one packet (field 1 of `Trace`, length-delimited, by prost).
+    /// Appends one whole-trace packet.
     fn push(&mut self, p: &pb::TracePacket) {
-        let before = self.buf.len();
-        prost::encoding::message::encode(PACKET_FIELD, p, &mut self.buf);
-        self.bytes += (self.buf.len() - before) as u64;
+        self.bytes += push_message(&mut self.buf, p) as u64;
+    }
+
+    /// The index in `tracks` of the track `uuid` (made the first time:
+    /// its sequence is started by its first event).
+    fn track_index(&mut self, uuid: u64) -> usize {
+        if uuid < SMALL_TRACKS {
+            if let Some(&i) = self.track_index.get(uuid as usize) {
+                if i > 0 {
+                    return i as usize - 1;
+                }
+            }
+        } else if let Some(i) = self.tracks.iter().position(|t| t.uuid == uuid) {
+            return i;
+        }
+        let i = self.tracks.len();
+        self.tracks.push(Track {
+            uuid,
+            sequence: i as u32 + 2,
+            started: false,
+            clock: 0,
+            interned: Vec::new(),
+        });
+        if uuid < SMALL_TRACKS {
+            if self.track_index.len() <= uuid as usize {
+                self.track_index.resize(uuid as usize + 1, 0);
+            }
+            self.track_index[uuid as usize] = i as u32 + 1;
+        }
+        i
+    }
+
+    /// Appends `e` at `ts` on track `uuid`.
+    fn event(&mut self, uuid: u64, ts: u64, e: &Event) {
+        let i = self.track_index(uuid);
+        self.bytes += write_event(&mut self.buf, &mut self.tracks[i], ts, e) as u64;
     }
 
     /// Room for about `n` more bytes under the bound for `slices` more
@@ -545,31 +752,35 @@ impl<W: Write> TraceWriter<W> {
         }
     }
 
-    /// An instance's slice on `track` from `begin` to `end`: its node's
-    /// pre-encoded fields `tail`, the instance, and the flows gathered in
-    /// `next_flows`/`next_ends`.
+    /// An instance's slice on `track` from `begin` to `end`, named `name`
+    /// (the node's args `args` with it on the node's first slice on the
+    /// track), with the flows gathered in `next_flows`/`next_ends`.
     fn instance_slice(
         &mut self,
         key: InstanceKey,
         track: u64,
-        begin: u64,
-        end: u64,
-        tail: &[u8],
+        (begin, end): (u64, u64),
+        name: Name,
+        args: &[u8],
     ) -> Anchor {
-        self.bytes += encode_slice_event(
+        let i = self.track_index(track);
+        let t = &mut self.tracks[i];
+        self.bytes += write_event(
             &mut self.buf,
-            &self.fixed,
+            t,
             begin,
-            &Fields {
+            &Event {
                 kind: Type::SliceBegin,
-                track,
+                name: Some(name),
+                node: Some(u64::from(key.0)),
+                instance: Some(key.1),
+                first_args: args,
                 flows: &self.next_flows,
                 ends: &self.next_ends,
-                instance: Some(key.1),
+                absolute: false,
             },
-            tail,
         ) as u64;
-        self.push_end(track, end);
+        self.bytes += write_end(&mut self.buf, t, end) as u64;
         self.slices += 1;
         Anchor {
             key,
@@ -579,51 +790,17 @@ impl<W: Write> TraceWriter<W> {
     }
 
     /// A slice `name` on `track` from `begin` to `end`, with no args or
-    /// flows (host spans, the tracks written at the end): the slice packet
-    /// of [`encode_slice_event`] with the name (`TrackEvent.name`, encoded
-    /// by prost) as its tail.
+    /// flows (host waits, the tracks written at the end).
     fn named_slice(&mut self, track: u64, name: &str, begin: u64, end: u64) {
-        /// `TrackEvent.name`.
-        const NAME: u32 = 23;
-        let mut tail = std::mem::take(&mut self.name_tail);
-        tail.clear();
-        // prost's `string::encode`, which takes a `&String`, field by field.
-        prost::encoding::encode_key(NAME, prost::encoding::WireType::LengthDelimited, &mut tail);
-        prost::encoding::encode_varint(name.len() as u64, &mut tail);
-        tail.extend_from_slice(name.as_bytes());
-        let f = Fields {
+        let e = Event {
             kind: Type::SliceBegin,
-            track,
-            flows: &[],
-            ends: &[],
-            instance: None,
+            name: Some(Name::Literal(name)),
+            ..Event::end()
         };
-        self.bytes += encode_slice_event(&mut self.buf, &self.fixed, begin, &f, &tail) as u64;
-        self.name_tail = tail;
-        self.push_end(track, end);
+        self.event(track, begin, &e);
+        let i = self.track_index(track);
+        self.bytes += write_end(&mut self.buf, &mut self.tracks[i], end) as u64;
         self.slices += 1;
-    }
-
-    /// A slice end at `ns` on `track`. Only its timestamp changes from one
-    /// end to the next on a track: the rest of the packet (the shared
-    /// fields, the track event's type and track) is encoded by
-    /// [`encode_slice_event`] once per track, and each end is the packet's
-    /// key and length, the timestamp, and those bytes (both written by
-    /// prost's encoders, as there).
-    fn push_end(&mut self, track: u64, ns: u64) {
-        let end = Fields::slice_end(track);
-        if track >= PREPARED_TRACKS {
-            self.bytes += encode_slice_event(&mut self.buf, &self.fixed, ns, &end, &[]) as u64;
-            return;
-        }
-        let at = track as usize;
-        if self.end_tails.len() <= at {
-            self.end_tails.resize_with(at + 1, Vec::new);
-        }
-        if self.end_tails[at].is_empty() {
-            self.end_tails[at] = end_tail(&self.fixed, &end);
-        }
-        self.bytes += encode_end(&mut self.buf, ns, &self.end_tails[at]) as u64;
     }
 
     /// A zero-length `dependency` marker at `at` that begins (`out`) or
@@ -632,18 +809,19 @@ impl<W: Write> TraceWriter<W> {
         if !self.room(64, 1) {
             return;
         }
-        let e = &mut self.marker;
-        e.track_uuid = Some(at.track);
-        e.debug_annotations[0].value = Some(Value::UintValue(u64::from(at.key.0)));
-        e.debug_annotations[1].value = Some(Value::UintValue(at.key.1));
-        e.flow_ids.clear();
-        e.terminating_flow_ids.clear();
-        if out {
-            e.flow_ids.push(flow);
-        } else {
-            e.terminating_flow_ids.push(flow);
-        }
-        self.bytes += encode_event(&mut self.buf, &mut self.head, at.ts, &self.marker, &[]) as u64;
+        let flow = [flow];
+        let (flows, ends): (&[u64], &[u64]) = if out { (&flow, &[]) } else { (&[], &flow) };
+        let e = Event {
+            kind: Type::Instant,
+            name: Some(Name::Interned(DEPENDENCY_IID, "dependency")),
+            node: Some(u64::from(at.key.0)),
+            instance: Some(at.key.1),
+            first_args: &[],
+            flows,
+            ends,
+            absolute: true,
+        };
+        self.event(at.track, at.ts, &e);
     }
 
     /// A dependency between two instances: a flow from the producer's
@@ -832,7 +1010,10 @@ impl<W: Write> TraceWriter<W> {
         // Taken out while its slices are written, put back after.
         let events = match self.nodes.slot(done.node).take() {
             Some(e) if e.revision == node.revision() => e,
-            _ => NodeEvents::new(node),
+            _ => {
+                self.next_iid += 2;
+                NodeEvents::new(node, self.next_iid - 2)
+            }
         };
         let submit = submit_flow(key);
         let mut anchor = None;
@@ -845,7 +1026,8 @@ impl<W: Write> TraceWriter<W> {
                 self.next_flows.extend(waiting.out.iter());
                 self.next_ends.extend(waiting.into.iter());
             }
-            anchor = Some(self.instance_slice(key, track, begin, end, &events.host));
+            let name = Name::Interned(events.host_iid, &events.host);
+            anchor = Some(self.instance_slice(key, track, (begin, end), name, &events.args));
         }
         if let Some((start, end)) = device {
             let queue = i.queue.or(events.queue).unwrap_or(u64::MAX);
@@ -857,7 +1039,8 @@ impl<W: Write> TraceWriter<W> {
                 self.next_ends.push(submit);
                 self.flows += 1;
             }
-            anchor = Some(self.instance_slice(key, track, start, end, &events.device));
+            let name = Name::Interned(events.device_iid, &events.device);
+            anchor = Some(self.instance_slice(key, track, (start, end), name, &events.args));
         }
         *self.nodes.slot(done.node) = Some(events);
         self.seen.insert(key, Seen::Written(anchor));
@@ -918,13 +1101,191 @@ impl<W: Write> TraceWriter<W> {
 mod tests {
     use super::*;
     use crate::record::{DeviceTimes, NodeInfo, TimingStatus};
-    use pb::debug_annotation::NameField as ArgName;
 
-    /// `perfetto.protos.Trace`: the file.
-    #[derive(Clone, PartialEq, ::prost::Message)]
-    struct Trace {
-        #[prost(message, repeated, tag = "1")]
-        packet: Vec<pb::TracePacket>,
+    /// The parts of Perfetto's messages these tests read back (the field
+    /// numbers of `protos/perfetto/trace/**.proto`).
+    mod read {
+        #[derive(Clone, PartialEq, ::prost::Message)]
+        pub struct Trace {
+            #[prost(message, repeated, tag = "1")]
+            pub packet: Vec<Packet>,
+        }
+        #[derive(Clone, PartialEq, ::prost::Message)]
+        pub struct Packet {
+            #[prost(uint64, optional, tag = "8")]
+            pub timestamp: Option<u64>,
+            #[prost(uint32, optional, tag = "58")]
+            pub timestamp_clock_id: Option<u32>,
+            #[prost(uint32, optional, tag = "10")]
+            pub sequence: Option<u32>,
+            #[prost(uint32, optional, tag = "13")]
+            pub sequence_flags: Option<u32>,
+            #[prost(message, optional, tag = "12")]
+            pub interned: Option<Interned>,
+            #[prost(message, optional, tag = "59")]
+            pub defaults: Option<Defaults>,
+            #[prost(message, optional, tag = "6")]
+            pub clock_snapshot: Option<Snapshot>,
+            #[prost(message, optional, tag = "11")]
+            pub track_event: Option<Event>,
+        }
+        #[derive(Clone, PartialEq, ::prost::Message)]
+        pub struct Interned {
+            #[prost(message, repeated, tag = "2")]
+            pub event_names: Vec<Name>,
+            #[prost(message, repeated, tag = "3")]
+            pub arg_names: Vec<Name>,
+        }
+        #[derive(Clone, PartialEq, ::prost::Message)]
+        pub struct Name {
+            #[prost(uint64, optional, tag = "1")]
+            pub iid: Option<u64>,
+            #[prost(string, optional, tag = "2")]
+            pub name: Option<String>,
+        }
+        #[derive(Clone, PartialEq, ::prost::Message)]
+        pub struct Defaults {
+            #[prost(uint32, optional, tag = "58")]
+            pub clock: Option<u32>,
+            #[prost(message, optional, tag = "11")]
+            pub track_event: Option<EventDefaults>,
+        }
+        #[derive(Clone, PartialEq, ::prost::Message)]
+        pub struct EventDefaults {
+            #[prost(uint64, optional, tag = "11")]
+            pub track_uuid: Option<u64>,
+        }
+        #[derive(Clone, PartialEq, ::prost::Message)]
+        pub struct Snapshot {
+            #[prost(message, repeated, tag = "1")]
+            pub clocks: Vec<Clock>,
+        }
+        #[derive(Clone, PartialEq, ::prost::Message)]
+        pub struct Clock {
+            #[prost(uint32, optional, tag = "1")]
+            pub id: Option<u32>,
+            #[prost(uint64, optional, tag = "2")]
+            pub timestamp: Option<u64>,
+            #[prost(bool, optional, tag = "3")]
+            pub incremental: Option<bool>,
+        }
+        #[derive(Clone, PartialEq, ::prost::Message)]
+        pub struct Event {
+            #[prost(int32, optional, tag = "9")]
+            pub r#type: Option<i32>,
+            #[prost(uint64, optional, tag = "11")]
+            pub track_uuid: Option<u64>,
+            #[prost(uint64, optional, tag = "10")]
+            pub name_iid: Option<u64>,
+            #[prost(string, optional, tag = "23")]
+            pub name: Option<String>,
+            #[prost(message, repeated, tag = "4")]
+            pub args: Vec<Arg>,
+            #[prost(fixed64, repeated, packed = "false", tag = "47")]
+            pub flow_ids: Vec<u64>,
+            #[prost(fixed64, repeated, packed = "false", tag = "48")]
+            pub terminating_flow_ids: Vec<u64>,
+        }
+        #[derive(Clone, PartialEq, ::prost::Message)]
+        pub struct Arg {
+            #[prost(uint64, optional, tag = "1")]
+            pub name_iid: Option<u64>,
+            #[prost(uint64, optional, tag = "3")]
+            pub uint_value: Option<u64>,
+            #[prost(string, optional, tag = "6")]
+            pub string_value: Option<String>,
+        }
+    }
+
+    /// A track event as Perfetto reads it: its sequence's defaults,
+    /// interned names and incremental clock resolved.
+    #[derive(Debug)]
+    struct Ev {
+        kind: i32,
+        track: u64,
+        ts: u64,
+        name: String,
+        args: Vec<(String, u64)>,
+        flow_ids: Vec<u64>,
+        terminating_flow_ids: Vec<u64>,
+    }
+
+    #[derive(Default)]
+    struct SequenceState {
+        event_names: FxHashMap<u64, String>,
+        arg_names: FxHashMap<u64, String>,
+        track: Option<u64>,
+        clock: Option<u32>,
+        /// The incremental clock's last value and its CLOCK_MONOTONIC
+        /// offset.
+        last: u64,
+        offset: u64,
+    }
+
+    fn events(bytes: &[u8]) -> Vec<Ev> {
+        let trace = <read::Trace as prost::Message>::decode(bytes).expect("the file parses");
+        let mut seqs: FxHashMap<u32, SequenceState> = FxHashMap::default();
+        let mut out = Vec::new();
+        for p in trace.packet {
+            let seq = p.sequence.expect("every packet has a sequence");
+            if p.sequence_flags.unwrap_or(0) & STATE_CLEARED != 0 {
+                seqs.insert(seq, SequenceState::default());
+            }
+            let st = seqs.entry(seq).or_default();
+            if let Some(d) = p.defaults {
+                st.clock = d.clock;
+                st.track = d.track_event.and_then(|e| e.track_uuid);
+            }
+            if let Some(i) = p.interned {
+                for n in i.event_names {
+                    st.event_names.insert(n.iid.unwrap(), n.name.unwrap());
+                }
+                for n in i.arg_names {
+                    st.arg_names.insert(n.iid.unwrap(), n.name.unwrap());
+                }
+            }
+            if let Some(s) = p.clock_snapshot {
+                let at = |id| s.clocks.iter().find(|c| c.id == Some(id));
+                if let (Some(inc), Some(mono)) =
+                    (at(encoding::INCREMENTAL_CLOCK), at(CLOCK_MONOTONIC))
+                {
+                    assert_eq!(inc.incremental, Some(true));
+                    st.last = inc.timestamp.unwrap();
+                    st.offset = mono.timestamp.unwrap() - st.last;
+                }
+                continue;
+            }
+            let Some(e) = p.track_event else { continue };
+            let mut ts = p.timestamp.expect("an event has a timestamp");
+            match p.timestamp_clock_id.or(st.clock) {
+                Some(encoding::INCREMENTAL_CLOCK) => {
+                    st.last += ts;
+                    ts = st.last + st.offset;
+                }
+                Some(CLOCK_MONOTONIC) => {}
+                c => panic!("clock {c:?}"),
+            }
+            let name = match (e.name_iid, e.name) {
+                (Some(iid), _) => st.event_names[&iid].clone(),
+                (None, Some(n)) => n,
+                (None, None) => String::new(),
+            };
+            let args = e
+                .args
+                .iter()
+                .filter_map(|a| Some((st.arg_names[&a.name_iid?].clone(), a.uint_value?)))
+                .collect();
+            out.push(Ev {
+                kind: e.r#type.unwrap_or(0),
+                track: e.track_uuid.or(st.track).expect("a track"),
+                ts,
+                name,
+                args,
+                flow_ids: e.flow_ids,
+                terminating_flow_ids: e.terminating_flow_ids,
+            });
+        }
+        out
     }
 
     fn graph_with_kernel() -> TaskGraph {
@@ -967,18 +1328,6 @@ mod tests {
         }
     }
 
-    fn events(bytes: &[u8]) -> Vec<pb::TrackEvent> {
-        let trace = <Trace as prost::Message>::decode(bytes).expect("the file parses");
-        trace
-            .packet
-            .into_iter()
-            .filter_map(|p| match p.data {
-                Some(pb::trace_packet::Data::TrackEvent(e)) => Some(e),
-                _ => None,
-            })
-            .collect()
-    }
-
     #[test]
     fn slices_and_flows_of_a_dependency_known_before_and_after() {
         let g = graph_with_kernel();
@@ -1006,12 +1355,12 @@ mod tests {
         let ev = events(t.get_ref());
         let begins: Vec<_> = ev
             .iter()
-            .filter(|e| e.r#type == Some(Type::SliceBegin as i32))
+            .filter(|e| e.kind == Type::SliceBegin as i32)
             .collect();
         assert_eq!(begins.len(), 6); // a task span and a device slice each
         let markers: Vec<_> = ev
             .iter()
-            .filter(|e| e.r#type == Some(Type::Instant as i32))
+            .filter(|e| e.kind == Type::Instant as i32)
             .collect();
         assert_eq!(markers.len(), 1, "one marker for the late edge, once");
         let d1 = edge_flow((0, 1), (0, 2));
@@ -1026,22 +1375,13 @@ mod tests {
             1
         );
         assert_eq!(markers[0].flow_ids, vec![d2]);
-        assert_eq!(
-            markers[0].name_field,
-            Some(NameField::Name("dependency".into()))
-        );
-        let args: Vec<_> = markers[0]
-            .debug_annotations
-            .iter()
-            .map(|a| (a.name_field.clone(), a.value.clone()))
-            .collect();
+        assert_eq!(markers[0].name, "dependency");
+        assert_eq!(markers[0].ts, 1000, "at the producer slice's start");
         for (name, value) in [("node", 0), ("instance", 1)] {
             assert!(
-                args.contains(&(
-                    Some(ArgName::Name(name.into())),
-                    Some(Value::UintValue(value))
-                )),
-                "{args:?}"
+                markers[0].args.contains(&(name.to_string(), value)),
+                "{:?}",
+                markers[0].args
             );
         }
         assert!(begins[5].terminating_flow_ids.contains(&d2));
@@ -1085,17 +1425,59 @@ mod tests {
     }
 
     #[test]
-    fn a_prepared_slice_end_is_the_packet_encoded_whole() {
-        let fixed = Fixed::new();
-        for track in [2, 3, 129, 200, 16_383, 1 << 20] {
-            let end = Fields::slice_end(track);
-            let tail = end_tail(&fixed, &end);
-            for ts in [0, 1, 127, 128, 1 << 40, 1_700_000_000_123_456_789, u64::MAX] {
-                let (mut whole, mut prepared) = (Vec::new(), Vec::new());
-                let n = encode_slice_event(&mut whole, &fixed, ts, &end, &[]);
-                assert_eq!(encode_end(&mut prepared, ts, &tail), n);
-                assert_eq!(prepared, whole, "track {track}, ts {ts}");
+    fn a_hand_laid_slice_end_is_the_packet_write_event_writes() {
+        for sequence in [2, 3, 100, 127] {
+            for (clock, ts) in [(0, 0), (5, 127), (5, 133), (1 << 40, (1 << 40) + 1_000_000)] {
+                let track = || Track {
+                    uuid: 7,
+                    sequence,
+                    started: true,
+                    clock,
+                    interned: Vec::new(),
+                };
+                let (mut whole, mut laid) = (Vec::new(), Vec::new());
+                let n = write_event(&mut whole, &mut track(), ts, &Event::end());
+                assert_eq!(write_end(&mut laid, &mut track(), ts), n);
+                assert_eq!(laid, whole, "sequence {sequence}, ts {ts}");
             }
+        }
+    }
+
+    #[test]
+    fn slices_read_back_with_their_names_times_tracks_and_args() {
+        let g = graph_with_kernel();
+        let mut t =
+            TraceWriter::new(Vec::new(), 1, "p", &[(CLOCK_MONOTONIC, 5)], u64::MAX).unwrap();
+        // 2 is written before 1: its times are earlier than the track's
+        // clock when 1 is written after.
+        for (i, start) in [(2, 5000), (1, 1000), (3, 9000)] {
+            t.write(&g, &kernel(i, start));
+        }
+        t.flush().unwrap();
+        let ev = events(t.get_ref());
+        let begins: Vec<_> = ev
+            .iter()
+            .filter(|e| e.kind == Type::SliceBegin as i32)
+            .collect();
+        let ends: Vec<_> = ev
+            .iter()
+            .filter(|e| e.kind == Type::SliceEnd as i32)
+            .collect();
+        assert_eq!((begins.len(), ends.len()), (6, 6));
+        for (k, (i, start)) in [(2, 5000), (1, 1000), (3, 9000)].into_iter().enumerate() {
+            let (host, device) = (begins[2 * k], begins[2 * k + 1]);
+            assert_eq!((host.name.as_str(), host.ts), ("submit saxpy", start - 50));
+            assert_eq!((device.name.as_str(), device.ts), ("saxpy", start));
+            assert_eq!(ends[2 * k].ts, start - 40);
+            assert_eq!(ends[2 * k + 1].ts, start + 10);
+            assert_eq!(host.track, thread_uuid(1));
+            // 1 comes before 2, written first: on the queue's second lane.
+            assert_eq!(device.track, queue_uuid(0, usize::from(i == 1)));
+            assert!(device.args.contains(&("instance".to_string(), i)));
+            assert!(device.args.contains(&("node".to_string(), 0)));
+            // The node's own args on its first slice on each track only.
+            let queue_arg = device.args.iter().any(|(n, _)| n == "queue");
+            assert_eq!(queue_arg, k < 2, "{:?}", device.args);
         }
     }
 
