@@ -37,6 +37,21 @@ fn the_demo_trace_has_every_timed_command_and_every_instance_edge() {
     // The critical path as a track of its own: one slice per row of
     // critical_path.csv (the checker compares the two counts).
     assert!(count(&summary, "critical path slices") >= 10, "{summary}");
+    // Each timed row against its slices, an oracle apart from the writer
+    // (the checker reads the trace with Perfetto's protos and its trace
+    // processor's sequence rules: interned names, incremental clocks):
+    // the device slice has the row's name, start and end and is on the
+    // row's queue track; its task span is on the row's thread track.
+    let timed = count(&summary, "timed kernels.csv rows");
+    assert_eq!(
+        count(&summary, "device slices on their row's queue track"),
+        timed,
+        "{summary}"
+    );
+    assert!(
+        count(&summary, "task spans on their row's thread") >= timed / 2,
+        "{summary}"
+    );
     let stderr = traced.stderr();
     assert!(!stderr.contains("trace.pftrace"), "{stderr}");
 }

@@ -380,3 +380,84 @@ pub(super) fn slice_end(buf: &mut Vec<u8>, sequence: u8, delta: u64) -> usize {
     buf.extend_from_slice(&a[..n]);
     n
 }
+
+/// The fixed part of a node's slice begins on a track whose first slice
+/// of the node was written: the track event's type, interned name and
+/// `node` arg, encoded once per node (see [`slice_begin`]).
+pub(super) fn begin_head(name_iid: u64, node: u64) -> Vec<u8> {
+    let mut head = Vec::new();
+    Cursor::append(&mut head, 3 * MESSAGE_SLACK, |c| {
+        c.uint(event_field::TYPE, pb::track_event::Type::SliceBegin as u64);
+        c.uint(event_field::NAME_IID, name_iid);
+        c.uint_arg(super::ARG_NODE, node);
+    });
+    head
+}
+
+/// The most flows [`slice_begin`] lays out.
+pub(super) const LAID_FLOWS: usize = 4;
+
+/// Appends to `buf` a slice begin at `delta` ns after the previous event
+/// on sequence `sequence` (below 128), `head` (from [`begin_head`], at
+/// most 32 bytes) then the `instance` arg and the flows (at most
+/// [`LAID_FLOWS`] in all): the packet [`super`]'s `write_event` writes for
+/// a node's slice when its name is already interned, laid out by hand.
+#[inline(always)]
+pub(super) fn slice_begin(
+    buf: &mut Vec<u8>,
+    sequence: u8,
+    delta: u64,
+    head: &[u8],
+    instance: u64,
+    (flows, ends): (&[u64], &[u64]),
+) -> usize {
+    use packet_field::{SEQUENCE, SEQUENCE_FLAGS, TIMESTAMP, TRACK_EVENT};
+    let key = |field: u32, wire: u32| (field << 3 | wire) as u8;
+    fn varint(a: &mut [u8; 128], mut n: usize, mut v: u64) -> usize {
+        while v >= 0x80 {
+            a[n] = (v as u8 & 0x7f) | 0x80;
+            v >>= 7;
+            n += 1;
+        }
+        a[n] = v as u8;
+        n + 1
+    }
+    let mut a = [0u8; 128];
+    a[0] = key(PACKET_FIELD, 2);
+    a[2] = key(TIMESTAMP, 0);
+    let mut n = varint(&mut a, 3, delta);
+    a[n..n + 5].copy_from_slice(&[
+        key(SEQUENCE, 0),
+        sequence,
+        key(SEQUENCE_FLAGS, 0),
+        NEEDS_STATE as u8,
+        key(TRACK_EVENT, 2),
+    ]);
+    n += 6;
+    let event = n;
+    a[n..n + head.len()].copy_from_slice(head);
+    n += head.len();
+    // The `instance` arg: a DebugAnnotation {name_iid, uint_value}.
+    a[n] = key(event_field::ARGS, 2);
+    a[n + 2] = key(1, 0);
+    a[n + 3] = super::ARG_INSTANCE as u8;
+    a[n + 4] = key(3, 0);
+    let arg = n + 2;
+    n = varint(&mut a, n + 5, instance);
+    a[arg - 1] = (n - arg) as u8;
+    for (field, ids) in [
+        (event_field::FLOW_IDS, flows),
+        (event_field::TERMINATING_FLOW_IDS, ends),
+    ] {
+        let k = u64::from(field << 3 | 1);
+        for id in ids {
+            n = varint(&mut a, n, k);
+            a[n..n + 8].copy_from_slice(&id.to_le_bytes());
+            n += 8;
+        }
+    }
+    a[event - 1] = (n - event) as u8;
+    a[1] = (n - 2) as u8;
+    buf.extend_from_slice(&a[..n]);
+    n
+}
