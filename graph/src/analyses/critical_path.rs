@@ -809,7 +809,8 @@ impl CriticalPath {
             });
         }
         // Newest first: the new step, then the chain back to its base.
-        let mut steps = vec![step];
+        let mut steps = Vec::with_capacity(depth as usize);
+        steps.push(step);
         let base = self.chains.walk(&parent, |s| steps.push(*s));
         let mut folded = base.map(|f| (**f).clone()).unwrap_or_default();
         let keep = self.max_steps;

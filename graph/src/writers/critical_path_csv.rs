@@ -11,6 +11,8 @@ use std::io::{self, Write};
 
 use crate::analyses::critical_path::PathReport;
 use crate::model::TaskGraph;
+use crate::record::NodeId;
+use crate::writers::csv_fields::{push_field, push_number};
 use crate::writers::dot_ids::push_node_dot_id;
 
 /// The critical path file.
@@ -32,39 +34,77 @@ pub const CRITICAL_PATH_COLUMNS: [&str; 12] = [
     "gap_cause",
 ];
 
-/// Write `critical_path.csv` for `report` to `w`.
+/// Rows are handed to the writer in blocks of about this many bytes.
+const BLOCK_BYTES: usize = 64 * 1024;
+
+/// Write `critical_path.csv` for `report` to `w`: byte for byte what the
+/// csv crate writes with its defaults ([`crate::writers::csv_fields`]),
+/// written by hand because the path has up to 2 x 65,536 rows and is
+/// rewritten with every snapshot (the csv crate's per-field machinery cost
+/// about twice the row).
 pub fn write_critical_path_csv<W: Write>(
-    w: W,
+    mut w: W,
     graph: &TaskGraph,
     report: &PathReport,
 ) -> io::Result<()> {
-    let mut csv = csv::WriterBuilder::new().has_headers(false).from_writer(w);
-    csv.write_record(CRITICAL_PATH_COLUMNS)?;
-    // Field by field from borrowed text and itoa's stack buffers: the path
-    // has up to 2 x 65,536 rows and is rewritten with every snapshot.
-    let number = |csv: &mut csv::Writer<W>, n: u64| csv.write_field(itoa::Buffer::new().format(n));
-    // The `node` column, in one String for every row.
-    let mut key = String::new();
-    for (i, s) in report.steps.iter().enumerate() {
-        let node = graph.node(s.key.0);
-        number(&mut csv, report.folded_steps + i as u64 + 1)?;
-        csv.write_field(s.kind.as_str())?;
-        csv.write_field(node.map_or("", |n| n.operation.as_str()))?;
-        key.clear();
-        push_node_dot_id(&mut key, s.key.0);
-        csv.write_field(&key)?;
-        number(&mut csv, s.key.1)?;
-        csv.write_field(node.and_then(|n| n.source_file.as_deref()).unwrap_or(""))?;
-        match node.and_then(|n| n.source_line) {
-            Some(line) => number(&mut csv, u64::from(line))?,
-            None => csv.write_field("")?,
+    let mut out = Vec::with_capacity(BLOCK_BYTES + 1024);
+    for (i, column) in CRITICAL_PATH_COLUMNS.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
         }
-        number(&mut csv, s.start_ns)?;
-        number(&mut csv, s.end_ns)?;
-        number(&mut csv, s.duration_ns())?;
-        number(&mut csv, s.gap_before_ns)?;
-        csv.write_field(s.cause.as_str())?;
-        csv.write_record(None::<&[u8]>)?;
+        push_field(&mut out, column);
     }
-    csv.flush()
+    out.push(b'\n');
+    let mut num = itoa::Buffer::new();
+    // The node's own columns, escaped once for a run of steps of one node.
+    let mut node_text: Option<(NodeId, Vec<u8>, Vec<u8>)> = None;
+    for (i, s) in report.steps.iter().enumerate() {
+        if node_text.as_ref().is_none_or(|(id, _, _)| *id != s.key.0) {
+            let node = graph.node(s.key.0);
+            // `name,node,` and `source_file,source_line,`.
+            let mut head = Vec::with_capacity(64);
+            push_field(&mut head, node.map_or("", |n| n.operation.as_str()));
+            head.push(b',');
+            let mut key = String::new();
+            push_node_dot_id(&mut key, s.key.0);
+            push_field(&mut head, &key);
+            head.push(b',');
+            let mut source = Vec::with_capacity(64);
+            push_field(
+                &mut source,
+                node.and_then(|n| n.source_file.as_deref()).unwrap_or(""),
+            );
+            source.push(b',');
+            push_number(
+                &mut source,
+                &mut num,
+                node.and_then(|n| n.source_line).map(u64::from),
+            );
+            source.push(b',');
+            node_text = Some((s.key.0, head, source));
+        }
+        let Some((_, head, source)) = &node_text else {
+            continue;
+        };
+        push_number(&mut out, &mut num, Some(report.folded_steps + i as u64 + 1));
+        out.push(b',');
+        push_field(&mut out, s.kind.as_str());
+        out.push(b',');
+        out.extend_from_slice(head);
+        push_number(&mut out, &mut num, Some(s.key.1));
+        out.push(b',');
+        out.extend_from_slice(source);
+        for n in [s.start_ns, s.end_ns, s.duration_ns(), s.gap_before_ns] {
+            push_number(&mut out, &mut num, Some(n));
+            out.push(b',');
+        }
+        push_field(&mut out, s.cause.as_str());
+        out.push(b'\n');
+        if out.len() >= BLOCK_BYTES {
+            w.write_all(&out)?;
+            out.clear();
+        }
+    }
+    w.write_all(&out)?;
+    w.flush()
 }

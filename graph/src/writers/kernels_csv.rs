@@ -22,6 +22,7 @@ use crate::instance::{Completed, Instance};
 use crate::model::TaskGraph;
 use crate::node::{Node, GLOBAL_SIZE_KEY, LOCAL_SIZE_KEY, QUEUE_ID_KEY};
 use crate::record::NodeId;
+use crate::writers::csv_fields::{push_field, push_number};
 use crate::writers::dot_ids::node_dot_id;
 
 /// The header of `kernels.csv`.
@@ -49,37 +50,6 @@ pub const KERNEL_COLUMNS: [&str; 18] = [
 /// Buffered rows are handed to the underlying writer once they reach this
 /// many bytes (the csv crate's default buffer size).
 const BUFFER_BYTES: usize = 8 * 1024;
-
-/// Appends `field` as the csv crate writes it with its defaults
-/// (`QuoteStyle::Necessary`, `,` delimiter, `\n` terminator): quoted, with
-/// `"` doubled, when it holds a `,`, `"`, `\r` or `\n`; as it is otherwise
-/// (an empty field too: a row has more than one field).
-fn push_field(out: &mut Vec<u8>, field: &str) {
-    let bytes = field.as_bytes();
-    if !bytes
-        .iter()
-        .any(|&b| matches!(b, b',' | b'"' | b'\r' | b'\n'))
-    {
-        out.extend_from_slice(bytes);
-        return;
-    }
-    out.push(b'"');
-    for part in bytes.split_inclusive(|&b| b == b'"') {
-        out.extend_from_slice(part);
-        if part.last() == Some(&b'"') {
-            out.push(b'"');
-        }
-    }
-    out.push(b'"');
-}
-
-/// Appends a number, or nothing for `None` (an empty field).
-#[inline(always)]
-fn push_number(out: &mut Vec<u8>, num: &mut itoa::Buffer, value: Option<u64>) {
-    if let Some(v) = value {
-        out.extend_from_slice(num.format(v).as_bytes());
-    }
-}
 
 /// The columns of a node's rows that are the same for all its instances,
 /// escaped once: `text` holds, back to back, `name,kind,node_id,` (up to
