@@ -280,3 +280,19 @@ pub fn check_with_dot_binary(text: &str) -> bool {
     assert!(svg.contains("<svg"), "no svg output");
     true
 }
+
+/// Strings that CSV quoting must get right: commas, quotes, CR, LF, empty.
+pub const CSV_TRICKY: [&str; 12] = [
+    "",
+    "plain",
+    "a,b",
+    "say \"hi\"",
+    "\"",
+    "\"\"",
+    "line\nbreak",
+    "cr\rlf\r\n",
+    ",",
+    " ",
+    "tab\there",
+    "é, \"ü\"\n",
+];
