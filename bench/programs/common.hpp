@@ -3,13 +3,20 @@
 // clock, inside the process (start-up, device discovery and warm-up excluded),
 // and prints one line the script parses:
 //     us_per_task <microseconds of wall time per submitted task>
+// In their `self-timed` mode they also time every command they submit
+// themselves (SelfTimer below) and print, before that line,
+//     self_timed commands <read> device_ns <sum of end - start>
 #pragma once
 
+#include <sycl/sycl.hpp>
+
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace bench {
 
@@ -35,6 +42,63 @@ inline void settle() {
   if (!value || !*value) return;
   long ms = std::strtol(value, nullptr, 10);
   if (ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+}
+
+// The cheapest way the SYCL API lets a program time each of its own
+// commands: keep the events of the last `window` commands and read
+// command_start/command_end of each once, when it leaves the window (it is
+// then long done: `window` commands were submitted after it on an in-order
+// queue), and of the rest after the final wait (finish()). The durations are
+// summed, so that the reads cannot be dropped as unused. One SelfTimer per
+// submitting thread; the benchmark's `self-timed` configuration.
+class SelfTimer {
+ public:
+  static constexpr size_t kDefaultWindow = 64;
+
+  explicit SelfTimer(size_t window = kDefaultWindow) : events_(window) {}
+
+  // Takes the event of the command just submitted.
+  void add(sycl::event event) {
+    sycl::event &slot = events_[added_ % events_.size()];
+    if (added_ >= events_.size()) read(slot);
+    slot = std::move(event);
+    ++added_;
+  }
+
+  // Reads the events still in the window, oldest first (after the final wait).
+  void finish() {
+    const size_t window = events_.size();
+    const size_t first = added_ > window ? added_ - window : 0;
+    for (size_t k = first; k < added_; ++k) read(events_[k % window]);
+    added_ = 0;
+  }
+
+  uint64_t device_ns() const { return device_ns_; }
+  uint64_t commands_read() const { return read_; }
+
+ private:
+  void read(const sycl::event &event) {
+    const uint64_t start = event.get_profiling_info<sycl::info::event_profiling::command_start>();
+    const uint64_t end = event.get_profiling_info<sycl::info::event_profiling::command_end>();
+    device_ns_ += end - start;
+    ++read_;
+  }
+
+  std::vector<sycl::event> events_;
+  size_t added_ = 0;
+  uint64_t device_ns_ = 0;
+  uint64_t read_ = 0;
+};
+
+// Prints what the self-timers of all threads read (before report()).
+inline void report_self_timed(const std::vector<SelfTimer> &timers) {
+  uint64_t read = 0, ns = 0;
+  for (const SelfTimer &t : timers) {
+    read += t.commands_read();
+    ns += t.device_ns();
+  }
+  std::printf("self_timed commands %llu device_ns %llu\n", (unsigned long long)read,
+              (unsigned long long)ns);
 }
 
 inline void report(clock::time_point start, clock::time_point stop, long tasks) {

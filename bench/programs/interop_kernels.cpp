@@ -1,4 +1,4 @@
-// interop_kernels N
+// interop_kernels N [noprof|self-timed]
 //
 // A kernel workload: N launches of a small real device kernel (OpenCL C
 // compiled on the queue's native cl_context and wrapped with
@@ -6,7 +6,9 @@
 // here) on an in-order queue created with enable_profiling. Each launch does
 // a little arithmetic on 4096 floats, so per-launch device work is of the
 // order of the launch cost itself. Timed: the submission loop plus the final
-// wait (after a short untimed warm-up).
+// wait (after a short untimed warm-up). `noprof`: the queue is made without
+// enable_profiling. `self-timed`: the program times every launch itself
+// (bench::SelfTimer, window 64; the reads are timed too).
 #include <sycl/sycl.hpp>
 #include <CL/cl.h>
 
@@ -37,11 +39,13 @@ sycl::kernel build_kernel(const sycl::queue &q) {
 }  // namespace
 
 int main(int argc, char **argv) {
-  const bool profiling = !(argc == 3 && std::string(argv[2]) == "noprof");
-  if (argc != 2 && profiling) {
-    std::fprintf(stderr, "usage: %s N [noprof]\n", argv[0]);
+  const std::string mode = argc == 3 ? argv[2] : "";
+  if (argc < 2 || argc > 3 || (argc == 3 && mode != "noprof" && mode != "self-timed")) {
+    std::fprintf(stderr, "usage: %s N [noprof|self-timed]\n", argv[0]);
     return 2;
   }
+  const bool profiling = mode != "noprof";
+  const bool self_timed = mode == "self-timed";
   const long n = bench::parse_count(argv[1], "N");
   sycl::queue q = profiling
                       ? sycl::queue{sycl::property_list{sycl::property::queue::in_order(),
@@ -52,24 +56,28 @@ int main(int argc, char **argv) {
   q.fill(x, 1.0f, kItems).wait();
   const float a = 0.5f, b = 0.5f;  // v -> v/2 + 1/2 keeps 1.0 fixed
 
-  for (int w = 0; w < kWarmup; ++w) {
-    q.submit([&](sycl::handler &h) {
+  auto launch = [&] {
+    return q.submit([&](sycl::handler &h) {
       h.set_args(x, a, b);
       h.parallel_for(sycl::range<1>{kItems}, kernel);
     });
-  }
+  };
+  for (int w = 0; w < kWarmup; ++w) launch();
   q.wait();
   bench::settle();
 
+  std::vector<bench::SelfTimer> timers(1);
   const auto start = bench::clock::now();
-  for (long i = 0; i < n; ++i) {
-    q.submit([&](sycl::handler &h) {
-      h.set_args(x, a, b);
-      h.parallel_for(sycl::range<1>{kItems}, kernel);
-    });
+  if (self_timed) {
+    for (long i = 0; i < n; ++i) timers[0].add(launch());
+    q.wait();
+    timers[0].finish();
+  } else {
+    for (long i = 0; i < n; ++i) launch();
+    q.wait();
   }
-  q.wait();
   const auto stop = bench::clock::now();
+  if (self_timed) bench::report_self_timed(timers);
   bench::report(start, stop, n);
 
   std::vector<float> back(kItems);

@@ -1,4 +1,4 @@
-// tiny_memcpy N THREADS [own|shared]
+// tiny_memcpy N THREADS [own|shared] [self-timed]
 //
 // The worst case for a tracer: N 64-byte USM device-to-device memcpys on
 // in-order queues created with enable_profiling, i.e. almost no device work per
@@ -8,10 +8,14 @@
 // one queue. Each thread submits its share and then waits on its queue; the
 // timed region runs from the moment all threads are released to the end of the
 // last wait. A short warm-up (not timed) runs first on every queue.
+// With `self-timed` each thread also times every memcpy it submits, as a
+// program measuring itself would (bench::SelfTimer: the last 64 events kept,
+// each read once it leaves the window, the rest after the wait; timed too).
 #include <sycl/sycl.hpp>
 
 #include <barrier>
 #include <cstring>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -30,17 +34,19 @@ sycl::queue make_queue() {
 }  // namespace
 
 int main(int argc, char **argv) {
-  if (argc < 3 || argc > 4) {
-    std::fprintf(stderr, "usage: %s N THREADS [own|shared]\n", argv[0]);
+  bool shared = false, self_timed = false, bad = argc < 3;
+  for (int a = 3; a < argc; ++a) {
+    const std::string arg = argv[a];
+    if (a == 3 && (arg == "own" || arg == "shared")) shared = arg == "shared";
+    else if (a == argc - 1 && arg == "self-timed") self_timed = true;
+    else bad = true;
+  }
+  if (bad) {
+    std::fprintf(stderr, "usage: %s N THREADS [own|shared] [self-timed]\n", argv[0]);
     return 2;
   }
   const long n = bench::parse_count(argv[1], "N");
   const long threads = bench::parse_count(argv[2], "THREADS");
-  const bool shared = argc == 4 && std::strcmp(argv[3], "shared") == 0;
-  if (argc == 4 && !shared && std::strcmp(argv[3], "own") != 0) {
-    std::fprintf(stderr, "third argument must be own or shared\n");
-    return 2;
-  }
 
   const long queues_needed = shared ? 1 : threads;
   std::vector<sycl::queue> queues;
@@ -58,6 +64,7 @@ int main(int argc, char **argv) {
   }
   bench::settle();
 
+  std::vector<bench::SelfTimer> timers(threads);
   std::barrier sync(threads + 1);
   std::vector<std::thread> workers;
   for (long t = 0; t < threads; ++t) {
@@ -65,8 +72,15 @@ int main(int argc, char **argv) {
     workers.emplace_back([&, t, share] {
       sycl::queue &q = queues[shared ? 0 : t];
       sync.arrive_and_wait();
-      for (long i = 0; i < share; ++i) q.memcpy(dst[t], src[t], kBytes);
-      q.wait();
+      if (self_timed) {
+        bench::SelfTimer &timer = timers[t];
+        for (long i = 0; i < share; ++i) timer.add(q.memcpy(dst[t], src[t], kBytes));
+        q.wait();
+        timer.finish();
+      } else {
+        for (long i = 0; i < share; ++i) q.memcpy(dst[t], src[t], kBytes);
+        q.wait();
+      }
       sync.arrive_and_wait();
     });
   }
@@ -75,6 +89,7 @@ int main(int argc, char **argv) {
   sync.arrive_and_wait();
   const auto stop = bench::clock::now();
   for (auto &w : workers) w.join();
+  if (self_timed) bench::report_self_timed(timers);
   bench::report(start, stop, n);
 
   for (long t = 0; t < threads; ++t) {
