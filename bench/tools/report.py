@@ -131,78 +131,100 @@ def fmt(v, width, digits=2):
     return f"{v:.{digits}f}".rjust(width)
 
 
+# Wall clock (issue 29 item 3): (numerator, denominator, target or None,
+# what the ratio says). The verdict is on the median of the per-round
+# ratios: both runs of a round ran minutes apart at most, under the same
+# load; the ratio of the medians is shown beside it.
+WALL_RATIOS = (
+    ("syclgraph", "selftimed", 1.05,
+     "(a) syclgraph, every output on / the program timing its own commands"),
+    ("notiming", "empty", 1.05,
+     "(b) syclgraph with SYCLGRAPH_DEVICE_TIMING=0 / empty subscriber"),
+    ("aa", "empty", None, "A/A: empty subscriber / itself, the noise floor"),
+    ("selftimed", "empty", None, "the runtime's cost of timing every command"),
+    ("syclgraph", "empty", None, "syclgraph / empty subscriber"),
+    ("stopped", "empty", None, "syclgraph started paused, never started / empty"),
+    ("empty", "noxpti", None, "the runtime's own tracing: empty / no XPTI"),
+)
+WALL_TITLES = dict(TITLES, aa="empty (A/A)", selftimed="self-timed",
+                   notiming="sg no timing", stopped="sg stopped")
+
+
+def quartiles(values):
+    """(first quartile, median, third quartile) of a non-empty list."""
+    if len(values) < 2:
+        return values[0], values[0], values[0]
+    q1, q2, q3 = statistics.quantiles(values, n=4, method="inclusive")
+    return q1, q2, q3
+
+
 def cmd_wall(path):
-    rows = defaultdict(lambda: defaultdict(list))  # workload -> config -> values
-    meta = {}
-    order = []
+    """Prints the wall-clock tables; returns 1 when a target is missed or a
+    run failed."""
+    rows = defaultdict(lambda: defaultdict(dict))  # workload -> config -> round -> µs
+    tasks = {}
     with open(path) as f:
         for line in f:
-            workload, target, tasks, rnd, config, value = line.rstrip("\n").split("\t")
-            if workload not in meta:
-                order.append(workload)
-                meta[workload] = (float(target), tasks)
-            rows[workload][config].append(float(value))
+            workload, n, rnd, config, value = line.rstrip("\n").split("\t")
+            tasks.setdefault(workload, n)
+            rows[workload][config][int(rnd)] = float(value)
 
-    def med(values):
-        good = [v for v in values if not math.isnan(v)]
-        return statistics.median(good) if good else float("nan")
-
-    header = (f"{'workload':<18} {'tasks':>6} {'no XPTI':>9} {'empty':>9} {'syclgraph':>9}"
-              f" {'sg/empty':>8} {'target':>6}  {'result':<6} {'no timing':>9} {'/empty':>6}")
-    print("median wall time per task, microseconds (lower is better)")
-    print(header)
-    print("-" * len(header))
     failures = 0
-    for w in order:
-        target, tasks = meta[w]
-        m = {c: med(rows[w][c]) for c in CONFIGS}
-        ratio = m["syclgraph"] / m["empty"] if m["empty"] > 0 else float("nan")
-        if math.isnan(ratio):
-            result = "ERROR"
-            failures += 1
-        elif ratio <= target:
-            result = "PASS"
-        else:
-            result = "FAIL"
-            failures += 1
-        # syclgraph with SYCLGRAPH_DEVICE_TIMING=0, when it ran: what timing
-        # the device costs is the difference between the two columns.
-        nt = med(rows[w]["notiming"]) if rows[w]["notiming"] else float("nan")
-        nt_ratio = nt / m["empty"] if m["empty"] > 0 else float("nan")
-        print(f"{w:<18} {tasks:>6} {fmt(m['noxpti'], 9)} {fmt(m['empty'], 9)}"
-              f" {fmt(m['syclgraph'], 9)} {fmt(ratio, 8, 3)} {target:>6.2f}  {result:<6}"
-              f" {fmt(nt, 9)} {fmt(nt_ratio, 6, 3)}")
-    if any(rows[w]["stopped"] for w in order):
+    for w, by_config in rows.items():
+        rounds = max(len(v) for v in by_config.values())
+        print(f"{w}: {tasks[w]} tasks, {rounds} interleaved rounds, wall time per task in µs")
+        header = f"  {'configuration':<14} {'median':>8} {'IQR':>15} {'min..max':>15} {'failed':>6}"
+        print(header)
+        print("  " + "-" * (len(header) - 2))
+        for c, values in by_config.items():
+            good = sorted(v for v in values.values() if not math.isnan(v))
+            bad = len(values) - len(good)
+            failures += 1 if bad else 0
+            if good:
+                q1, q2, q3 = quartiles(good)
+                print(f"  {WALL_TITLES.get(c, c):<14} {q2:>8.2f} {f'{q1:.2f}..{q3:.2f}':>15}"
+                      f" {f'{good[0]:.2f}..{good[-1]:.2f}':>15} {bad:>6}")
+            else:
+                print(f"  {WALL_TITLES.get(c, c):<14} {'-':>8} {'-':>15} {'-':>15} {bad:>6}")
         print()
-        print("syclgraph started paused, never started (SYCLGRAPH_START=paused), median µs/task:")
-        for w in order:
-            st = med(rows[w]["stopped"])
-            e, n = med(rows[w]["empty"]), med(rows[w]["noxpti"])
-            print(f"  {w:<18} stopped {fmt(st, 0).strip()}; stopped/empty {fmt(st / e if e > 0 else float('nan'), 0, 3).strip()};"
-                  f" stopped/no XPTI {fmt(st / n if n > 0 else float('nan'), 0, 3).strip()}")
-    print()
-    print("spread over rounds (min..max µs/task); paired = median over rounds of")
-    print("syclgraph/empty measured back to back in the same round; best = ratio of the minima")
-    for w in order:
-        parts = []
-        extra = tuple(c for c in ("notiming", "stopped") if rows[w][c])
-        for c in CONFIGS + extra:
-            good = [v for v in rows[w][c] if not math.isnan(v)]
-            bad = len(rows[w][c]) - len(good)
-            s = f"{min(good):.2f}..{max(good):.2f}" if good else "-"
-            if bad:
-                s += f" ({bad} failed)"
-            parts.append(f"{TITLES[c]} {s}")
-        pairs = [s / e for s, e in zip(rows[w]["syclgraph"], rows[w]["empty"])
-                 if not (math.isnan(s) or math.isnan(e)) and e > 0]
-        paired = statistics.median(pairs) if pairs else float("nan")
-        mins = {}
-        for c in ("empty", "syclgraph"):
-            good = [v for v in rows[w][c] if not math.isnan(v)]
-            mins[c] = min(good) if good else float("nan")
-        best = mins["syclgraph"] / mins["empty"] if mins["empty"] > 0 else float("nan")
-        print(f"  {w:<18} {'; '.join(parts)}; paired {fmt(paired, 0, 3).strip()};"
-              f" best {fmt(best, 0, 3).strip()}")
+        header = (f"  {'ratio':<27} {'paired':>7} {'IQR':>13} {'min..max':>13} {'of medians':>10}"
+                  f" {'target':>6}  result")
+        print(header)
+        print("  " + "-" * (len(header) - 2))
+        notes = []
+        for num, den, target, what in WALL_RATIOS:
+            if num not in by_config or den not in by_config:
+                continue
+            a, b = by_config[num], by_config[den]
+            pairs = sorted(a[r] / b[r] for r in a.keys() & b.keys()
+                           if not (math.isnan(a[r]) or math.isnan(b[r])) and b[r] > 0)
+            good_a = [v for v in a.values() if not math.isnan(v)]
+            good_b = [v for v in b.values() if not math.isnan(v)]
+            label = f"{WALL_TITLES.get(num, num)} / {WALL_TITLES.get(den, den)}"
+            if not pairs or not good_a or not good_b:
+                print(f"  {label:<27} {'-':>7} {'-':>13} {'-':>13} {'-':>10}"
+                      f" {fmt(target, 6)}  {'ERROR' if target else ''}".rstrip())
+                failures += 1 if target else 0
+                continue
+            q1, paired, q3 = quartiles(pairs)
+            of_medians = statistics.median(good_a) / statistics.median(good_b)
+            if target is None:
+                result = ""
+            elif paired <= target:
+                result = "PASS"
+            else:
+                result = "FAIL"
+                failures += 1
+            print(f"  {label:<27} {paired:>7.3f} {f'{q1:.3f}..{q3:.3f}':>13}"
+                  f" {f'{pairs[0]:.3f}..{pairs[-1]:.3f}':>13} {of_medians:>10.3f}"
+                  f" {fmt(target, 6)}  {result}".rstrip())
+            notes.append(f"  {label}: {what}")
+        print()
+        print("\n".join(notes))
+        print()
+    print("paired: the median over rounds of the two configurations' ratio in the same")
+    print("round (the verdict); IQR and min..max of those ratios; of medians: the ratio of")
+    print("the two columns' medians. The A/A row shows what noise alone gives.")
     return 1 if failures else 0
 
 
