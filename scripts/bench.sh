@@ -28,6 +28,10 @@
 #   -w, --workloads LIST    wall clock: comma-separated subset of
 #                           memcpy-1t,memcpy-2t,memcpy-2t-shared,kernels,dpnp
 #                           (default memcpy-1t, the targets' case; dpnp has no self-timed form)
+#   -n, --tasks N           wall clock: each workload's N instead of its default
+#                           (memcpys 200000, kernels 50000, dpnp iterations 800); on a
+#                           loaded machine the untimed configurations' memcpys can fall
+#                           far behind the device at 200000 (docs/performance.md)
 #   --quick                 every part small, to check the script: wall 5 rounds of a
 #                           tenth of the tasks, callgrind one run each, memory a tenth
 #   --no-xpti               wall clock and memory: add the program without XPTI
@@ -76,6 +80,7 @@ rounds="${BENCH_ROUNDS:-21}"
 workloads="memcpy-1t"
 quick=0
 noxpti=0
+tasks_n=""
 n1=""
 n2=""
 cg_workload=memcpy
@@ -98,6 +103,7 @@ while (($#)); do
     --no-xpti) noxpti=1 ;;
     -r|--rounds) rounds="${2:?}"; shift ;;
     -w|--workloads) workloads="${2:?}"; shift ;;
+    -n|--tasks) tasks_n="${2:?}"; shift ;;
     --quick) quick=1 ;;
     --n1) n1="${2:?}"; shift ;;
     --n2) n2="${2:?}"; shift ;;
@@ -114,6 +120,7 @@ while (($#)); do
 done
 [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || die "--rounds wants a positive number"
 [[ "$repeat" =~ ^[1-9][0-9]*$ ]] || die "--repeat wants a positive number"
+[[ -z "$tasks_n" || "$tasks_n" =~ ^[1-9][0-9]*$ ]] || die "--tasks wants a positive number"
 case "$cg_workload" in
   memcpy) cg_cmd=(tiny_memcpy N 1); n1="${n1:-2000}"; n2="${n2:-4000}" ;;
   kernels) cg_cmd=(interop_kernels N); n1="${n1:-500}"; n2="${n2:-1000}" ;;
@@ -250,7 +257,8 @@ wall_mode() {
   echo "$MACHINE" >&2
   for entry in "${selected[@]}"; do
     IFS='|' read -r name n per self cmd <<<"$entry"
-    n=$((n / scale))
+    n=$((${tasks_n:-$n} / scale))
+    ((n > 0)) || n=1
     tasks=$((n * per))
     local -a words configs=()
     read -r -a words <<<"${cmd/ N/ $n}"
@@ -284,7 +292,7 @@ wall_mode() {
   done
   echo
   echo "$MACHINE"
-  echo "command: scripts/bench.sh --wall$( ((stopped)) && echo ' --stopped')$( ((noxpti)) && echo ' --no-xpti')$([[ -n "$sg_lib" ]] && echo " --syclgraph-lib $sg_lib") --rounds $rounds --workloads $workloads$( ((quick)) && echo ' --quick')"
+  echo "command: scripts/bench.sh --wall$( ((stopped)) && echo ' --stopped')$( ((noxpti)) && echo ' --no-xpti')$([[ -n "$sg_lib" ]] && echo " --syclgraph-lib $sg_lib") --rounds $rounds --workloads $workloads$([[ -n "$tasks_n" ]] && echo " --tasks $tasks_n")$( ((quick)) && echo ' --quick')"
   echo
   "$PY" "$REPORT" wall "$results"
 }
