@@ -2,7 +2,7 @@
 # syclgraph's overhead benchmark: ONE command (docs/performance.md).
 #
 #   scripts/bench.sh                 everything below, one part after the other
-#                                    (~20-25 minutes on 2 cores; --quick: a few):
+#                                    (~20 minutes on 2 cores; --quick: ~5):
 #                                    the instruction table, the wall-clock table,
 #                                    memory and trace size; exit 1 if any target
 #                                    is missed
