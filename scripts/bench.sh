@@ -230,6 +230,29 @@ machine_line() {
 MACHINE="$(machine_line)"
 
 # ---- wall clock ----------------------------------------------------------------
+# self_timed_check: the self-timed program must time what syclgraph times.
+# Traced by syclgraph, `tiny_memcpy 3000 1 self-timed` prints the sum of
+# command_end - command_start it read itself; the duration_ns of the
+# kernels.csv rows of its timed loop (the source line of `timer.add`) must
+# sum to the same nanoseconds. Prints one line; returns 1 when they differ.
+self_timed_check() {
+  local out line_no program rows sum
+  out="$WORK/self-timed-check"
+  rm -rf "$out"
+  line_no="$(grep -n 'timer.add(q.memcpy' "$ROOT/bench/programs/tiny_memcpy.cpp" | cut -d: -f1)"
+  program="$(SG_OUT="$out" run_config syclgraph "$BIN/tiny_memcpy" 3000 1 self-timed 2>/dev/null |
+    sed -n 's/^self_timed commands 3000 device_ns \([0-9]*\)$/\1/p')" || true
+  read -r rows sum < <(awk -F, -v l="$line_no" 'NR > 1 && $18 == l && $13 == "ok" { n++; s += $12 }
+    END { printf "%d %.0f\n", n, s }' "$out/kernels.csv" 2>/dev/null || echo "0 0")
+  rm -rf "$out"
+  if [[ -n "$program" && "$rows" == 3000 && "$sum" == "$program" ]]; then
+    echo "self-timed check: the program read $program ns for its 3000 memcpys, syclgraph's kernels.csv the same"
+  else
+    echo "self-timed check FAILED: the program read '${program}' ns, syclgraph's kernels.csv $rows timed rows summing to $sum ns"
+    return 1
+  fi
+}
+
 wall_mode() {
   local scale=1
   ((quick)) && scale=10
@@ -257,6 +280,9 @@ wall_mode() {
   done
   ((${#selected[@]})) || die "no known workload in --workloads $workloads"
   echo "$MACHINE" >&2
+  local check status=0
+  log "self-timed check: tiny_memcpy 3000 1 self-timed under syclgraph"
+  check="$(self_timed_check)" || status=1
   for entry in "${selected[@]}"; do
     IFS='|' read -r name n per self cmd <<<"$entry"
     n=$((${tasks_n:-$n} / scale))
@@ -296,7 +322,10 @@ wall_mode() {
   echo "$MACHINE"
   echo "command: scripts/bench.sh --wall$( ((stopped)) && echo ' --stopped')$( ((noxpti)) && echo ' --no-xpti')$([[ -n "$sg_lib" ]] && echo " --syclgraph-lib $sg_lib") --rounds $rounds --workloads $workloads$([[ -n "$tasks_n" ]] && echo " --tasks $tasks_n")$( ((quick)) && echo ' --quick')"
   echo
-  "$PY" "$REPORT" wall "$results"
+  echo "$check"
+  echo
+  "$PY" "$REPORT" wall "$results" || status=1
+  return "$status"
 }
 
 # ---- callgrind -------------------------------------------------------------------
