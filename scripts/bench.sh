@@ -8,8 +8,10 @@
 #                                    is missed
 #   scripts/bench.sh --callgrind     instructions per task of tiny 64-byte
 #                                    memcpys under valgrind --tool=callgrind,
-#                                    OpenCL CPU runtime objects left out;
-#                                    syclgraph - empty against the target
+#                                    OpenCL CPU runtime objects left out, per
+#                                    thread; syclgraph - empty on the program's
+#                                    threads (target +1,000) and on syclgraph's
+#                                    (the collector, target +6,000)
 #   scripts/bench.sh --wall          wall clock: each workload under {empty
 #                                    subscriber, empty again (A/A), the program
 #                                    timing its own commands under the empty
@@ -350,11 +352,15 @@ callgrind_mode() {
         # lock round-robin makes the OpenCL worker threads' progress, and so
         # the heap's state, repeat from run to run (without it, libc's malloc
         # counts vary by ~1k instructions per task).
+        # --separate-threads=yes: one file per thread (OUT-01, OUT-02, ...),
+        # so that report.py tells the program's threads from syclgraph's
+        # (by the function each thread started in) and measures syclgraph's
+        # entry points on the program's threads.
         # BENCH_SETTLE_MS: the program pauses after its warm-up (see
         # bench/programs/common.hpp), so a tracer's start-up is over before
         # the counted loop in both runs of a pair, not over to a varying extent.
         if ! BENCH_SETTLE_MS="$CG_SETTLE_MS" run_config "$config" valgrind --tool=callgrind --fair-sched=yes --dump-instr=no \
-          --callgrind-out-file="$out" "${argv[@]}" \
+          --separate-threads=yes --callgrind-out-file="$out" "${argv[@]}" \
           >"$WORK/stdout" 2>"$WORK/stderr" || ! grep -q '^us_per_task' "$WORK/stdout"; then
           log "callgrind $config N=$n failed (stderr below)"
           tail -n 8 "$WORK/stderr" >&2 || true

@@ -17,6 +17,7 @@ it already). Names may be compressed as "(id) name", later "(id)". Only the
 first event (Ir, the only one callgrind collects by default) is used. The sum
 over objects is checked against the file's `summary:`/`totals:` line.
 """
+import glob
 import math
 import re
 import statistics
@@ -32,8 +33,10 @@ TITLES = {"noxpti": "no XPTI", "empty": "empty sub", "syclgraph": "syclgraph",
 # much they execute depends on how far submission runs ahead of the device.
 EXCLUDED = re.compile(r"^(libintelocl|libtbb|libcommon_clang|libhwloc|libtcm)")
 
-# Instructions per task that syclgraph may add on top of the empty subscriber.
-CALLGRIND_TARGET = 4000
+# Instructions per task that syclgraph may add on top of the empty subscriber
+# (issue 29): on the program's own threads, and on syclgraph's threads.
+PROGRAM_THREADS_TARGET = 1000
+COLLECTOR_TARGET = 6000
 
 
 # syclgraph's collector rewrites graph.dot and summary.csv about once a
@@ -43,17 +46,54 @@ CALLGRIND_TARGET = 4000
 GRAPH_FILES_FN = re.compile(r"Output::write_graph_files$")
 
 
+# Where a thread starts: the function `start_thread` (glibc) calls. A thread
+# whose start routine lives in libsyclgraph is one syclgraph started (its
+# collector: Rust's thread_start is linked into the library); every other
+# thread is the program's (its main thread, its own threads, the runtime's
+# workers).
+THREAD_START_FN = "start_thread"
+SYCLGRAPH_OBJECT = re.compile(r"^libsyclgraph")
+# A UR function a syclgraph hook calls on to (subscriber/src/ur_hooks.rs:
+# urQueueCreate, urEnqueue*, urCommandBuffer*): the runtime's own work,
+# subtracted from the hook's inclusive cost.
+HOOKED_UR_FN = re.compile(r"(^|::)ur(QueueCreate|Enqueue[A-Za-z0-9]*|CommandBuffer[A-Za-z0-9]*)$")
+
+
+def bare_name(fn):
+    """A demangled name without its parameter list."""
+    fn = fn or ""
+    return fn.split("(", 1)[0].strip() if not fn.startswith("(") else fn
+
+
+class ThreadCosts:
+    """What report.py takes from one callgrind file (one thread with
+    --separate-threads=yes, else the whole process)."""
+
+    def __init__(self):
+        self.objects = defaultdict(int)   # object path -> self Ir
+        self.summary = None               # the file's summary/totals line
+        self.graph_files = 0              # inclusive Ir of Output::write_graph_files
+        self.start_objects = set()        # objects of the functions start_thread called
+        self.entry = 0                    # inclusive Ir of calls into libsyclgraph from
+                                          # other objects, less its hooks' calls on
+        self.entry_calls = defaultdict(lambda: [0, 0])  # entry function -> [Ir, calls]
+
+    def syclgraph_thread(self):
+        """True when syclgraph started this thread (its start routine is in libsyclgraph)."""
+        return any(SYCLGRAPH_OBJECT.match(basename(o)) for o in self.start_objects)
+
+
 def object_costs(path):
-    """Returns ({object path: self Ir}, summary Ir or None, inclusive Ir of
-    every call to a function matching GRAPH_FILES_FN)."""
+    """Reads one callgrind file into a ThreadCosts."""
     names = {"ob": {}, "fn": {}}
-    costs = defaultdict(int)
+    t = ThreadCosts()
     current = "???"
+    fn = ""
     skip_next = False
     callee = None
     callee_fn = None
-    graph_files = 0
-    summary = None
+    callee_ob = None
+    call_count = 0
 
     def resolve(kind, value):
         value = value.strip()
@@ -79,32 +119,74 @@ def object_costs(path):
                     # Inclusive cost of the call announced by `calls=`.
                     skip_next = False
                     if callee and GRAPH_FILES_FN.search(callee):
-                        graph_files += ir
+                        t.graph_files += ir
+                    caller_sg = bool(SYCLGRAPH_OBJECT.match(basename(current)))
+                    callee_sg = bool(SYCLGRAPH_OBJECT.match(basename(callee_ob)))
+                    if fn == THREAD_START_FN:
+                        t.start_objects.add(callee_ob)
+                    if callee_sg and not caller_sg:
+                        t.entry += ir
+                        e = t.entry_calls[bare_name(callee)]
+                        e[0] += ir
+                        e[1] += call_count
+                    elif caller_sg and not callee_sg and HOOKED_UR_FN.search(bare_name(callee)):
+                        t.entry -= ir
+                        e = t.entry_calls["(calls on to the runtime)"]
+                        e[0] -= ir
+                        e[1] += call_count
+                    callee_ob = None
                     continue
-                costs[current] += ir
+                t.objects[current] += ir
                 continue
             if line.startswith("ob="):
                 current = resolve("ob", line[3:])
             elif line.startswith("cob="):
-                resolve("ob", line[4:])  # may define a compressed name used later
+                callee_ob = resolve("ob", line[4:])
             elif line.startswith("fn="):
-                resolve("fn", line[3:])
+                fn = resolve("fn", line[3:])
             elif line.startswith("cfn="):
                 callee_fn = resolve("fn", line[4:])
             elif line.startswith("calls="):
                 skip_next = True
+                call_count = int(line[6:].split()[0])
                 callee, callee_fn = callee_fn, None
+                # Without cob= the callee is in the caller's object.
+                callee_ob = callee_ob if callee_ob is not None else current
             elif line.startswith(("summary:", "totals:")):
-                summary = int(line.split(":", 1)[1].split()[0])
-    return costs, summary, graph_files
+                t.summary = int(line.split(":", 1)[1].split()[0])
+            if not line.startswith(("cob=", "cfn=", "cfi=", "cfl=", "calls=")):
+                callee_ob = None
+    return t
+
+
+def thread_files(path):
+    """The callgrind files of one run: PATH-01, PATH-02, ... when callgrind
+    ran with --separate-threads=yes (PATH itself is then empty), else PATH."""
+    parts = sorted(glob.glob(glob.escape(path) + "-[0-9]*"))
+    return parts or [path]
 
 
 def checked_costs(path):
-    costs, summary, graph_files = object_costs(path)
-    total = sum(costs.values())
-    if summary is not None and summary != total:
-        raise SystemExit(f"report: {path}: per-object sum {total} != summary {summary}")
-    return costs, graph_files
+    """The ThreadCosts of every thread of one run, each checked against its
+    file's summary line."""
+    threads = []
+    for part in thread_files(path):
+        t = object_costs(part)
+        total = sum(t.objects.values())
+        if t.summary is not None and t.summary != total:
+            raise SystemExit(f"report: {part}: per-object sum {total} != summary {t.summary}")
+        threads.append(t)
+    return threads
+
+
+def merged_objects(threads, which=None):
+    """Self Ir per object summed over `threads` (those `which` accepts)."""
+    costs = defaultdict(int)
+    for t in threads:
+        if which is None or which(t):
+            for o, ir in t.objects.items():
+                costs[o] += ir
+    return costs
 
 
 def basename(obj):
@@ -118,11 +200,17 @@ def short(obj):
 
 
 def cmd_objects(path):
-    costs, graph_files = checked_costs(path)
+    threads = checked_costs(path)
+    costs = merged_objects(threads)
     for obj, ir in sorted(costs.items(), key=lambda kv: -kv[1]):
         print(f"{ir}\t{obj}")
     print(f"total\t{sum(costs.values())}")
-    print(f"graph-file rewrites (inclusive)\t{graph_files}")
+    print(f"graph-file rewrites (inclusive)\t{sum(t.graph_files for t in threads)}")
+    for i, t in enumerate(threads, 1):
+        who = "syclgraph" if t.syclgraph_thread() else "program"
+        print(f"thread {i}\t{who}\t{sum(t.objects.values())}\tentry points {t.entry}")
+        for fn, (ir, calls) in sorted(t.entry_calls.items(), key=lambda kv: -abs(kv[1][0])):
+            print(f"  {ir}\t{calls}\t{fn}")
 
 
 def fmt(v, width, digits=2):
@@ -228,25 +316,89 @@ def cmd_wall(path):
     return 1 if failures else 0
 
 
+def per_thread_table(per_task):
+    """Prints syclgraph - empty subscriber per task on the program's threads
+    and on syclgraph's own, with a PASS/FAIL line per target; returns 1 when
+    one is missed. Runs are paired by repeat number (run k of syclgraph with
+    run k of the empty subscriber)."""
+    pairs = list(zip((s for *_, s in per_task["syclgraph"]), (s for *_, s in per_task["empty"])))
+    if not pairs or any(None in pair for pair in pairs):
+        print()
+        print("no per-thread split: the runs were not made with --separate-threads=yes")
+        return 1
+    diff = {k: [sg[k] - e[k] for sg, e in pairs] for k in ("program", "own", "entry")}
+    diff["total"] = [p + o for p, o in zip(diff["program"], diff["own"])]
+    # The program threads less syclgraph's own functions there: what the
+    # runtime did differently (the work syclgraph makes it do, and work it
+    # moved between its threads or did not do), by difference.
+    diff["rest"] = [p - e for p, e in zip(diff["program"], diff["entry"])]
+    med = {k: statistics.median(v) for k, v in diff.items()}
+    each = lambda k: " ".join(f"{v:+.0f}" for v in diff[k])
+    own_threads = max(sg["threads"] for sg, _ in pairs)
+
+    print()
+    print("per task, syclgraph - empty subscriber, by thread (median of the runs; each run):")
+    print(f"  {'program threads (counted objects, by difference)':<58} {med['program']:+8.0f}   {each('program')}")
+    print(f"    {'syclgraph entry points there (inclusive)':<56} {med['entry']:+8.0f}   {each('entry')}")
+    print(f"    {'the rest: the runtime on those threads':<56} {med['rest']:+8.0f}   {each('rest')}")
+    print(f"  {f'syclgraph threads ({own_threads}: the collector)':<58} {med['own']:+8.0f}   {each('own')}")
+    print(f"  {'total':<58} {med['total']:+8.0f}   {each('total')}")
+    print("  (a thread is syclgraph's when the function start_thread called is in")
+    print("   libsyclgraph; entry points: every call into libsyclgraph from another")
+    print("   object, inclusive, less what its UR hooks call on to; the empty")
+    print("   subscriber's own callbacks are subtracted the same way)")
+    status = 0
+    worst = max(diff["entry"])
+    verdict = "PASS" if worst <= PROGRAM_THREADS_TARGET else "FAIL"
+    status |= verdict == "FAIL"
+    print(f"program threads: syclgraph's entry points {med['entry']:+.0f} per task, every run"
+          f" <= {worst:+.0f} (target <= +{PROGRAM_THREADS_TARGET})  {verdict}")
+    verdict = "PASS" if med["own"] <= COLLECTOR_TARGET else "FAIL"
+    status |= verdict == "FAIL"
+    print(f"collector: syclgraph's threads {med['own']:+.0f} per task"
+          f" (target <= +{COLLECTOR_TARGET})  {verdict}")
+    return int(status)
+
+
 def cmd_callgrind(path, n1, n2, command="tiny_memcpy N 1"):
     n1, n2 = int(n1), int(n2)
-    runs = defaultdict(dict)  # (config, repeat) -> N -> (costs, graph-file Ir)
+    runs = defaultdict(dict)  # (config, repeat) -> N -> [ThreadCosts]
     with open(path) as f:
         for line in f:
             config, repeat, n, out = line.rstrip("\n").split("\t")
             runs[(config, repeat)][int(n)] = checked_costs(out)
 
-    # Per (config, repeat): per-task self Ir by object, and per-task Ir of the
-    # graph-file rewrites, from the N2 - N1 difference.
-    per_task = defaultdict(list)  # config -> [({object: Ir per task}, graph-file Ir per task)]
+    def split(threads):
+        """Counted Ir on the program's threads, on syclgraph's threads, and
+        the inclusive Ir of syclgraph's entry points on the program's threads;
+        None for a run without one file per thread."""
+        if len(threads) < 2:
+            return None
+        program = merged_objects(threads, lambda t: not t.syclgraph_thread())
+        own = merged_objects(threads, lambda t: t.syclgraph_thread())
+        count = lambda d: sum(v for o, v in d.items() if not EXCLUDED.match(short(o)))
+        entry = sum(t.entry for t in threads if not t.syclgraph_thread())
+        return {"program": count(program), "own": count(own), "entry": entry,
+                "threads": sum(1 for t in threads if t.syclgraph_thread())}
+
+    # Per (config, repeat): per-task self Ir by object, per-task Ir of the
+    # graph-file rewrites, and the per-thread split, from the N2 - N1 difference.
+    per_task = defaultdict(list)  # config -> [({object: Ir per task}, graph-file Ir per task, split)]
     for (config, _), by_n in sorted(runs.items()):
         if n1 not in by_n or n2 not in by_n:
             continue
-        (c1, g1), (c2, g2) = by_n[n1], by_n[n2]
+        t1, t2 = by_n[n1], by_n[n2]
+        c1, c2 = merged_objects(t1), merged_objects(t2)
+        g1, g2 = (sum(t.graph_files for t in ts) for ts in (t1, t2))
         per_object = defaultdict(float)
         for o in set(c1) | set(c2):
             per_object[short(o)] += (c2.get(o, 0) - c1.get(o, 0)) / (n2 - n1)
-        per_task[config].append((per_object, (g2 - g1) / (n2 - n1)))
+        s1, s2 = split(t1), split(t2)
+        per_split = None
+        if s1 and s2:
+            per_split = {k: (s2[k] - s1[k]) / (n2 - n1) for k in ("program", "own", "entry")}
+            per_split["threads"] = max(s1["threads"], s2["threads"])
+        per_task[config].append((per_object, (g2 - g1) / (n2 - n1), per_split))
 
     def counted(d):
         return sum(v for o, v in d.items() if not EXCLUDED.match(o))
@@ -260,11 +412,11 @@ def cmd_callgrind(path, n1, n2, command="tiny_memcpy N 1"):
         if not per_task[c]:
             rows.append((TITLES[c], c, None, [], None))
             continue
-        values = [counted(d) for d, _ in per_task[c]]
+        values = [counted(d) for d, *_ in per_task[c]]
         rows.append((TITLES[c], c, statistics.median(values), values,
-                     statistics.median(left_out(d) for d, _ in per_task[c])))
+                     statistics.median(left_out(d) for d, *_ in per_task[c])))
         if c == "syclgraph":
-            values = [counted(d) - g for d, g in per_task[c]]
+            values = [counted(d) - g for d, g, _ in per_task[c]]
             rows.append(("  w/o graph files", "syclgraph-hot", statistics.median(values), values, None))
     summary = {key: med for _, key, med, _, _ in rows if med is not None}
 
@@ -286,11 +438,8 @@ def cmd_callgrind(path, n1, n2, command="tiny_memcpy N 1"):
     if "empty" in summary and "syclgraph" in summary:
         for key, label in (("syclgraph", "syclgraph - empty subscriber:        "),
                            ("syclgraph-hot", "  the same, w/o graph-file rewrites: ")):
-            d = summary[key] - summary["empty"]
-            verdict = "PASS" if d <= CALLGRIND_TARGET else "FAIL"
-            if verdict == "FAIL":
-                status = 1
-            print(f"{label}{d:+8.0f} per task (target <= +{CALLGRIND_TARGET})  {verdict}")
+            print(f"{label}{summary[key] - summary['empty']:+8.0f} per task")
+        status |= per_thread_table(per_task)
     else:
         status = 1
     if "stopped" in summary and "empty" in summary and "noxpti" in summary:
@@ -304,8 +453,8 @@ def cmd_callgrind(path, n1, n2, command="tiny_memcpy N 1"):
     print("where the counted instructions go, per task (median over runs; objects >= 50):")
     medians = {}
     for c in configs:
-        objs = set().union(*(d for d, _ in per_task[c])) if per_task[c] else set()
-        medians[c] = {o: statistics.median(d.get(o, 0) for d, _ in per_task[c]) for o in objs}
+        objs = set().union(*(d for d, *_ in per_task[c])) if per_task[c] else set()
+        medians[c] = {o: statistics.median(d.get(o, 0) for d, *_ in per_task[c]) for o in objs}
     objs = sorted({o for c in CONFIGS for o, v in medians[c].items()
                    if not EXCLUDED.match(o) and abs(v) >= 50},
                   key=lambda o: -max(medians[c].get(o, 0) for c in CONFIGS))
@@ -320,7 +469,7 @@ def cmd_callgrind(path, n1, n2, command="tiny_memcpy N 1"):
               f" {fmt(d1, 10, 0)} {fmt(d2, 9, 0)}"
               + (f" {fmt(medians['stopped'].get(o, 0), 9, 0)}" if stopped else ""))
     if per_task["syclgraph"]:
-        g = statistics.median(g for _, g in per_task["syclgraph"])
+        g = statistics.median(g for _, g, _ in per_task["syclgraph"])
         print(f"  {'(graph-file rewrites)':<22} {'':>9} {'':>9} {g:>9.0f}   (inclusive, part of the rows above)")
     return status
 
