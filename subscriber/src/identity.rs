@@ -10,14 +10,13 @@
 //! live unique_id stands for.
 
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
-use std::sync::Arc;
 
 use dashmap::DashMap;
 use rustc_hash::FxBuildHasher;
 use syclgraph_graph::record::{EdgeId, NodeId, StrId};
 
 use crate::thread_state::STATE;
-pub use crate::thread_state::{Binding, BoundKey, NodeFlags};
+pub use crate::thread_state::{Binding, BoundKey, LastNode, NodeFlags};
 use crate::xpti::{is_known_file, EventRef, PayloadKey};
 
 /// A concurrent map keyed by our own small keys (addresses, ids): Fx
@@ -139,8 +138,15 @@ const MAX_EXTRA_ADDRESSES: usize = 65_536;
 
 /// A node's id and its submission counter (our instance numbers: the
 /// runtime's `instance_id` also counts UR calls made at the same code
-/// location when the UR tracing layer is on).
-type Entry = (NodeId, Arc<AtomicU64>, NodeFlags);
+/// location when the UR tracing layer is on). The counter lives as long as
+/// the process (8 bytes per node, kept like the node's table entries), so
+/// that a thread can keep it at hand ([`LastNode`]) without a reference
+/// count.
+type Entry = (NodeId, &'static AtomicU64, NodeFlags);
+
+/// Tells [`NodeTable`]s apart in the threads' [`LastNode`] (tests make
+/// several in one process).
+static NEXT_TABLE: AtomicU64 = AtomicU64::new(1);
 
 /// Code location → [`NodeId`], and live unique_id → submission.
 pub struct NodeTable {
@@ -151,6 +157,8 @@ pub struct NodeTable {
     /// command a new one, so this fills up in any long run.
     live: RecentMap<u64, Binding>,
     next: AtomicU32,
+    /// This table's number, for [`LastNode::table`].
+    id: u64,
 }
 
 impl Default for NodeTable {
@@ -161,6 +169,7 @@ impl Default for NodeTable {
             extra_addresses: AtomicUsize::new(0),
             live: RecentMap::presized(RECENT_CAPACITY),
             next: AtomicU32::new(0),
+            id: NEXT_TABLE.fetch_add(1, Ordering::Relaxed),
         }
     }
 }
@@ -194,14 +203,31 @@ impl NodeTable {
     #[inline]
     fn lookup(&self, event: EventRef<'_>, count: bool, queue: u64) -> (Resolved, u64, NodeFlags) {
         let key = event.payload_key();
-        if let Some(entry) = self.by_address.get(&key) {
-            return (
-                Resolved::Known(entry.0),
-                next_instance(&entry, count),
-                entry.2,
-            );
+        // A loop submits the same code location again and again: this
+        // thread's last node answers without the shared map (its entries
+        // never change once made).
+        if let Some(last) = STATE.with(|s| s.last_node.get()) {
+            if last.key == key && last.table == self.id {
+                let entry = (last.node, last.counter, last.flags);
+                return (
+                    Resolved::Known(last.node),
+                    next_instance(&entry, count),
+                    last.flags,
+                );
+            }
         }
-        let (resolved, entry) = self.resolve_by_text(event, key, queue);
+        let (resolved, entry) = match self.by_address.get(&key) {
+            Some(entry) => (Resolved::Known(entry.0), *entry),
+            None => self.resolve_by_text(event, key, queue),
+        };
+        let last = LastNode {
+            table: self.id,
+            key,
+            node: entry.0,
+            counter: entry.1,
+            flags: entry.2,
+        };
+        STATE.with(|s| s.last_node.set(Some(last)));
         (resolved, next_instance(&entry, count), entry.2)
     }
 
@@ -228,20 +254,16 @@ impl NodeTable {
             first_queue,
         };
         let mut new = false;
-        let entry = self
-            .by_text
-            .entry(text)
-            .or_insert_with(|| {
-                new = true;
-                (
-                    self.next.fetch_add(1, Ordering::Relaxed),
-                    Arc::default(),
-                    flags,
-                )
-            })
-            .clone();
+        let entry = *self.by_text.entry(text).or_insert_with(|| {
+            new = true;
+            (
+                self.next.fetch_add(1, Ordering::Relaxed),
+                &*Box::leak(Box::new(AtomicU64::new(0))),
+                flags,
+            )
+        });
         if new || self.extra_addresses.fetch_add(1, Ordering::Relaxed) < MAX_EXTRA_ADDRESSES {
-            self.by_address.insert(key, entry.clone());
+            self.by_address.insert(key, entry);
         }
         let resolved = if new {
             Resolved::New(entry.0)

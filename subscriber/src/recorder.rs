@@ -334,9 +334,15 @@ impl Recorder {
         }
         dependencies::set_current((node, instance));
         // Only the next UR USM call on this thread may be this submission's.
-        let direct = kind
-            .starts_with(b"memory_transfer_node::")
-            .then_some((node, instance));
+        // A memcpy, the most common, is told by one comparison.
+        let memcpy = kind.starts_with(b"memory_transfer_node::memcpy\0");
+        let direct = memcpy || kind.starts_with(b"memory_transfer_node::");
+        let class = match (memcpy, direct) {
+            (true, _) => Some(CommandClass::Copy),
+            (false, true) => CommandClass::of_recorded(kind),
+            (false, false) => None,
+        };
+        let direct = direct.then_some((node, instance));
         STATE.with(|s| s.direct_submission.set(direct));
         let held = HeldSubmission {
             submission: (node, instance),
@@ -344,7 +350,7 @@ impl Recorder {
             ns: monotonic_ns(),
             after: self.queue_order(node, instance, queue, flags.first_queue),
             queue,
-            class: direct.and_then(|_| CommandClass::of_recorded(kind)),
+            class,
         };
         if direct.is_some() {
             // A direct-path command runs its task on this thread inside
@@ -520,8 +526,13 @@ impl Recorder {
     /// That is the task open on this thread (the scheduler enqueues a
     /// command between its task_begin and task_end), else the submission
     /// this thread made last, which only its first enqueue may claim.
-    pub fn enqueue_wait_list(&self, events: impl Iterator<Item = usize>) {
+    pub fn enqueue_wait_list(&self, events: impl ExactSizeIterator<Item = usize>) {
         let last_submission = dependencies::take_current();
+        if events.len() == 0 {
+            // Nothing to wait for (every command on an in-order queue
+            // the runtime orders itself): only the claim above.
+            return;
+        }
         let Some(submission) = dependencies::open_task().or(last_submission) else {
             return;
         };

@@ -14,12 +14,14 @@ use std::cell::Cell;
 
 use syclgraph_graph::record::NodeId;
 
-use crate::xpti::{CText, EventRef};
+use crate::xpti::{CText, EventRef, PayloadKey};
 
 /// What one application thread's callbacks remember between calls.
 pub struct ThreadState {
     /// Its number ([`crate::thread_number`]; 0: not assigned yet).
     pub number: Cell<u32>,
+    /// The node it looked up last ([`crate::identity::NodeTable`]).
+    pub last_node: Cell<Option<LastNode>>,
     /// The binding it made last ([`crate::identity::NodeTable::bind_here`]).
     pub last_bound: Cell<Option<(BoundKey, Binding)>>,
     /// The user submission it made last, until its UR enqueue call
@@ -66,6 +68,7 @@ thread_local! {
     pub static STATE: ThreadState = const {
         ThreadState {
             number: Cell::new(0),
+            last_node: Cell::new(None),
             last_bound: Cell::new(None),
             current: Cell::new(None),
             open_task: Cell::new(None),
@@ -91,6 +94,22 @@ pub struct OpenTask {
     /// The device event signalled for this submission while the task ran
     /// (retained for timing unless 0), sent with the task's end.
     pub signalled: Option<u64>,
+}
+
+/// The node a thread looked up last, kept at hand: a loop submits the same
+/// code location again and again.
+#[derive(Clone, Copy, Debug)]
+pub struct LastNode {
+    /// The number of the [`crate::identity::NodeTable`] it came from.
+    pub table: u64,
+    /// Its payload's identity.
+    pub key: PayloadKey,
+    /// The node.
+    pub node: NodeId,
+    /// Its submission counter.
+    pub counter: &'static std::sync::atomic::AtomicU64,
+    /// Its flags.
+    pub flags: NodeFlags,
 }
 
 /// What the table knows about a node besides its id.
