@@ -409,7 +409,72 @@ impl Interner {
 
 #[cfg(test)]
 mod tests {
-    use super::{virtual_event, RecentMap};
+    use super::{virtual_event, NodeTable, RecentMap, Resolved};
+    use crate::xpti::EventRef;
+
+    /// An event of the code location `payload` (all else zero).
+    fn event(payload: &mut xpti_sys::payload_t) -> xpti_sys::trace_event_data_t {
+        // SAFETY: trace_event_data_t is plain C data; all zeros is valid.
+        let mut e: xpti_sys::trace_event_data_t = unsafe { std::mem::zeroed() };
+        e.unique_id = 1;
+        e.reserved.payload = payload;
+        e
+    }
+
+    fn payload(name: &'static std::ffi::CStr) -> xpti_sys::payload_t {
+        // SAFETY: payload_t is plain C data; all zeros is valid.
+        let mut p: xpti_sys::payload_t = unsafe { std::mem::zeroed() };
+        p.name = name.as_ptr();
+        p.source_file = c"app.cpp".as_ptr();
+        p.line_no = 7;
+        p
+    }
+
+    #[test]
+    fn a_threads_last_node_counts_like_the_shared_table() {
+        let (mut a, mut b) = (payload(c"a"), payload(c"b"));
+        let (mut ea, mut eb) = (event(&mut a), event(&mut b));
+        // SAFETY: the events and their payloads live for the test.
+        let (ea, eb) = unsafe {
+            (
+                EventRef::new(&mut ea).unwrap(),
+                EventRef::new(&mut eb).unwrap(),
+            )
+        };
+        let first = NodeTable::default();
+        let second = NodeTable::default();
+        let mut seen = Vec::new();
+        // Alternating and repeated locations, and a second table (another
+        // recorder) on the same thread in between: the thread's last node
+        // must never answer for another location or table.
+        for (table, e) in [
+            (&first, ea),
+            (&first, ea),
+            (&first, eb),
+            (&second, eb),
+            (&first, eb),
+            (&first, ea),
+        ] {
+            let (resolved, instance, _) = table.submit(e, 0);
+            let node = match resolved {
+                Resolved::Known(id) | Resolved::New(id) => id,
+            };
+            seen.push((node, instance, matches!(resolved, Resolved::New(_))));
+        }
+        assert_eq!(
+            seen,
+            [
+                (0, 1, true),
+                (0, 2, false),
+                (1, 1, true),
+                (0, 1, true),
+                (1, 2, false),
+                (0, 3, false)
+            ]
+        );
+        assert_eq!(first.find(ea), Some(0));
+        assert_eq!(second.find(ea), None);
+    }
 
     #[test]
     fn a_recent_map_keeps_two_generations_and_the_newest_value() {
