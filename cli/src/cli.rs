@@ -61,6 +61,9 @@ are not shown.
 A job directory (an MPI job's, with one rank-NNNNN/ per rank) gets the
 cross-rank report instead: per operation across ranks and per rank, computed
 in SQL over the ranks' files and written to JOB/report/*.csv (see -o).
+--perfetto FILE also merges chosen ranks' trace.pftrace into FILE: one
+process per rank, each on its own host's clock (ranks on different hosts do
+not line up).
 
 Exit status: 0, or 2 when a DIR cannot be read (the others are printed).";
 
@@ -221,6 +224,17 @@ pub struct ReportArgs {
     /// ranks furthest from the median (the CSV files have all). Default: 10.
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub top: usize,
+
+    /// For a job directory: also write one Perfetto trace of chosen ranks to
+    /// FILE, one process per rank (default ranks: the slowest, the median and
+    /// the fastest by device time; see --ranks).
+    #[arg(long, value_name = "FILE")]
+    pub perfetto: Option<PathBuf>,
+
+    /// With --perfetto: merge these ranks instead, as numbers and ranges
+    /// (0,8-15) or all.
+    #[arg(long, value_name = "RANKS", requires = "perfetto", value_parser = rank_set)]
+    pub ranks: Option<String>,
 }
 
 /// `syclgraph query JOB SQL`.

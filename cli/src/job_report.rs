@@ -1,15 +1,20 @@
 //! The commands on an MPI job directory, over the `syclgraph-report`
 //! crate: `syclgraph report JOB` (the cross-rank report), `syclgraph
-//! query JOB SQL` and `syclgraph export --parquet JOB`. Each failure is one
+//! query JOB SQL` and `syclgraph export --parquet JOB`; `report
+//! --perfetto` merges chosen ranks' timelines. Each failure is one
 //! `syclgraph:` line on stderr and exit code 2.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+use syclgraph_graph::ranks::RankSet;
+use syclgraph_graph::timing::format_ns;
 
 use syclgraph_report::cross_rank;
 use syclgraph_report::export::export_parquet;
 use syclgraph_report::job::is_job_dir;
 use syclgraph_report::load::{load_job, LoadedJob};
+use syclgraph_report::merged_timeline::{default_ranks, listed_ranks, write_merged};
 use syclgraph_report::query::write_csv;
 
 use crate::cli::{ExportArgs, QueryArgs, ReportArgs};
@@ -20,14 +25,99 @@ pub fn is_job(dirs: &[PathBuf]) -> bool {
     dirs.len() == 1 && is_job_dir(&dirs[0])
 }
 
-/// `syclgraph report JOB`: prints the report, writes `report/*.csv`.
+/// `syclgraph report JOB`: prints the report, writes `report/*.csv`, and
+/// with `--perfetto FILE` the merged timeline of chosen ranks.
 pub fn report(args: &ReportArgs, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
     let job = &args.dirs[0];
     let result = open(job).and_then(|loaded| {
         let dir = args.output.clone().unwrap_or_else(|| job.join("report"));
-        cross_rank::report(&loaded, &dir, args.top.max(1))
+        let mut text = cross_rank::report(&loaded, &dir, args.top.max(1))?;
+        if let Some(file) = &args.perfetto {
+            text.push_str(&merged_timeline(&loaded, file, args.ranks.as_deref(), err)?);
+        }
+        Ok(text)
     });
     finish(result.map(|text| write!(out, "{text}")), err)
+}
+
+/// `--perfetto` given with directories that are not one job directory:
+/// one line, exit code 2.
+pub fn perfetto_needs_a_job(args: &ReportArgs, err: &mut dyn Write) -> u8 {
+    let dirs: Vec<String> = args.dirs.iter().map(|d| d.display().to_string()).collect();
+    finish(
+        Err(format!(
+            "--perfetto merges the ranks of one MPI job directory (with rank-NNNNN/ in it); {} is not one (a single run's timeline is its trace.pftrace)",
+            dirs.join(" ")
+        )),
+        err,
+    )
+}
+
+/// Writes the merged timeline to `file` and returns the line that says
+/// which ranks are in it; a rank's missing or broken trace is one
+/// `syclgraph:` line on `err`, as is a choice that spans hosts.
+fn merged_timeline(
+    job: &LoadedJob,
+    file: &Path,
+    ranks: Option<&str>,
+    err: &mut dyn Write,
+) -> Result<String, String> {
+    let chosen = match ranks {
+        Some(text) => listed_ranks(
+            job,
+            &RankSet::parse(text).map_err(|e| format!("--ranks: {e}"))?,
+        )?,
+        None => default_ranks(job)?,
+    };
+    if chosen.is_empty() {
+        return Err(format!(
+            "--ranks {}: no rank of {} is in the set",
+            ranks.unwrap_or(""),
+            job.dir.display()
+        ));
+    }
+    let merged = write_merged(job, &chosen, file)?;
+    for r in merged.incomplete() {
+        let _ = writeln!(
+            err,
+            "syclgraph: merged timeline: rank {}: {}",
+            r.rank,
+            r.problem.as_deref().unwrap_or("")
+        );
+    }
+    if merged.hosts.len() > 1 {
+        let _ = writeln!(
+            err,
+            "syclgraph: merged timeline: the ranks ran on {} hosts ({}): each keeps its own host's clock, so ranks on different hosts do not line up",
+            merged.hosts.len(),
+            merged.hosts.join(", ")
+        );
+    }
+    if merged.ranks.iter().all(|r| r.packets == 0) {
+        return Err(format!(
+            "{}: no chosen rank's trace.pftrace could be read",
+            file.display()
+        ));
+    }
+    let listed: Vec<String> = chosen
+        .iter()
+        .map(|c| {
+            let time = c
+                .device_ns
+                .map(|ns| format!("device {}", format_ns(ns.max(0) as u64)));
+            let words: Vec<String> = c.why.iter().map(|w| w.to_string()).chain(time).collect();
+            if words.is_empty() {
+                c.rank.to_string()
+            } else {
+                format!("{} ({})", c.rank, words.join(", "))
+            }
+        })
+        .collect();
+    Ok(format!(
+        "syclgraph: merged timeline of ranks {}: {} (open it at https://ui.perfetto.dev)\n",
+        listed.join(", "),
+        file.display()
+    ))
 }
 
 /// The cross-rank report of the job directory `job` as text, with its

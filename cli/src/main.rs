@@ -41,6 +41,9 @@ fn main() -> ExitCode {
             &mut std::io::stdout().lock(),
             &mut std::io::stderr().lock(),
         ),
+        cli::Action::Report(args) if args.perfetto.is_some() => {
+            job_report::perfetto_needs_a_job(&args, &mut std::io::stderr().lock())
+        }
         cli::Action::Report(args) => report::report(
             &args.dirs,
             &mut std::io::stdout().lock(),

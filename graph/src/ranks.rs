@@ -181,6 +181,11 @@ impl RankSet {
         self.ranges.first().map_or(0, |r| r.0)
     }
 
+    /// The highest rank in the set (`None` for every rank).
+    pub fn last(&self) -> Option<u32> {
+        self.ranges.last().map(|r| r.1)
+    }
+
     /// True when the set holds every rank.
     pub fn is_all(&self) -> bool {
         self.ranges.is_empty()

@@ -9,7 +9,10 @@
 //! (which rank directories a job has), [`columns`] (the type of every
 //! column), [`load`] (the files into tables), [`sql`] (the report's SQL),
 //! [`cross_rank`] (the report's tables and text), [`query`] (the user's own
-//! SQL), [`export`] (the Parquet dataset).
+//! SQL), [`export`] (the Parquet dataset); for the merged timeline of
+//! chosen ranks, [`wire`] (the protobuf wire format), [`trace_rewrite`]
+//! (one rank's packets with ids unique per rank) and [`merged_timeline`]
+//! (which ranks, and the merged file).
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -18,6 +21,9 @@ pub mod cross_rank;
 pub mod export;
 pub mod job;
 pub mod load;
+pub mod merged_timeline;
 pub mod meta_json;
 pub mod query;
 pub mod sql;
+pub mod trace_rewrite;
+pub mod wire;

@@ -114,8 +114,3 @@ pub const RANKS_BY_DISTANCE: &str =
 
 /// The ranks, by rank (the `ranks.csv` order).
 pub const RANKS: &str = "SELECT * FROM ranks ORDER BY rank";
-
-/// The ranks by span, slowest first (for choosing the merged timeline's
-/// ranks): rank and span.
-pub const RANKS_BY_SPAN: &str =
-    "SELECT rank, span_ns FROM ranks WHERE span_ns IS NOT NULL ORDER BY span_ns DESC, rank";

@@ -880,3 +880,64 @@ impl Drop for Load {
         }
     }
 }
+
+/// Variables that would do syclgraph's work for it in an MPI job: none
+/// reaches a command made by [`mpi_command`].
+pub const MPI_CLEARED: [&str; 8] = [
+    "XPTI_TRACE_ENABLE",
+    "XPTI_FRAMEWORK_DISPATCHER",
+    "XPTI_SUBSCRIBERS",
+    "LD_LIBRARY_PATH",
+    "OCL_ICD_FILENAMES",
+    "SYCLGRAPH_OUTPUT_DIR",
+    "SYCLGRAPH_QUIET",
+    "SYCLGRAPH_RANKS",
+];
+
+/// `mpiexec` of the venv (the `mpich` wheel).
+pub fn mpiexec() -> PathBuf {
+    let exe = venv().join("bin/mpiexec");
+    assert!(
+        exe.exists(),
+        "{} is missing: run scripts/setup.sh (it installs the mpich wheel)",
+        exe.display()
+    );
+    exe
+}
+
+/// A command in `cwd` with the venv's `bin` first on PATH (as after
+/// activating it) and [`MPI_CLEARED`] removed: how a user starts a job.
+pub fn mpi_command(program: &Path, cwd: &Path) -> Command {
+    let mut cmd = Command::new(program);
+    let mut path = std::ffi::OsString::from(venv().join("bin"));
+    if let Some(old) = std::env::var_os("PATH") {
+        path.push(":");
+        path.push(old);
+    }
+    cmd.current_dir(cwd).env("PATH", path);
+    for var in MPI_CLEARED {
+        cmd.env_remove(var);
+    }
+    cmd
+}
+
+/// Runs `tests/scripts/check_merged_pftrace.py` on the merged timeline
+/// `merged` with the rank directories it should hold, in order; panics
+/// with its report unless it passes. Returns its JSON line: per rank,
+/// the process name, pid, labels, and slices merged and in its own trace.
+pub fn check_merged_pftrace(merged: &Path, rank_dirs: &[PathBuf]) -> String {
+    let out = Command::new(venv().join("bin/python"))
+        .arg(repo_root().join("tests/scripts/check_merged_pftrace.py"))
+        .arg(merged)
+        .args(rank_dirs)
+        .output()
+        .expect("run check_merged_pftrace.py");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "check_merged_pftrace.py {}:\n{text}{}",
+        merged.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text.lines().next().unwrap_or_default().to_string()
+}

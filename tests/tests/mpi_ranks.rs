@@ -14,7 +14,7 @@
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -24,48 +24,9 @@ use syclgraph_tests::*;
 /// Longest a job may take on a loaded 2-core machine.
 const LIMIT: Duration = Duration::from_secs(120);
 
-/// Variables that would do syclgraph's work for it: none reaches it.
-const CLEARED: [&str; 8] = [
-    "XPTI_TRACE_ENABLE",
-    "XPTI_FRAMEWORK_DISPATCHER",
-    "XPTI_SUBSCRIBERS",
-    "LD_LIBRARY_PATH",
-    "OCL_ICD_FILENAMES",
-    "SYCLGRAPH_OUTPUT_DIR",
-    "SYCLGRAPH_QUIET",
-    "SYCLGRAPH_RANKS",
-];
-
-/// `mpiexec` of the venv (the `mpich` wheel).
-fn mpiexec() -> PathBuf {
-    let exe = venv().join("bin/mpiexec");
-    assert!(
-        exe.exists(),
-        "{} is missing: run scripts/setup.sh (it installs the mpich wheel)",
-        exe.display()
-    );
-    exe
-}
-
-/// A command in `cwd` with the venv's `bin` first on PATH (as after
-/// activating it) and [`CLEARED`] removed.
-fn command(program: &Path, cwd: &Path) -> Command {
-    let mut cmd = Command::new(program);
-    let mut path = OsString::from(venv().join("bin"));
-    if let Some(old) = std::env::var_os("PATH") {
-        path.push(":");
-        path.push(old);
-    }
-    cmd.current_dir(cwd).env("PATH", path);
-    for var in CLEARED {
-        cmd.env_remove(var);
-    }
-    cmd
-}
-
 /// `mpiexec -n 4 syclgraph run <run_args> -- <app>`.
 fn inside(cwd: &Path, run_args: &[&str], app: &[OsString]) -> Command {
-    let mut cmd = command(&mpiexec(), cwd);
+    let mut cmd = mpi_command(&mpiexec(), cwd);
     cmd.args(["-n", "4"])
         .arg(syclgraph_exe())
         .arg("run")
@@ -77,7 +38,7 @@ fn inside(cwd: &Path, run_args: &[&str], app: &[OsString]) -> Command {
 
 /// `syclgraph run <run_args> -- mpiexec -n 4 <app>`.
 fn outside(cwd: &Path, run_args: &[&str], app: &[OsString]) -> Command {
-    let mut cmd = command(&syclgraph_exe(), cwd);
+    let mut cmd = mpi_command(&syclgraph_exe(), cwd);
     cmd.arg("run")
         .args(run_args)
         .arg("--")
