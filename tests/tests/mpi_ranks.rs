@@ -38,12 +38,23 @@ fn inside(cwd: &Path, run_args: &[&str], app: &[OsString]) -> Command {
 
 /// `syclgraph run <run_args> -- mpiexec -n 4 <app>`.
 fn outside(cwd: &Path, run_args: &[&str], app: &[OsString]) -> Command {
+    outside_with("mpiexec", &["-n", "4"], cwd, run_args, app)
+}
+
+/// `syclgraph run <run_args> -- <launcher> <launcher_args> <app>`.
+fn outside_with(
+    launcher: &str,
+    launcher_args: &[&str],
+    cwd: &Path,
+    run_args: &[&str],
+    app: &[OsString],
+) -> Command {
     let mut cmd = mpi_command(&syclgraph_exe(), cwd);
     cmd.arg("run")
         .args(run_args)
         .arg("--")
-        .arg("mpiexec")
-        .args(["-n", "4"])
+        .arg(launcher)
+        .args(launcher_args)
         .args(app);
     cmd
 }
@@ -267,6 +278,111 @@ fn mpiexec_inside_syclgraph_cpp() {
     let at = stderr.find(&done).unwrap_or_else(|| panic!("{stderr}"));
     check_cross_rank_summary(&stderr[at..], &dir);
     assert!(!stderr.contains("incomplete"), "{stderr}");
+}
+
+#[test]
+fn mpirun_inside_syclgraph_cpp() {
+    // The wheel's `mpirun` (hydra, as its mpiexec), spelled as users do.
+    let cwd = fresh_dir("mpi-mpirun");
+    let out = job(outside_with(
+        "mpirun",
+        &["-np", "4"],
+        &cwd,
+        &["-o", "out"],
+        &cpp_app(&[]),
+    ));
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    let dir = cwd.join("out");
+    check_metas(&metas(&dir), &program("mpi_ranks"), &[0, 1, 2, 3]);
+    check_cpp_work(&dir, &stdout);
+    let done = format!("syclgraph: done; 4 rank(s) in {} (4 traced)", dir.display());
+    let at = stderr.find(&done).unwrap_or_else(|| panic!("{stderr}"));
+    check_cross_rank_summary(&stderr[at..], &dir);
+}
+
+/// A stand-in for Slurm's `srun` (there is no Slurm here): reads `-n N`,
+/// `--ntasks=N` or `--ntasks N`, skips its other options (`-N`/`--nodes`
+/// take a value), and starts N copies of the program at once, each with
+/// SLURM_PROCID, SLURM_NTASKS and SLURM_LOCALID set as srun sets them on
+/// one node; exits with the first failing copy's status.
+const FAKE_SRUN: &str = r#"#!/bin/sh
+n=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -n|--ntasks) n=$2; shift 2 ;;
+    --ntasks=*) n=${1#*=}; shift ;;
+    -N|--nodes) shift 2 ;;
+    --) shift; break ;;
+    -*) shift ;;
+    *) break ;;
+  esac
+done
+pids=""
+i=0
+while [ $i -lt $n ]; do
+  SLURM_PROCID=$i SLURM_NTASKS=$n SLURM_LOCALID=$i "$@" &
+  pids="$pids $!"
+  i=$((i + 1))
+done
+status=0
+for p in $pids; do
+  wait $p || { s=$?; [ $status -eq 0 ] && status=$s; }
+done
+exit $status
+"#;
+
+#[test]
+fn srun_inside_syclgraph_with_srun_options() {
+    use std::os::unix::fs::PermissionsExt;
+    let cwd = fresh_dir("mpi-srun");
+    let bin = cwd.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let srun = bin.join("srun");
+    std::fs::write(&srun, FAKE_SRUN).unwrap();
+    std::fs::set_permissions(&srun, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut cmd = outside_with(
+        "srun",
+        &["--ntasks=4", "-N", "1", "--mpi=pmi2", "-l"],
+        &cwd,
+        &["-o", "out"],
+        &[program("timing").into_os_string(), "1".into()],
+    );
+    // The fake srun first on PATH, as Slurm's would be.
+    let path = cmd
+        .get_envs()
+        .find(|(k, _)| *k == "PATH")
+        .and_then(|(_, v)| v.map(|v| v.to_os_string()))
+        .unwrap();
+    let mut with_srun = OsString::from(&bin);
+    with_srun.push(":");
+    with_srun.push(path);
+    cmd.env("PATH", with_srun);
+    // No launcher variable leaks in from the test's own environment.
+    for var in syclgraph_graph::ranks::rank_variables() {
+        cmd.env_remove(var);
+    }
+    let out = job(cmd);
+    let stderr = text(&out.stderr);
+    let dir = cwd.join("out");
+    let metas = metas(&dir);
+    for (rank, meta) in &metas {
+        assert_eq!(meta.rank_from, "SLURM_PROCID", "{meta:?}");
+        assert_eq!(
+            (meta.size, meta.local_rank),
+            (Some(4), Some(*rank)),
+            "{meta:?}"
+        );
+        assert_eq!(Path::new(&meta.program), program("timing"), "{meta:?}");
+        assert!(meta.sampled && meta.complete, "{meta:?}");
+        check_outputs(&dir.join(format!("rank-{rank:05}")));
+    }
+    assert_eq!(tables(&stderr), 1, "one table, after the job:\n{stderr}");
+    let done = format!("syclgraph: done; 4 rank(s) in {} (4 traced)", dir.display());
+    let at = stderr.find(&done).unwrap_or_else(|| panic!("{stderr}"));
+    assert!(
+        stderr[at..].contains("per operation, device time per rank"),
+        "{stderr}"
+    );
 }
 
 #[test]
