@@ -373,7 +373,8 @@ mod tests {
         assert_eq!(set.to_string(), "0,8-16");
         assert!(set.contains(0) && set.contains(12) && set.contains(16));
         assert!(!set.contains(1) && !set.contains(17));
-        assert_eq!(set.first(), 0);
+        assert_eq!((set.first(), set.last()), (0, Some(16)));
+        assert_eq!(RankSet::parse("all").unwrap().last(), None);
         assert!(RankSet::parse("all").unwrap().contains(12345));
         assert!(RankSet::parse("all").unwrap().is_all());
         assert_eq!(RankSet::parse("3").unwrap().first(), 3);
