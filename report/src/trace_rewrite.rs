@@ -220,8 +220,16 @@ impl RankRewriter {
         *self.pids.entry(old).or_insert_with(|| ids.pids.claim(old))
     }
 
-    fn flow(&self, old: u64) -> u64 {
-        old ^ self.flow_salt
+    /// `old` as the rank's `id` is in the merged trace.
+    fn map(&mut self, ids: &mut MergedIds, id: Id, old: u64) -> u64 {
+        match id {
+            Id::Sequence => self.sequence(ids, old),
+            Id::Uuid => self.uuid(ids, old),
+            Id::Flow => old ^ self.flow_salt,
+            // An int32 on the wire: negative ones are sign-extended.
+            Id::Pid => self.pid(ids, old as i64 as i32 as i64) as u64,
+            Id::Tid => self.pid(ids, old as i64) as u64,
+        }
     }
 
     /// Appends to `out` the packet `packet` (a `TracePacket`'s bytes,
@@ -232,196 +240,149 @@ impl RankRewriter {
         packet: &[u8],
         out: &mut Vec<u8>,
     ) -> Result<(), WireError> {
-        for field in fields(packet) {
-            let field = field?;
-            match (field.number, field.value) {
-                (packet::TRUSTED_PACKET_SEQUENCE_ID, Value::Varint(v)) => {
-                    let new = self.sequence(ids, v);
-                    put_varint_field(out, field.number, new);
-                }
-                (packet::TRACK_EVENT, Value::Len(m)) => {
-                    self.nested(out, field.number, m, |me, m, o| me.track_event(ids, m, o))?
-                }
-                (packet::TRACE_PACKET_DEFAULTS, Value::Len(m)) => {
-                    self.nested(out, field.number, m, |me, m, o| {
-                        me.packet_defaults(ids, m, o)
-                    })?
-                }
-                (packet::TRACK_DESCRIPTOR, Value::Len(m)) => {
-                    self.nested(out, field.number, m, |me, m, o| {
-                        me.track_descriptor(ids, m, o)
-                    })?
-                }
-                (packet::PROCESS_DESCRIPTOR, Value::Len(m)) => {
-                    self.nested(out, field.number, m, |me, m, o| {
-                        me.process_descriptor(ids, m, o)
-                    })?
-                }
-                (packet::THREAD_DESCRIPTOR, Value::Len(m)) => {
-                    self.nested(out, field.number, m, |me, m, o| {
-                        me.thread_descriptor(ids, m, o)
-                    })?
-                }
-                _ => out.extend_from_slice(field.raw),
-            }
-        }
-        Ok(())
+        self.rewrite(ids, Message::Packet, packet, out)
     }
 
-    /// Appends the message field `number` whose bytes are `rewrite` of
-    /// `message`.
-    fn nested(
-        &mut self,
-        out: &mut Vec<u8>,
-        number: u32,
-        message: &[u8],
-        rewrite: impl FnOnce(&mut Self, &[u8], &mut Vec<u8>) -> Result<(), WireError>,
-    ) -> Result<(), WireError> {
-        let mut body = Vec::with_capacity(message.len() + 16);
-        rewrite(self, message, &mut body)?;
-        put_len_field(out, number, &body);
-        Ok(())
-    }
-
-    /// `TrackEvent` and `TrackEventDefaults` (the same field numbers).
-    fn track_event(
+    /// Appends `message`, a `kind`, rewritten: its ids mapped, the
+    /// messages inside it that hold ids rewritten in turn, a process named
+    /// after the rank, every other field as it was.
+    fn rewrite(
         &mut self,
         ids: &mut MergedIds,
+        kind: Message,
         message: &[u8],
         out: &mut Vec<u8>,
     ) -> Result<(), WireError> {
+        let process = kind.process_pid(message)?;
         for field in fields(message) {
             let field = field?;
-            match field.number {
-                event::TRACK_UUID
-                | event::EXTRA_COUNTER_TRACK_UUIDS
-                | event::EXTRA_DOUBLE_COUNTER_TRACK_UUIDS => {
-                    map_ids(out, field, |v| self.uuid(ids, v))?
-                }
-                event::FLOW_IDS
-                | event::TERMINATING_FLOW_IDS
-                | event::FLOW_IDS_OLD
-                | event::TERMINATING_FLOW_IDS_OLD => map_ids(out, field, |v| self.flow(v))?,
-                _ => out.extend_from_slice(field.raw),
-            }
-        }
-        Ok(())
-    }
-
-    fn packet_defaults(
-        &mut self,
-        ids: &mut MergedIds,
-        message: &[u8],
-        out: &mut Vec<u8>,
-    ) -> Result<(), WireError> {
-        for field in fields(message) {
-            let field = field?;
-            match (field.number, field.value) {
-                (TRACK_EVENT_DEFAULTS, Value::Len(m)) => {
-                    self.nested(out, field.number, m, |me, m, o| me.track_event(ids, m, o))?
-                }
-                _ => out.extend_from_slice(field.raw),
-            }
-        }
-        Ok(())
-    }
-
-    fn track_descriptor(
-        &mut self,
-        ids: &mut MergedIds,
-        message: &[u8],
-        out: &mut Vec<u8>,
-    ) -> Result<(), WireError> {
-        // A process track is named after the rank: its own name goes.
-        let mut process: Option<Option<i64>> = None;
-        for field in fields(message) {
-            let field = field?;
-            if let (track::PROCESS, Value::Len(p)) = (field.number, field.value) {
-                process = Some(process_pid(p)?);
-            }
-        }
-        for field in fields(message) {
-            let field = field?;
-            match (field.number, field.value) {
-                (track::UUID | track::PARENT_UUID, _) => {
-                    map_ids(out, field, |v| self.uuid(ids, v))?
-                }
-                (track::NAME | track::STATIC_NAME | track::ATRACE_NAME, _) if process.is_some() => {
-                }
-                (track::PROCESS, Value::Len(m)) => {
-                    self.nested(out, field.number, m, |me, m, o| {
-                        me.process_descriptor(ids, m, o)
-                    })?
-                }
-                (track::THREAD, Value::Len(m)) => {
-                    self.nested(out, field.number, m, |me, m, o| {
-                        me.thread_descriptor(ids, m, o)
-                    })?
-                }
-                _ => out.extend_from_slice(field.raw),
+            if let (Some(child), Value::Len(inner)) = (kind.child(field.number), field.value) {
+                let mut body = Vec::with_capacity(inner.len() + 16);
+                self.rewrite(ids, child, inner, &mut body)?;
+                put_len_field(out, field.number, &body);
+            } else if let Some(id) = kind.id(field.number) {
+                let fixed = matches!(field.number, event::FLOW_IDS | event::TERMINATING_FLOW_IDS);
+                map_ids(out, field, fixed, |v| self.map(ids, id, v))?;
+            } else if process.is_none() || !kind.is_name(field.number) {
+                out.extend_from_slice(field.raw);
             }
         }
         if let Some(pid) = process {
-            put_len_field(out, track::NAME, self.label.process_name(pid).as_bytes());
-        }
-        Ok(())
-    }
-
-    fn process_descriptor(
-        &mut self,
-        ids: &mut MergedIds,
-        message: &[u8],
-        out: &mut Vec<u8>,
-    ) -> Result<(), WireError> {
-        let pid = process_pid(message)?;
-        for field in fields(message) {
-            let field = field?;
-            match (field.number, field.value) {
-                (process::PID, Value::Varint(v)) => {
-                    let new = self.pid(ids, v as i64 as i32 as i64);
-                    put_varint_field(out, field.number, new as u64);
+            let name = self.label.process_name(pid);
+            if kind == Message::Process {
+                put_len_field(out, process::PROCESS_NAME, name.as_bytes());
+                if let Some(note) = &self.label.note {
+                    put_len_field(out, process::PROCESS_LABELS, note.as_bytes());
                 }
-                (process::PROCESS_NAME, _) => {}
-                _ => out.extend_from_slice(field.raw),
-            }
-        }
-        put_len_field(
-            out,
-            process::PROCESS_NAME,
-            self.label.process_name(pid).as_bytes(),
-        );
-        if let Some(note) = &self.label.note {
-            put_len_field(out, process::PROCESS_LABELS, note.as_bytes());
-        }
-        Ok(())
-    }
-
-    fn thread_descriptor(
-        &mut self,
-        ids: &mut MergedIds,
-        message: &[u8],
-        out: &mut Vec<u8>,
-    ) -> Result<(), WireError> {
-        for field in fields(message) {
-            let field = field?;
-            match (field.number, field.value) {
-                (thread::PID, Value::Varint(v)) => {
-                    let new = self.pid(ids, v as i64 as i32 as i64);
-                    put_varint_field(out, field.number, new as u64);
-                }
-                (thread::TID, Value::Varint(v)) => {
-                    let new = self.pid(ids, v as i64);
-                    put_varint_field(out, field.number, new as u64);
-                }
-                _ => out.extend_from_slice(field.raw),
+            } else {
+                put_len_field(out, track::NAME, name.as_bytes());
             }
         }
         Ok(())
     }
 }
 
+/// The messages that hold ids.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Message {
+    Packet,
+    /// `TrackEvent`, and `TrackEventDefaults` (the same field numbers).
+    TrackEvent,
+    PacketDefaults,
+    TrackDescriptor,
+    Process,
+    Thread,
+}
+
+/// The kinds of id rewritten.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Id {
+    Sequence,
+    Uuid,
+    Flow,
+    Pid,
+    Tid,
+}
+
+impl Message {
+    /// The message field `number` of a `self` holds, when it holds ids.
+    fn child(self, number: u32) -> Option<Message> {
+        use Message::*;
+        match (self, number) {
+            (Packet, packet::TRACK_EVENT) | (PacketDefaults, TRACK_EVENT_DEFAULTS) => {
+                Some(TrackEvent)
+            }
+            (Packet, packet::TRACE_PACKET_DEFAULTS) => Some(PacketDefaults),
+            (Packet, packet::TRACK_DESCRIPTOR) => Some(TrackDescriptor),
+            (Packet, packet::PROCESS_DESCRIPTOR) | (TrackDescriptor, track::PROCESS) => {
+                Some(Process)
+            }
+            (Packet, packet::THREAD_DESCRIPTOR) | (TrackDescriptor, track::THREAD) => Some(Thread),
+            _ => None,
+        }
+    }
+
+    /// The id field `number` of a `self` is.
+    fn id(self, number: u32) -> Option<Id> {
+        use Message::*;
+        match (self, number) {
+            (Packet, packet::TRUSTED_PACKET_SEQUENCE_ID) => Some(Id::Sequence),
+            (
+                TrackEvent,
+                event::TRACK_UUID
+                | event::EXTRA_COUNTER_TRACK_UUIDS
+                | event::EXTRA_DOUBLE_COUNTER_TRACK_UUIDS,
+            )
+            | (TrackDescriptor, track::UUID | track::PARENT_UUID) => Some(Id::Uuid),
+            (
+                TrackEvent,
+                event::FLOW_IDS
+                | event::TERMINATING_FLOW_IDS
+                | event::FLOW_IDS_OLD
+                | event::TERMINATING_FLOW_IDS_OLD,
+            ) => Some(Id::Flow),
+            (Process, process::PID) | (Thread, thread::PID) => Some(Id::Pid),
+            (Thread, thread::TID) => Some(Id::Tid),
+            _ => None,
+        }
+    }
+
+    /// True for the name fields a process track or descriptor gets anew.
+    fn is_name(self, number: u32) -> bool {
+        match self {
+            Message::TrackDescriptor => {
+                matches!(
+                    number,
+                    track::NAME | track::STATIC_NAME | track::ATRACE_NAME
+                )
+            }
+            Message::Process => number == process::PROCESS_NAME,
+            _ => false,
+        }
+    }
+
+    /// For a process descriptor, or a track descriptor of a process: the
+    /// rank's own pid (`Some(None)` when it has none); else `None`.
+    fn process_pid(self, message: &[u8]) -> Result<Option<Option<i64>>, WireError> {
+        match self {
+            Message::Process => pid_of(message).map(Some),
+            Message::TrackDescriptor => {
+                let mut found = None;
+                for field in fields(message) {
+                    let field = field?;
+                    if let (track::PROCESS, Value::Len(p)) = (field.number, field.value) {
+                        found = Some(pid_of(p)?);
+                    }
+                }
+                Ok(found)
+            }
+            _ => Ok(None),
+        }
+    }
+}
+
 /// The pid a `ProcessDescriptor` gives, as the rank had it.
-fn process_pid(message: &[u8]) -> Result<Option<i64>, WireError> {
+fn pid_of(message: &[u8]) -> Result<Option<i64>, WireError> {
     let mut pid = None;
     for field in fields(message) {
         let field = field?;
@@ -432,20 +393,21 @@ fn process_pid(message: &[u8]) -> Result<Option<i64>, WireError> {
     Ok(pid)
 }
 
-/// Appends `field`, an id or a repeated id field (one value, or packed),
-/// with every id mapped by `map`; its wire type is kept.
+/// Appends `field`, an id or a repeated id field (one value, or packed:
+/// fixed64 ones when `fixed`, else varints), with every id mapped by
+/// `map`; its wire type is kept.
 fn map_ids(
     out: &mut Vec<u8>,
     field: Field<'_>,
+    fixed: bool,
     mut map: impl FnMut(u64) -> u64,
 ) -> Result<(), WireError> {
     match field.value {
         Value::Varint(v) => put_varint_field(out, field.number, map(v)),
         Value::Fixed64(v) => put_value(out, field.number, Value::Fixed64(map(v))),
         Value::Len(packed) => {
-            // Packed: fixed64 flow ids, or varints.
             let mut body = Vec::with_capacity(packed.len() + 8);
-            if matches!(field.number, event::FLOW_IDS | event::TERMINATING_FLOW_IDS) {
+            if fixed {
                 if packed.len() % 8 != 0 {
                     return Err(WireError("packed fixed64 ids are cut"));
                 }
