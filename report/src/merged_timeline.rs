@@ -183,6 +183,7 @@ pub fn write_merged(job: &LoadedJob, chosen: &[Chosen], out: &Path) -> Result<Me
     hosts.dedup();
     let note = (hosts.len() > 1)
         .then(|| "clock: this host's own; not aligned with ranks on other hosts".to_string());
+    refuse_an_input(out, &places)?;
     let file =
         File::create(out).map_err(|e| format!("{}: cannot create it ({e})", out.display()))?;
     let mut writer = BufWriter::new(file);
@@ -227,6 +228,23 @@ pub fn write_merged(job: &LoadedJob, chosen: &[Chosen], out: &Path) -> Result<Me
         ranks: merged,
         hosts,
     })
+}
+
+/// An error when `out` is a rank's own `trace.pftrace`: creating it
+/// would empty the trace before it is read.
+fn refuse_an_input(out: &Path, places: &[(u64, Option<String>, PathBuf)]) -> Result<(), String> {
+    let Ok(out_file) = out.canonicalize() else {
+        return Ok(()); // not there yet: no rank's trace
+    };
+    for (rank, _, dir) in places {
+        if dir.join("trace.pftrace").canonicalize().ok().as_ref() == Some(&out_file) {
+            return Err(format!(
+                "{}: that is rank {rank}'s own trace; write the merged timeline elsewhere",
+                out.display()
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Streams one rank's trace into `out`. The error is `out`'s; the rank's

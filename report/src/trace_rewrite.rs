@@ -647,6 +647,37 @@ mod tests {
     }
 
     #[test]
+    fn any_bytes_are_rewritten_or_refused_never_a_panic() {
+        let mut ids = MergedIds::default();
+        let mut r = RankRewriter::new(1, label(1));
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        // Real packets with bytes changed, and plain noise.
+        let base: Vec<u8> = packets(7).concat();
+        for round in 0..20_000 {
+            let mut bytes = if round % 2 == 0 {
+                base.clone()
+            } else {
+                (0..next() % 64).map(|_| next() as u8).collect()
+            };
+            for _ in 0..(next() % 4) {
+                if !bytes.is_empty() {
+                    let i = (next() as usize) % bytes.len();
+                    bytes[i] = next() as u8;
+                }
+            }
+            let cut = (next() as usize) % (bytes.len() + 1);
+            let mut out = Vec::new();
+            let _ = r.rewrite_packet(&mut ids, &bytes[..cut], &mut out);
+        }
+    }
+
+    #[test]
     fn a_broken_packet_is_an_error() {
         let mut ids = MergedIds::default();
         let mut r = RankRewriter::new(0, label(0));

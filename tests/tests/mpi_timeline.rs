@@ -172,6 +172,18 @@ fn ranks_option_chooses_and_out_of_range_is_one_line() {
         )
     );
     assert!(!gone.exists());
+
+    // A rank's own trace as the output: refused before anything is written.
+    let own = rank_dir(job, 0).join("trace.pftrace");
+    let before = std::fs::read(&own).unwrap();
+    let (code, _, err) = report(job, &["--perfetto", own.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("syclgraph: ") && err.contains("that is rank 0's own trace"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&own).unwrap(), before);
 }
 
 #[test]
