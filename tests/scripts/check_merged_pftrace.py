@@ -97,7 +97,12 @@ def walk(trace):
         if p.HasField("track_event"):
             e = p.track_event
             uuid = e.track_uuid if e.HasField("track_uuid") else defaults.get(seq)
-            name = e.name if e.HasField("name") else interned[seq].get(e.name_iid, f"<iid {e.name_iid}>")
+            if e.HasField("name"):
+                name = e.name
+            elif e.HasField("name_iid"):
+                name = interned[seq].get(e.name_iid, f"<iid {e.name_iid} not interned>")
+            else:
+                name = ""  # a slice's end
             flows = list(e.flow_ids) + list(e.terminating_flow_ids) + list(e.flow_ids_old) + list(e.terminating_flow_ids_old)
             events.append((seq, p.timestamp, p.timestamp_clock_id, e.type, name, uuid, flows))
     return tracks, threads, events
