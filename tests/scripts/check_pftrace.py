@@ -42,16 +42,15 @@ TE = pb.TrackEvent
 MONOTONIC = 3
 
 
-def main():
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    out = Path(sys.argv[1])
-    partial = "--partial" in sys.argv[2:]
-    problems = []
-    trace = pb.Trace()
-    data = (out / "trace.pftrace").read_bytes()
-    trace.ParseFromString(data)
+def decode_events(trace):
+    """Reads a parsed trace's packets as Perfetto's trace processor does,
+    per sequence (defaults, interned names, incremental clocks).
 
+    Returns (names, events, problems): the track names by uuid; the track
+    events as (track, ts, packet index, type, event, name, args) with ts on
+    CLOCK_MONOTONIC; and what could not be read.
+    """
+    problems = []
     names = {}
     events = []  # (track, ts, file index, type, event, name, args)
     clock_snapshot = False
@@ -140,6 +139,22 @@ def main():
             events.append((track, ts, i, te.type, te, name, args))
     if not clock_snapshot:
         problems.append("no clock snapshot with CLOCK_MONOTONIC")
+
+    return names, events, problems
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    out = Path(sys.argv[1])
+    partial = "--partial" in sys.argv[2:]
+    problems = []
+    trace = pb.Trace()
+    data = (out / "trace.pftrace").read_bytes()
+    trace.ParseFromString(data)
+
+    names, events, decoded_problems = decode_events(trace)
+    problems += decoded_problems
 
     # Slices as written: a BEGIN and the END that follows it on its track.
     slices = []  # dict(track, name, start, end, args, flows, ends)

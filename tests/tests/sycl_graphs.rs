@@ -112,27 +112,28 @@ fn check_replays(rows: &[Row], stdout: &str, label: &str, first: u64, step: u64)
 /// The slices named `name` in trace.pftrace: (track name, begin, end),
 /// in time order.
 fn queue_slices(t: &Traced, name: &str) -> Vec<(String, u64, u64)> {
+    // The trace is read as Perfetto's trace processor reads it (per-sequence
+    // defaults, interned names, incremental clocks), by the checker's decoder.
     let code = r#"
 import sys
-from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
+sys.path.insert(0, sys.argv[3])
+from check_pftrace import decode_events, pb, TE
 trace = pb.Trace()
 trace.ParseFromString(open(sys.argv[1], "rb").read())
-tracks = {p.track_descriptor.uuid: p.track_descriptor.name
-          for p in trace.packet if p.HasField("track_descriptor")}
+tracks, events, problems = decode_events(trace)
+assert not problems, problems
 open_at = {}
-for p in trace.packet:
-    if not p.HasField("track_event"):
-        continue
-    e = p.track_event
-    if e.type == 1 and e.name == sys.argv[2]:
-        open_at[e.track_uuid] = (p.timestamp, tracks.get(e.track_uuid, "?"))
-    elif e.type == 2 and e.track_uuid in open_at:
-        begin, track = open_at.pop(e.track_uuid)
-        print(track, begin, p.timestamp, sep="\t")
+for track, ts, _, typ, _, name, _ in events:
+    if typ == TE.TYPE_SLICE_BEGIN and name == sys.argv[2]:
+        open_at[track] = (ts, tracks.get(track, "?"))
+    elif typ == TE.TYPE_SLICE_END and track in open_at:
+        begin, name = open_at.pop(track)
+        print(name, begin, ts, sep="\t")
 "#;
     let out = python_command_c(code)
         .arg(t.dir.join("trace.pftrace"))
         .arg(name)
+        .arg(repo_root().join("tests/scripts"))
         .output()
         .expect("run python");
     assert!(
