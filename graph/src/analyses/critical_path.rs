@@ -287,6 +287,9 @@ pub struct CriticalPath {
     first_ns: Option<u64>,
     /// The device each queue's commands named first.
     queue_devices: FxHashMap<u64, usize>,
+    /// The last queue found in `queue_devices` and its device (most
+    /// commands are on the queue of the one before): no lookup for them.
+    last_queue_device: Option<(u64, usize)>,
     /// Finalised instances held to be taken on in start order, by (start
     /// or submission, key).
     held: StartOrder<(u64, InstanceKey), Finalised>,
@@ -381,6 +384,7 @@ impl CriticalPath {
             chains: Chains::default(),
             first_ns: None,
             queue_devices: FxHashMap::default(),
+            last_queue_device: None,
             held: StartOrder::default(),
             reorder: REORDER,
             ended: StartOrder::default(),
@@ -428,11 +432,17 @@ impl CriticalPath {
         // Direct-path USM commands name no device: their queue's, as other
         // commands on that queue named it.
         if let Some(q) = queue {
-            match device {
-                Some(d) => {
-                    self.queue_devices.entry(q).or_insert(d);
+            match self.last_queue_device {
+                // The map's value for `q`, which never changes once set.
+                Some((last, d)) if last == q => device = device.or(Some(d)),
+                _ => {
+                    let named = match device {
+                        Some(d) => Some(*self.queue_devices.entry(q).or_insert(d)),
+                        None => self.queue_devices.get(&q).copied(),
+                    };
+                    device = device.or(named);
+                    self.last_queue_device = named.map(|d| (q, d));
                 }
-                None => device = self.queue_devices.get(&q).copied(),
             }
         }
         let inst = Finalised {
@@ -496,7 +506,9 @@ impl CriticalPath {
 
     /// Whether `key` was taken on already (in the window, or deferred).
     fn taken_on(&self, key: InstanceKey) -> bool {
-        self.window.contains_key(&key) || self.deferred.contains_key(&key)
+        // Mostly nothing is deferred: no lookup then.
+        self.window.contains_key(&key)
+            || (!self.deferred.is_empty() && self.deferred.contains_key(&key))
     }
 
     /// Whether `key` left the window (or cannot be waited for).
@@ -942,6 +954,48 @@ mod tests {
         );
         assert_eq!(r.length_ns(), 80);
         assert_eq!(r.node_ns, vec![(0, 10), (1, 8), (2, 5)]);
+    }
+
+    /// A command that names no device runs on the device its queue's
+    /// commands named first, whichever queue the command before was on;
+    /// a command naming another device keeps its own.
+    #[test]
+    fn unnamed_devices_are_their_queues_first_named_device() {
+        let mut cp = CriticalPath::new(100);
+        let commands = [
+            (1, Some(0)),
+            (2, Some(1)),
+            (1, None),
+            (1, None),
+            (2, None),
+            (1, Some(5)),
+            (1, None),
+            (3, None),
+            (2, None),
+            (3, Some(7)),
+            (3, None),
+            (2, Some(4)),
+            (2, None),
+        ];
+        for (i, &(queue, device)) in commands.iter().enumerate() {
+            let t = 100 * i as u64;
+            cp.finalised(
+                (0, i as u64 + 1),
+                &kernel(i as u64 + 1, t, t + 10, t + 20),
+                NodeKind::Kernel,
+                device,
+                Some(queue),
+            );
+        }
+        cp.finish();
+        let mut devices = Vec::new();
+        cp.take_busy(|device, _, busy| devices.push((busy.key.1, device)));
+        let expected: Vec<(u64, Option<usize>)> = [0, 1, 0, 0, 1, 5, 0, -1, 1, 7, 7, 4, 1]
+            .iter()
+            .enumerate()
+            .map(|(i, &d)| (i as u64 + 1, usize::try_from(d).ok()))
+            .collect();
+        assert_eq!(devices, expected);
     }
 
     #[test]
