@@ -147,7 +147,12 @@ struct Anchor {
 
 /// A map that forgets its oldest entries: two generations of at most
 /// [`RECENT`] entries; when the current one is full the older one is
-/// dropped and the current one becomes the older.
+/// emptied and becomes the current one.
+///
+/// The two tables are allocated once each, at their full size, and
+/// reused: a generation that started empty and grew by doubling would
+/// hold its old and new tables at once, on top of the other generation,
+/// at every rotation (37 MB at the peak of a long run instead of 24).
 #[derive(Debug)]
 struct Recent<K, V> {
     current: FxHashMap<K, V>,
@@ -171,6 +176,17 @@ impl<K: Hash + Eq, V> Recent<K, V> {
         self.current.get_mut(k)
     }
 
+    /// Makes the current generation the older one, and the emptied older
+    /// one current, with room for [`RECENT`] entries (allocated once: the
+    /// first generation grows, the second is made at its full size).
+    fn rotate(&mut self) {
+        std::mem::swap(&mut self.current, &mut self.older);
+        self.current.clear();
+        if self.current.capacity() < RECENT {
+            self.current = FxHashMap::with_capacity_and_hasher(RECENT, Default::default());
+        }
+    }
+
     /// The entry for `k` (moved into the current generation), made by
     /// `make` when absent.
     fn entry(&mut self, k: K, make: impl FnOnce() -> V) -> &mut V {
@@ -183,13 +199,13 @@ impl<K: Hash + Eq, V> Recent<K, V> {
             Some(v) => v,
             None => {
                 if self.current.len() >= RECENT && !self.current.contains_key(&k) {
-                    self.older = std::mem::take(&mut self.current);
+                    self.rotate();
                 }
                 return self.current.entry(k).or_insert_with(make);
             }
         };
         if self.current.len() >= RECENT {
-            self.older = std::mem::take(&mut self.current);
+            self.rotate();
         }
         self.current.entry(k).or_insert(v)
     }
@@ -204,19 +220,22 @@ impl<K: Hash + Eq, V> Recent<K, V> {
             self.older.remove(&k);
         }
         if self.current.len() >= RECENT && !self.current.contains_key(&k) {
-            self.older = std::mem::take(&mut self.current);
+            self.rotate();
         }
         self.current.insert(k, v);
     }
 }
 
 /// Flow ids, the first two without an allocation (most instances have a
-/// dependency or two).
+/// dependency or two). 32 bytes: the rare third and later ids are boxed,
+/// so that the table of recent instances ([`Recent`]) stays small.
 #[derive(Debug, Default)]
 struct Ids {
     first: [u64; 2],
     len: usize,
-    more: Vec<u64>,
+    // Boxed on purpose: a thin pointer (8 bytes) where a Vec takes 24.
+    #[allow(clippy::box_collection)]
+    more: Option<Box<Vec<u64>>>,
 }
 
 impl Ids {
@@ -224,7 +243,7 @@ impl Ids {
         if self.len < 2 {
             self.first[self.len] = id;
         } else {
-            self.more.push(id);
+            self.more.get_or_insert_with(Box::default).push(id);
         }
         self.len += 1;
     }
@@ -232,21 +251,28 @@ impl Ids {
     /// Takes back `id`, the last one pushed.
     fn pop(&mut self, id: u64) {
         if self.len > 2 {
-            self.more.pop();
+            if let Some(more) = &mut self.more {
+                more.pop();
+            }
         } else if self.len > 0 {
             debug_assert_eq!(self.first[self.len - 1], id);
         }
         self.len = self.len.saturating_sub(1);
     }
 
+    /// The ids past the first two.
+    fn more(&self) -> &[u64] {
+        self.more.as_deref().map_or(&[], Vec::as_slice)
+    }
+
     fn contains(&self, id: u64) -> bool {
-        self.first[..self.len.min(2)].contains(&id) || self.more.contains(&id)
+        self.first[..self.len.min(2)].contains(&id) || self.more().contains(&id)
     }
 
     fn iter(&self) -> impl Iterator<Item = u64> + '_ {
         self.first[..self.len.min(2)]
             .iter()
-            .chain(&self.more)
+            .chain(self.more())
             .copied()
     }
 }
@@ -1626,5 +1652,44 @@ mod tests {
         let written = events(t.get_ref()).len() as u64 / 2;
         assert_eq!(written, t.slices());
         assert!(written > 4, "{written}");
+    }
+
+    #[test]
+    fn a_recent_instance_entry_stays_small() {
+        // Two generations of RECENT entries in tables with twice as many
+        // slots: every byte here is half a MiB of the trace's tables.
+        assert!(std::mem::size_of::<Ids>() <= 32);
+        assert!(std::mem::size_of::<(InstanceKey, Seen)>() <= 88);
+        let mut ids = Ids::default();
+        for id in 1..=5 {
+            ids.push(id);
+        }
+        ids.pop(5);
+        assert!(ids.contains(4) && !ids.contains(5));
+        assert_eq!(ids.iter().collect::<Vec<_>>(), [1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn recent_keeps_two_generations_in_two_tables_allocated_once() {
+        let mut recent: Recent<u64, u64> = Recent::default();
+        let n = RECENT as u64;
+        for k in 0..2 * n {
+            recent.insert(k, k);
+        }
+        // The first generation is the older one, whole; the second current.
+        assert_eq!(recent.get_mut(&0), Some(&mut 0));
+        assert_eq!(recent.get_mut(&(2 * n - 1)), Some(&mut (2 * n - 1)));
+        let tables = (recent.current.capacity(), recent.older.capacity());
+        assert!(tables.0 >= RECENT && tables.1 >= RECENT);
+        for k in 2 * n..5 * n {
+            *recent.entry(k, || 0) = k;
+        }
+        // The oldest generations are forgotten, the last two kept.
+        assert_eq!(recent.get_mut(&(3 * n - 1)), None);
+        assert_eq!(recent.get_mut(&(3 * n)), Some(&mut (3 * n)));
+        assert_eq!(recent.current.len() + recent.older.len(), 2 * RECENT);
+        // The same two tables, neither grown nor made again.
+        let now = (recent.current.capacity(), recent.older.capacity());
+        assert!(now == tables || now == (tables.1, tables.0));
     }
 }
