@@ -290,6 +290,14 @@ impl NodeTable {
     #[inline]
     pub fn bind_here(&self, event: EventRef<'_>, binding: Binding) {
         self.bind(event.unique_id(), binding);
+        self.keep_here(event, binding);
+    }
+
+    /// Keeps the binding at hand for the task and signal events that follow
+    /// on this thread, without [`NodeTable::bind`]: for a submission no
+    /// other thread and no edge will ask about.
+    #[inline]
+    pub fn keep_here(&self, event: EventRef<'_>, binding: Binding) {
         STATE.with(|s| s.last_bound.set(Some((BoundKey::of(event), binding))));
     }
 

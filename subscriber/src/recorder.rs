@@ -20,7 +20,7 @@ use crate::clock::monotonic_ns;
 use crate::counters::Counters;
 use crate::dependencies::{self, Dependencies};
 use crate::identity::{
-    Binding, EdgeOrigin, EdgeTable, FastMap, Interner, NodeFlags, NodeTable, Resolved,
+    Binding, BoundKey, EdgeOrigin, EdgeTable, FastMap, Interner, NodeFlags, NodeTable, Resolved,
 };
 use crate::inbox::Inbox;
 use crate::sycl_graphs::{metadata_number, Building, CommandClass, GraphBook, RecordedCommand};
@@ -319,24 +319,30 @@ impl Recorder {
                 id
             }
         };
-        self.nodes.bind_here(
-            event,
-            Binding {
-                node,
-                instance,
-                flags,
-                merged: false,
-                unrecorded: false,
-            },
-        );
-        if flags.virtual_event.is_some() {
-            return;
-        }
-        dependencies::set_current((node, instance));
         // Only the next UR USM call on this thread may be this submission's.
         // A memcpy, the most common, is told by one comparison.
         let memcpy = kind.starts_with(b"memory_transfer_node::memcpy\0");
         let direct = memcpy || kind.starts_with(b"memory_transfer_node::");
+        let binding = Binding {
+            node,
+            instance,
+            flags,
+            merged: false,
+            unrecorded: false,
+        };
+        if direct && flags.virtual_event.is_none() {
+            // A direct-path command's task and output event come on this
+            // thread inside this call, and no edge_create names its event
+            // (it is no scheduler command): the thread keeps the binding,
+            // the shared table is not written.
+            self.nodes.keep_here(event, binding);
+        } else {
+            self.nodes.bind_here(event, binding);
+        }
+        if flags.virtual_event.is_some() {
+            return;
+        }
+        dependencies::set_current((node, instance));
         let class = match (memcpy, direct) {
             (true, _) => Some(CommandClass::Copy),
             (false, true) => CommandClass::of_recorded(kind),
@@ -572,6 +578,9 @@ impl Recorder {
 
     /// task_begin (`begin`) or task_end of an instance.
     pub fn task(&self, begin: bool, event: EventRef<'_>) {
+        if self.running() && self.held_task(begin, event) {
+            return;
+        }
         let Some(binding) = self.followed_submission(event) else {
             return;
         };
@@ -661,6 +670,70 @@ impl Recorder {
                     thread,
                     ns,
                 });
+            }
+        }
+    }
+
+    /// The task of the direct-path submission this thread holds, in the
+    /// order the runtime sends it (node_create, task_begin, the USM call,
+    /// task_end, all on this thread in one call): one look at the thread's
+    /// state per callback, no shared table, one clock read for the whole
+    /// submission besides the task's end (the task begins at the
+    /// submission's time: nothing runs between the two). Returns false,
+    /// having changed nothing, for any other event or order: the general
+    /// path in [`Recorder::task`] then takes it.
+    #[inline]
+    fn held_task(&self, begin: bool, event: EventRef<'_>) -> bool {
+        let key = BoundKey::of(event);
+        let record = STATE.with(|s| {
+            let (Some((bound, binding)), Some(held)) = (s.last_bound.get(), s.held.get()) else {
+                return None;
+            };
+            if bound != key
+                || binding.merged
+                || binding.unrecorded
+                || held.submission != (binding.node, binding.instance)
+            {
+                return None;
+            }
+            let open = s.open_task.get();
+            if begin {
+                if open.is_some() {
+                    return None;
+                }
+                s.open_task.set(Some(dependencies::OpenTask {
+                    submission: held.submission,
+                    begin_ns: held.ns,
+                    signalled: None,
+                }));
+                return Some(None);
+            }
+            // The USM call was made and gave its event: the submission was
+            // not recorded into a SYCL graph (see `recorded_into_graph`).
+            let open = open.filter(|o| o.submission == held.submission)?;
+            let event = open.signalled?;
+            s.open_task.set(None);
+            s.held.set(None);
+            s.last_bound.set(None);
+            let (node, instance) = held.submission;
+            let record = Record::SubmittedTask {
+                node,
+                instance,
+                thread: held.thread,
+                submit_ns: held.ns,
+                after: held.after,
+                begin_ns: open.begin_ns,
+                end_ns: monotonic_ns(),
+                event: Some(event),
+            };
+            Some(Some((record, event)))
+        });
+        match record {
+            None => false,
+            Some(None) => true,
+            Some(Some((record, event))) => {
+                self.send_with_event(record, event);
+                true
             }
         }
     }
