@@ -620,16 +620,7 @@ impl Recorder {
                     && open.signalled.is_none()
                     && self.recorded_into_graph(&held, event) => {}
             (Some(open), Some(held)) if open.submission == (node, instance) => {
-                let record = Record::SubmittedTask {
-                    node,
-                    instance,
-                    thread: held.thread,
-                    submit_ns: held.ns,
-                    after: held.after,
-                    begin_ns: open.begin_ns,
-                    end_ns: ns,
-                    event: open.signalled,
-                };
+                let record = submitted_task(&held, &open, ns);
                 self.send_with_event(record, open.signalled.unwrap_or(0));
             }
             (Some(open), None) if open.submission == (node, instance) => {
@@ -715,17 +706,7 @@ impl Recorder {
             s.open_task.set(None);
             s.held.set(None);
             s.last_bound.set(None);
-            let (node, instance) = held.submission;
-            let record = Record::SubmittedTask {
-                node,
-                instance,
-                thread: held.thread,
-                submit_ns: held.ns,
-                after: held.after,
-                begin_ns: open.begin_ns,
-                end_ns: monotonic_ns(),
-                event: Some(event),
-            };
+            let record = submitted_task(&held, &open, monotonic_ns());
             Some(Some((record, event)))
         });
         match record {
@@ -1208,6 +1189,22 @@ impl Recorder {
             begin_ns,
             end_ns: monotonic_ns(),
         });
+    }
+}
+
+/// The one record of a held submission and its task, ended at `end_ns`.
+#[inline]
+fn submitted_task(held: &HeldSubmission, open: &dependencies::OpenTask, end_ns: u64) -> Record {
+    let (node, instance) = held.submission;
+    Record::SubmittedTask {
+        node,
+        instance,
+        thread: held.thread,
+        submit_ns: held.ns,
+        after: held.after,
+        begin_ns: open.begin_ns,
+        end_ns,
+        event: open.signalled,
     }
 }
 
