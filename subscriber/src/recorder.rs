@@ -668,9 +668,8 @@ impl Recorder {
     /// The task of the direct-path submission this thread holds, in the
     /// order the runtime sends it (node_create, task_begin, the USM call,
     /// task_end, all on this thread in one call): one look at the thread's
-    /// state per callback, no shared table, one clock read for the whole
-    /// submission besides the task's end (the task begins at the
-    /// submission's time: nothing runs between the two). Returns false,
+    /// state per callback, no shared table, a clock read at the task's
+    /// begin and end as on the general path. Returns false,
     /// having changed nothing, for any other event or order: the general
     /// path in [`Recorder::task`] then takes it.
     #[inline]
@@ -694,7 +693,7 @@ impl Recorder {
                 }
                 s.open_task.set(Some(dependencies::OpenTask {
                     submission: held.submission,
-                    begin_ns: held.ns,
+                    begin_ns: monotonic_ns(),
                     signalled: None,
                 }));
                 return Some(None);
