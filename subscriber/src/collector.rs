@@ -29,6 +29,7 @@ use crate::control::SessionControl;
 use crate::counters::Counters;
 use crate::inbox::Teardown;
 use crate::inbox::{FinishRequest, Inbox};
+use crate::snapshot_pacing::SnapshotPacing;
 use crate::timing_slot::TimingSlot;
 use crate::warn;
 
@@ -62,18 +63,6 @@ const POLL_MAX: Duration = Duration::from_millis(50);
 const BATCH: usize = 4096;
 /// How often streamed kernels.csv rows reach the file.
 const FLUSH_EVERY: Duration = Duration::from_millis(100);
-/// How often graph.dot and summary.csv are rewritten while the program
-/// runs, at most.
-const SNAPSHOT_EVERY: Duration = Duration::from_secs(1);
-/// A snapshot is followed by a pause of at least this many times the CPU
-/// time it took: it grows with the graph (its nodes, and each node's kept
-/// durations, up to 4,096 or a histogram), and must stay a small share
-/// (about 1%) of the collector's time in a long run. CPU time, not wall
-/// time: waiting for the disk (the files are synced) costs the program
-/// nothing, and a slow sync of an early, empty graph paused the next
-/// snapshot for seconds (a program killed then left an empty graph.dot).
-const SNAPSHOT_PAUSE_FACTOR: u32 = 100;
-
 /// The collector thread's state.
 pub struct Collector {
     config: Config,
@@ -235,8 +224,8 @@ impl Collector {
         } else {
             self.load_timestamps();
         }
-        let (mut last_flush, mut last_snapshot) = (Instant::now(), Instant::now());
-        let mut snapshot_pause = SNAPSHOT_EVERY;
+        let mut last_flush = Instant::now();
+        let mut snapshots = SnapshotPacing::new(last_flush, thread_cpu_time());
         let mut idle_wait = POLL_MIN;
         loop {
             let mut handled = 0;
@@ -262,22 +251,25 @@ impl Collector {
             }
             self.follow_ur_calls();
             self.unsubscribe_ur_calls_at_limit();
-            if last_flush.elapsed() >= FLUSH_EVERY {
+            let now = Instant::now();
+            if now.saturating_duration_since(last_flush) >= FLUSH_EVERY {
                 self.output.flush_rows();
-                last_flush = Instant::now();
+                last_flush = now;
                 // Starts/stops are timed and applied at this pace (not at
                 // every pass: a pass can be as frequent as a few records).
                 if let Some(session) = (self.session)() {
                     self.start_stop(session);
                 }
-            }
-            if last_snapshot.elapsed() >= snapshot_pause {
-                let began = thread_cpu_time();
-                self.release_held_submission();
-                self.output.snapshot();
-                last_snapshot = Instant::now();
-                snapshot_pause = SNAPSHOT_EVERY
-                    .max(thread_cpu_time().saturating_sub(began) * SNAPSHOT_PAUSE_FACTOR);
+                // Snapshots are due at most this often too.
+                if (self.output.changed() || self.held_submission.is_some())
+                    && snapshots.due(now, thread_cpu_time)
+                {
+                    let began = thread_cpu_time();
+                    self.release_held_submission();
+                    if self.output.snapshot() {
+                        snapshots.done(began, thread_cpu_time(), Instant::now());
+                    }
+                }
             }
             // Records do not wake the collector one by one: while they come
             // it looks again soon; when nothing came it sleeps longer.

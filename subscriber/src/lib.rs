@@ -41,6 +41,7 @@ pub mod output_dir;
 pub mod recorder;
 pub mod registrations;
 pub mod session;
+pub mod snapshot_pacing;
 pub mod stderr;
 pub mod sycl_graphs;
 pub mod thread_number;

@@ -148,19 +148,25 @@ impl Output {
         }
     }
 
+    /// Whether records were applied since the last snapshot.
+    pub fn changed(&self) -> bool {
+        self.changed
+    }
+
     /// Rewrites graph.dot, summary.csv, critical_path.csv and idle_gaps.csv
-    /// (atomically) if anything changed,
+    /// (atomically) if anything changed, and says whether it did,
     /// so a program killed by a signal leaves a recent, complete graph. Their
     /// size grows with code locations, not submissions; instances.dot (up to
     /// `SYCLGRAPH_MAX_INSTANCES` nodes) is written at the end only.
-    pub fn snapshot(&mut self) {
+    pub fn snapshot(&mut self) -> bool {
         if !self.changed {
-            return;
+            return false;
         }
         self.changed = false;
         if let Err(e) = self.write_graph_files() {
             warn(format_args!("snapshot of graph.dot: {e}"));
         }
+        true
     }
 
     fn write_graph_files(&self) -> io::Result<()> {

@@ -206,3 +206,50 @@ fn row_completes_within(path: &std::path::Path, torn_at: usize, limit: Duration)
         std::thread::sleep(Duration::from_millis(1));
     }
 }
+
+/// The graph files follow a program whose collector is mostly idle (a
+/// kernel, a copy and a wait per iteration): snapshots are paced on the
+/// collector's CPU time, which hardly moves here, so the wall-time pace
+/// must bring them (`subscriber/src/snapshot_pacing.rs`). `graph.dot`'s
+/// count of `long_kernel` is read every 50 ms for 8 s: it must be rewritten
+/// with a higher count several times, never more than 4 s apart.
+#[test]
+fn graph_files_keep_up_with_a_slow_program() {
+    let dir = fresh_dir("robust-slow-snapshots");
+    let mut cmd = runtime_command(&program("long_running"));
+    with_xpti(&mut cmd, &subscriber());
+    cmd.env("SYCLGRAPH_OUTPUT_DIR", &dir);
+    let graph_dot = dir.join("graph.dot");
+    let kernel_count = || -> Option<u64> {
+        let text = std::fs::read_to_string(&graph_dot).ok()?;
+        if text.is_empty() {
+            return None;
+        }
+        let line = tag_line(SRC, "long_kernel").to_string();
+        DotGraph::read(&graph_dot).nodes.values().find_map(|node| {
+            (node.get("file").is_some_and(|f| f.ends_with(SRC)) && node.get("line") == Some(&line))
+                .then(|| node["count"].parse().ok())?
+        })
+    };
+    let mut changes = Vec::new();
+    let mut last = None;
+    run_until_signalled(cmd, "TERM", || {
+        let start = std::time::Instant::now();
+        while start.elapsed() < Duration::from_secs(8) {
+            let count = kernel_count();
+            if count.is_some() && count != last {
+                changes.push((start.elapsed(), count.unwrap()));
+                last = count;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    });
+    assert!(changes.len() >= 3, "graph.dot rewrites seen: {changes:?}");
+    for pair in changes.windows(2) {
+        assert!(pair[1].1 > pair[0].1, "{changes:?}");
+        assert!(
+            pair[1].0 - pair[0].0 <= Duration::from_secs(4),
+            "graph.dot was not rewritten for over 4 s while the program ran: {changes:?}"
+        );
+    }
+}
