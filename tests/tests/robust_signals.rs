@@ -236,10 +236,9 @@ fn graph_files_keep_up_with_a_slow_program() {
     run_until_signalled(cmd, "TERM", || {
         let start = std::time::Instant::now();
         while start.elapsed() < Duration::from_secs(8) {
-            let count = kernel_count();
-            if count.is_some() && count != last {
-                changes.push((start.elapsed(), count.unwrap()));
-                last = count;
+            if let Some(count) = kernel_count().filter(|&c| Some(c) != last) {
+                changes.push((start.elapsed(), count));
+                last = Some(count);
             }
             std::thread::sleep(Duration::from_millis(50));
         }
