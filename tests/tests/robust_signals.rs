@@ -72,6 +72,14 @@ fn run_until_signalled(mut cmd: Command, signal: &str, meanwhile: impl FnOnce())
     );
 }
 
+/// `long_running` traced by syclgraph into `dir`.
+fn traced_long_running(dir: &std::path::Path) -> Command {
+    let mut cmd = runtime_command(&program("long_running"));
+    with_xpti(&mut cmd, &subscriber());
+    cmd.env("SYCLGRAPH_OUTPUT_DIR", dir);
+    cmd
+}
+
 fn killed_by(signal: &str, number: i32) {
     let after = Duration::from_millis(1500);
     let untraced = run_until_signalled(runtime_command(&program("long_running")), signal, || {
@@ -85,9 +93,7 @@ fn killed_by(signal: &str, number: i32) {
 
     let test = format!("robust-sig{}", signal.to_lowercase());
     let dir = fresh_dir(&test);
-    let mut cmd = runtime_command(&program("long_running"));
-    with_xpti(&mut cmd, &subscriber());
-    cmd.env("SYCLGRAPH_OUTPUT_DIR", &dir);
+    let cmd = traced_long_running(&dir);
     let traced = run_until_signalled(cmd, signal, || std::thread::sleep(after));
     assert_eq!(
         traced.signal(),
@@ -154,9 +160,7 @@ fn sigint_kills_as_untraced_and_leaves_readable_outputs() {
 #[test]
 fn kernels_csv_on_disk_always_ends_with_a_complete_row() {
     let dir = fresh_dir("robust-sig-sampled");
-    let mut cmd = runtime_command(&program("long_running"));
-    with_xpti(&mut cmd, &subscriber());
-    cmd.env("SYCLGRAPH_OUTPUT_DIR", &dir);
+    let cmd = traced_long_running(&dir);
     let path = dir.join("kernels.csv");
     let mut samples = 0;
     let mut in_progress = 0;
@@ -216,9 +220,7 @@ fn row_completes_within(path: &std::path::Path, torn_at: usize, limit: Duration)
 #[test]
 fn graph_files_keep_up_with_a_slow_program() {
     let dir = fresh_dir("robust-slow-snapshots");
-    let mut cmd = runtime_command(&program("long_running"));
-    with_xpti(&mut cmd, &subscriber());
-    cmd.env("SYCLGRAPH_OUTPUT_DIR", &dir);
+    let cmd = traced_long_running(&dir);
     let graph_dot = dir.join("graph.dot");
     let kernel_count = || -> Option<u64> {
         let text = std::fs::read_to_string(&graph_dot).ok()?;
