@@ -186,7 +186,8 @@ unsafe fn force_profiling(params: *mut ur_queue_create_params_t) -> bool {
     true
 }
 
-/// The output event of a finished direct-path USM call, if it made one.
+/// The output event of a finished direct-path USM call (null: the call
+/// made none, as an eventless submission); `None` for other functions.
 ///
 /// # Safety
 /// `args` is the params struct of function `id`, after the call returned.
@@ -212,11 +213,10 @@ unsafe fn output_event(id: ur_function_t, args: *mut c_void) -> Option<ur_event_
     // SAFETY: `out` points at the call's `phEvent` argument (may be null).
     let ph_event = unsafe { *out };
     if ph_event.is_null() {
-        return None;
+        return Some(std::ptr::null_mut());
     }
     // SAFETY: the call wrote its output event through `phEvent`.
-    let event = unsafe { *ph_event };
-    (!event.is_null()).then_some(event)
+    Some(unsafe { *ph_event })
 }
 
 /// The event wait list of an enqueue call, by function id (empty for the

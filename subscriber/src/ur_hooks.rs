@@ -281,14 +281,17 @@ unsafe fn before_enqueue(count: u32, list: *const ur_event_handle_t) {
 /// `ph_event` is the call's output argument (null or written on success).
 #[inline]
 unsafe fn after_usm(result: ur_result_t, ph_event: *mut ur_event_handle_t) {
-    if !result.is_success() || ph_event.is_null() {
+    if !result.is_success() {
         return;
     }
-    // SAFETY: on success the call wrote its output event here.
-    let event = unsafe { *ph_event };
-    if event.is_null() {
-        return;
-    }
+    // An eventless submission (no `phEvent`) ran too: it is told as having
+    // no device event, not mistaken for a command recorded into a graph.
+    let event = if ph_event.is_null() {
+        std::ptr::null_mut()
+    } else {
+        // SAFETY: on success the call wrote its output event here.
+        unsafe { *ph_event }
+    };
     if let Some(recorder) = crate::session::recorder() {
         let _ = catch_unwind(AssertUnwindSafe(|| {
             recorder.direct_command_event(event as usize)
