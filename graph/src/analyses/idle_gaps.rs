@@ -209,6 +209,11 @@ fn cause_of(idle_from: u64, next: &Busy) -> IdleCause {
         // the gap (only a queue's gap: the device itself was not idle then).
         Some(end) if end >= next.submit_ns && next.device_busy => IdleCause::DeviceBusy,
         Some(end) if end >= next.submit_ns => IdleCause::Dependency,
+        // Submitted after the device went idle, then held longer still by
+        // a host task: the host task kept the device idle.
+        _ if next.submit_ns > idle_from && held_by_host_task(idle_from, next) => {
+            IdleCause::HostTask
+        }
         _ if next.submit_ns > idle_from => {
             if next.wait_end_ns.is_some_and(|w| w >= idle_from) {
                 IdleCause::HostWait
@@ -220,6 +225,13 @@ fn cause_of(idle_from: u64, next: &Busy) -> IdleCause {
         _ if next.host_task => IdleCause::HostTask,
         _ => IdleCause::Runtime,
     }
+}
+
+/// A command that depends on a host task and waited longer after its
+/// submission than the host took to submit it once the device went idle.
+fn held_by_host_task(idle_from: u64, next: &Busy) -> bool {
+    next.host_task
+        && next.start_ns.saturating_sub(next.submit_ns) > next.submit_ns.saturating_sub(idle_from)
 }
 
 impl IdleGaps {
@@ -522,6 +534,19 @@ mod tests {
         b.device_busy = true;
         assert_eq!(cause_of(80, &b), IdleCause::DeviceBusy);
         assert_eq!(cause_of(99, &b), IdleCause::HostTask);
+    }
+
+    #[test]
+    fn a_late_submission_held_longer_by_a_host_task_waits_for_it() {
+        // Submitted at 90, 5 after the device went idle, started at 100.
+        let mut b = busy(1, 100, 110, 90);
+        assert_eq!(cause_of(85, &b), IdleCause::HostLate);
+        b.host_task = true;
+        assert_eq!(cause_of(85, &b), IdleCause::HostTask);
+        // Submitted 15 after: the host was later than the host task held it.
+        assert_eq!(cause_of(75, &b), IdleCause::HostLate);
+        b.wait_end_ns = Some(80);
+        assert_eq!(cause_of(75, &b), IdleCause::HostWait);
     }
 
     #[test]
