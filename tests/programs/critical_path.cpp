@@ -6,9 +6,10 @@
 //             side by side; a host task reads both; a last kernel on b runs
 //             after it. The path: the long chain, the host task, the last
 //             kernel; no short-chain kernel.
-//  host_sleep in-order queue: a kernel, 50 ms of host sleep, a kernel that
+//  host_sleep in-order queue: a kernel, 150 ms of host sleep, a kernel that
 //             depends on the first through a buffer: a `host` gap before the
-//             second of at least 50 ms less the first's submit-to-end time.
+//             second of at least 150 ms less the first's submit-to-end time
+//             (which reached 42 ms under load).
 //  host_task  out-of-order queue: a kernel, a host task after it that sleeps
 //             30 ms, a kernel after the host task: the device sits idle
 //             >= 30 ms waiting on the host task.
@@ -87,7 +88,7 @@ int main(int argc, char **argv) {
     spin(q, k, b, kShort, 2);
   } else if (std::strcmp(mode, "host_sleep") == 0) {
     spin(q, k, a, kShort, 3);
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
     spin(q, k, a, kShort, 4);
   } else if (std::strcmp(mode, "host_task") == 0) {
     spin(q, k, a, kShort, 3);
