@@ -154,7 +154,7 @@ fn check_times(t: &Traced) {
         .find(|l| l.starts_with("untimed:"))
         .unwrap_or_else(|| panic!("no untimed line in:\n{stderr}"));
     let unavailable: u64 = untimed
-        .split(|c: char| c == ':' || c == ',')
+        .split([':', ','])
         .filter_map(|part| part.trim().strip_suffix(" unavailable"))
         .map(|n| n.trim().parse::<u64>().expect("a count"))
         .sum();
