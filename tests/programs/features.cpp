@@ -26,16 +26,6 @@
 
 namespace syclex = sycl::ext::oneapi::experimental;
 
-static const char *kSource = R"CL(
-__kernel void iota(__global float *a) {
-  size_t i = get_global_id(0);
-  a[i] = (float)i;
-}
-__kernel void scale(__global float *x, float s) {
-  size_t i = get_global_id(0);
-  x[i] = x[i] * s;
-}
-)CL";
 
 constexpr size_t N = 4096;
 
@@ -51,7 +41,7 @@ static void print_clock(const char *label) {
 
 int main() {
   sycl::queue q{sycl::cpu_selector_v, progs::profiling_in_order()};
-  auto k = progs::build_cl_kernels(q, kSource, {"iota", "scale"});
+  auto k = progs::build_cl_kernels(q, progs::kSpinSource, {"spin"});
   const size_t bytes = N * sizeof(float);
   float *a = sycl::malloc_device<float>(N, q);
   float *b = sycl::malloc_device<float>(N, q);
@@ -61,10 +51,10 @@ int main() {
   print_clock("eventless_begin");
   syclex::memset(q, a, 0, bytes);  // @node free_memset
   syclex::submit(q, [&](sycl::handler &h) {  // @node free_submit_iota
-    h.set_args(a);
-    h.parallel_for(sycl::range<1>(N), k.at("iota"));
+    h.set_args(a, 10);
+    h.parallel_for(sycl::range<1>(N), k.at("spin"));
   });
-  syclex::nd_launch(q, sycl::nd_range<1>(N, 64), k.at("scale"), a, 2.0f);  // @node free_nd_launch_scale
+  syclex::nd_launch(q, sycl::nd_range<1>(N, 64), k.at("spin"), a, 30);  // @node free_nd_launch_scale
   syclex::fill(q, b, 1.0f, N);  // @node free_fill
   syclex::memcpy(q, b, a, bytes);  // @node free_memcpy
   syclex::copy(q, b, host.data(), N);  // @node free_copy
@@ -84,8 +74,8 @@ int main() {
   print_clock("discard_begin");
   dq.memset(a, 0, bytes);  // @node discard_memset
   dq.submit([&](sycl::handler &h) {  // @node discard_iota
-    h.set_args(a);
-    h.parallel_for(sycl::range<1>(N), k.at("iota"));
+    h.set_args(a, 10);
+    h.parallel_for(sycl::range<1>(N), k.at("spin"));
   });
   dq.memcpy(host.data(), a, bytes);  // @node discard_memcpy
   dq.wait();
@@ -94,13 +84,13 @@ int main() {
 
   // ---- in-order barriers and a profiling tag -------------------------------
   sycl::event i_iota = q.submit([&](sycl::handler &h) {  // @node barrier_iota
-    h.set_args(a);
-    h.parallel_for(sycl::range<1>(N), k.at("iota"));
+    h.set_args(a, 10);
+    h.parallel_for(sycl::range<1>(N), k.at("spin"));
   });
   sycl::event i_barrier = q.ext_oneapi_submit_barrier();  // @node ino_barrier
   sycl::event i_scale = q.submit([&](sycl::handler &h) {  // @node barrier_scale
-    h.set_args(a, 0.5f);
-    h.parallel_for(sycl::range<1>(N), k.at("scale"));
+    h.set_args(a, 20);
+    h.parallel_for(sycl::range<1>(N), k.at("spin"));
   });
   sycl::event i_barrier_wl = q.ext_oneapi_submit_barrier({i_scale});  // @node ino_barrier_waitlist
   sycl::event tag = syclex::submit_profiling_tag(q);  // @node profiling_tag
