@@ -18,15 +18,13 @@ use std::io::{BufReader, BufWriter, ErrorKind, Read, Write};
 use std::path::{Path, PathBuf};
 
 use rusqlite::types::Value;
+use syclgraph_graph::perfetto::fields::TRACE_PACKET;
 use syclgraph_graph::ranks::RankSet;
 
 use crate::load::LoadedJob;
 use crate::query::{rows, value_int, value_text};
 use crate::trace_rewrite::{MergedIds, RankLabel, RankRewriter};
 use crate::wire::{self, put_len_field};
-
-/// `Trace.packet`: every packet of a trace file is this field.
-const PACKET: u32 = 1;
 
 /// A packet longer than this is taken for a broken file (syclgraph's are
 /// under a kilobyte; Perfetto's own limit is far below).
@@ -280,7 +278,7 @@ fn merge_rank(
     loop {
         match next_field(&mut reader, &mut packet) {
             Ok(None) => break,
-            Ok(Some(PACKET)) => {}
+            Ok(Some(TRACE_PACKET)) => {}
             Ok(Some(_)) => {
                 // Not a packet (a `Trace` has no other field): left out.
                 unreadable += 1;
@@ -300,7 +298,7 @@ fn merge_rank(
             continue;
         }
         framed.clear();
-        put_len_field(&mut framed, PACKET, &body);
+        put_len_field(&mut framed, TRACE_PACKET, &body);
         out.write_all(&framed)?;
         merged.packets += 1;
     }

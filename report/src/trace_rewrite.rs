@@ -32,57 +32,13 @@
 use std::collections::{HashMap, HashSet};
 use std::hash::Hash;
 
+use syclgraph_graph::perfetto::fields::{
+    defaults::TRACK_EVENT_DEFAULTS, event, packet, process, thread, track,
+};
+
 use crate::wire::{
     self, fields, put_len_field, put_value, put_varint_field, Field, Value, WireError,
 };
-
-/// `TracePacket` fields.
-mod packet {
-    pub const TRUSTED_PACKET_SEQUENCE_ID: u32 = 10;
-    pub const TRACK_EVENT: u32 = 11;
-    pub const TRACE_PACKET_DEFAULTS: u32 = 59;
-    pub const TRACK_DESCRIPTOR: u32 = 60;
-    pub const PROCESS_DESCRIPTOR: u32 = 43;
-    pub const THREAD_DESCRIPTOR: u32 = 44;
-}
-
-/// `TrackEvent` (and `TrackEventDefaults`, which shares these numbers).
-mod event {
-    pub const TRACK_UUID: u32 = 11;
-    pub const EXTRA_COUNTER_TRACK_UUIDS: u32 = 31;
-    pub const EXTRA_DOUBLE_COUNTER_TRACK_UUIDS: u32 = 45;
-    pub const FLOW_IDS_OLD: u32 = 36;
-    pub const TERMINATING_FLOW_IDS_OLD: u32 = 42;
-    pub const FLOW_IDS: u32 = 47;
-    pub const TERMINATING_FLOW_IDS: u32 = 48;
-}
-
-/// `TracePacketDefaults.track_event_defaults`.
-const TRACK_EVENT_DEFAULTS: u32 = 11;
-
-/// `TrackDescriptor` fields.
-mod track {
-    pub const UUID: u32 = 1;
-    pub const NAME: u32 = 2;
-    pub const PROCESS: u32 = 3;
-    pub const THREAD: u32 = 4;
-    pub const PARENT_UUID: u32 = 5;
-    pub const STATIC_NAME: u32 = 10;
-    pub const ATRACE_NAME: u32 = 13;
-}
-
-/// `ProcessDescriptor` fields.
-mod process {
-    pub const PID: u32 = 1;
-    pub const PROCESS_NAME: u32 = 6;
-    pub const PROCESS_LABELS: u32 = 8;
-}
-
-/// `ThreadDescriptor` fields.
-mod thread {
-    pub const PID: u32 = 1;
-    pub const TID: u32 = 2;
-}
 
 /// The ids of one kind given out in the merged trace so far.
 struct IdSpace<T> {

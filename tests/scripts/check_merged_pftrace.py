@@ -10,12 +10,13 @@ one process of the merged trace (a cut trace.pftrace: its whole packets). Reads 
 does: a track belongs to the process its parent chain leads to; an event's
 track is its track_uuid, else its sequence's TrackEventDefaults; its name is
 its own or the one interned on its sequence (incremental state cleared by
-SEQ_INCREMENTAL_STATE_CLEARED). Checks:
+SEQ_INCREMENTAL_STATE_CLEARED), its time decoded from its sequence's
+clock: the events are read by check_pftrace.decode_events. Checks:
   - one process track per rank dir, and no other; pids unique;
   - every sequence, track, thread (tid) and flow id belongs to one process;
   - per rank, the merged events are the rank's own, in the same order:
-    (timestamp, timestamp_clock_id, type, name, track name path) equal,
-    so timestamps are untouched and no event is lost or added;
+    (time on CLOCK_MONOTONIC as decoded, type, name, track name path)
+    equal, so timestamps are untouched and no event is lost or added;
   - per rank, as many flows as in its own trace.
 Prints one JSON object: per rank its process name, pid, labels, slices
 (begins and instants: Perfetto's slice table) in the merged and in its own
@@ -27,13 +28,8 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-try:
-    from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
-except ImportError as e:  # pragma: no cover
-    sys.exit(f"check_merged_pftrace: the perfetto package is needed ({e}); run scripts/setup.sh")
-
-TE = pb.TrackEvent
-CLEARED = 1  # TracePacket.SEQ_INCREMENTAL_STATE_CLEARED
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from check_pftrace import TE, decode_events, pb  # noqa: E402  (the one reader of events)
 
 
 def varint(data, pos):
@@ -65,25 +61,14 @@ def read(path):
     return trace
 
 
-def walk(trace):
-    """Tracks, processes and events of a trace, as the importer sees them."""
+def walk(trace, problems, what):
+    """Tracks, processes and events of a trace, as the importer sees them:
+    the events read by check_pftrace.decode_events (per-sequence defaults,
+    interned names, incremental clocks), what it could not read added to
+    `problems` under `what`."""
     tracks = {}  # uuid -> (parent, name, pid or None, labels, seq)
     threads = {}  # uuid -> tid
-    events = []  # (seq, ts, clock, type, name, uuid, flows)
-    interned = defaultdict(dict)
-    defaults = {}
     for p in trace.packet:
-        seq = p.trusted_packet_sequence_id
-        if p.sequence_flags & CLEARED:
-            interned[seq] = {}
-            defaults.pop(seq, None)
-        if p.HasField("interned_data"):
-            for n in p.interned_data.event_names:
-                interned[seq][n.iid] = n.name
-        if p.HasField("trace_packet_defaults"):
-            d = p.trace_packet_defaults
-            if d.HasField("track_event_defaults") and d.track_event_defaults.HasField("track_uuid"):
-                defaults[seq] = d.track_event_defaults.track_uuid
         if p.HasField("track_descriptor"):
             d = p.track_descriptor
             pid = d.process.pid if d.HasField("process") else None
@@ -91,20 +76,16 @@ def walk(trace):
             name = d.name or d.static_name or (d.process.process_name if d.HasField("process") else "")
             if d.HasField("process") and d.process.process_name:
                 name = d.process.process_name
+            seq = p.trusted_packet_sequence_id
             tracks[d.uuid] = (d.parent_uuid if d.HasField("parent_uuid") else None, name, pid, labels, seq)
             if d.HasField("thread"):
                 threads[d.uuid] = d.thread.tid
-        if p.HasField("track_event"):
-            e = p.track_event
-            uuid = e.track_uuid if e.HasField("track_uuid") else defaults.get(seq)
-            if e.HasField("name"):
-                name = e.name
-            elif e.HasField("name_iid"):
-                name = interned[seq].get(e.name_iid, f"<iid {e.name_iid} not interned>")
-            else:
-                name = ""  # a slice's end
-            flows = list(e.flow_ids) + list(e.terminating_flow_ids) + list(e.flow_ids_old) + list(e.terminating_flow_ids_old)
-            events.append((seq, p.timestamp, p.timestamp_clock_id, e.type, name, uuid, flows))
+    _, decoded, unread = decode_events(trace)
+    problems += [f"{what}: {u}" for u in unread[:20]]
+    events = []  # (seq, ts on CLOCK_MONOTONIC, type, name, uuid, flows)
+    for track, ts, i, typ, e, name, _args in decoded:
+        flows = list(e.flow_ids) + list(e.terminating_flow_ids) + list(e.flow_ids_old) + list(e.terminating_flow_ids_old)
+        events.append((trace.packet[i].trusted_packet_sequence_id, ts, typ, name, track, flows))
     return tracks, threads, events
 
 
@@ -129,7 +110,7 @@ def path_of(tracks, uuid):
 
 
 def slices(events):
-    return sum(1 for e in events if e[3] in (TE.TYPE_SLICE_BEGIN, TE.TYPE_INSTANT))
+    return sum(1 for e in events if e[2] in (TE.TYPE_SLICE_BEGIN, TE.TYPE_INSTANT))
 
 
 def main():
@@ -137,7 +118,7 @@ def main():
         sys.exit(__doc__)
     problems = []
     merged = read(sys.argv[1])
-    tracks, threads, events = walk(merged)
+    tracks, threads, events = walk(merged, problems, "merged")
     processes = {u: t for u, t in tracks.items() if t[2] is not None}
     rank_dirs = [Path(d) for d in sys.argv[2:]]
     metas = [json.loads((d / "meta.json").read_text()) for d in rank_dirs]
@@ -152,7 +133,7 @@ def main():
 
     # Everything that has an owner has one owner.
     owner = {}
-    for seq, ts, clock, typ, name, uuid, flows in events:
+    for seq, ts, typ, name, uuid, flows in events:
         proc = process_of(tracks, uuid)
         for what in [("sequence", seq)] + [("flow", f) for f in flows]:
             if owner.setdefault(what, proc) != proc:
@@ -173,9 +154,9 @@ def main():
             problems.append(f"{len(procs)} processes named {want_name!r}: {sorted(by_name)}")
             continue
         proc = procs[0]
-        mine = [e for e in events if process_of(tracks, e[5]) == proc]
-        own_tracks, _, own_events = walk(read(d / "trace.pftrace"))
-        key = lambda tr: (lambda e: (e[1], e[2], e[3], e[4], path_of(tr, e[5])))
+        mine = [e for e in events if process_of(tracks, e[4]) == proc]
+        own_tracks, _, own_events = walk(read(d / "trace.pftrace"), problems, f"rank {meta['rank']}")
+        key = lambda tr: (lambda e: (e[1], e[2], e[3], path_of(tr, e[4])))
         got = [key(tracks)(e) for e in mine]
         want = [key(own_tracks)(e) for e in own_events]
         if got != want:
@@ -183,8 +164,8 @@ def main():
             problems.append(
                 f"rank {meta['rank']}: {len(got)} events merged, {len(want)} in its own trace; "
                 f"first difference at {diff}: {got[diff:diff + 1]} vs {want[diff:diff + 1]}")
-        flows = {f for e in mine for f in e[6]}
-        own_flows = {f for e in own_events for f in e[6]}
+        flows = {f for e in mine for f in e[5]}
+        own_flows = {f for e in own_events for f in e[5]}
         if len(flows) != len(own_flows):
             problems.append(f"rank {meta['rank']}: {len(flows)} flows merged, {len(own_flows)} in its own trace")
         result[str(meta["rank"])] = {

@@ -3,12 +3,15 @@
 //! and the hand-framed packets written for every slice on a track's own
 //! sequence, in Perfetto's `Trace` wire format. What goes on which track
 //! and sequence is decided in [`super`]; this module only turns it into
-//! bytes. The field numbers are those of Perfetto's protos
-//! (`protos/perfetto/trace/trace_packet.proto`, `track_event/*.proto`,
-//! `interned_data/interned_data.proto`, `clock_snapshot.proto`);
+//! bytes. The field numbers are those of [`super::fields`];
 //! `tests/scripts/check_pftrace.py` decodes the result with Perfetto's own
 //! compiled definitions.
 
+use super::fields::{
+    annotation, clock_snapshot, defaults, event, interned, packet,
+    sequence_flags::{INCREMENTAL_STATE_CLEARED, NEEDS_INCREMENTAL_STATE},
+    TRACE_PACKET,
+};
 use super::protos as pb;
 
 /// `BUILTIN_CLOCK_MONOTONIC`.
@@ -26,58 +29,8 @@ pub(super) const GLOBAL_SEQUENCE: u32 = 1;
 /// the delta from the previous one on that clock.
 pub(super) const INCREMENTAL_CLOCK: u32 = 64;
 
-/// `Trace.packet`.
-pub(super) const PACKET_FIELD: u32 = 1;
-
-/// `SEQ_INCREMENTAL_STATE_CLEARED`.
-pub(super) const STATE_CLEARED: u32 = 1;
-/// `SEQ_NEEDS_INCREMENTAL_STATE`.
-pub(super) const NEEDS_STATE: u32 = 2;
-
-/// `TracePacket` fields.
-pub(super) mod packet_field {
-    /// `timestamp`.
-    pub const TIMESTAMP: u32 = 8;
-    /// `trusted_packet_sequence_id`.
-    pub const SEQUENCE: u32 = 10;
-    /// `track_event`.
-    pub const TRACK_EVENT: u32 = 11;
-    /// `interned_data`.
-    pub const INTERNED_DATA: u32 = 12;
-    /// `sequence_flags`.
-    pub const SEQUENCE_FLAGS: u32 = 13;
-    /// `clock_snapshot`.
-    pub const CLOCK_SNAPSHOT: u32 = 6;
-    /// `timestamp_clock_id`.
-    pub const CLOCK_ID: u32 = 58;
-    /// `trace_packet_defaults`.
-    pub const DEFAULTS: u32 = 59;
-}
-
-/// `TrackEvent` fields.
-pub(super) mod event_field {
-    /// `debug_annotations`.
-    pub const ARGS: u32 = 4;
-    /// `type`.
-    pub const TYPE: u32 = 9;
-    /// `name_iid`.
-    pub const NAME_IID: u32 = 10;
-    /// `name`.
-    pub const NAME: u32 = 23;
-    /// `flow_ids`.
-    pub const FLOW_IDS: u32 = 47;
-    /// `terminating_flow_ids`.
-    pub const TERMINATING_FLOW_IDS: u32 = 48;
-}
-
-/// `InternedData.event_names` (of `EventName {iid = 1, name = 2}`).
-pub(super) const INTERNED_EVENT_NAMES: u32 = 2;
-/// `InternedData.debug_annotation_names` (of `DebugAnnotationName {iid =
-/// 1, name = 2}`).
-pub(super) const INTERNED_ARG_NAMES: u32 = 3;
-
 /// A packet with the fields every whole-trace packet has.
-pub(super) fn packet(data: Option<pb::trace_packet::Data>) -> pb::TracePacket {
+pub(super) fn global_packet(data: Option<pb::trace_packet::Data>) -> pb::TracePacket {
     pb::TracePacket {
         optional_trusted_packet_sequence_id: Some(
             pb::trace_packet::OptionalTrustedPacketSequenceId::TrustedPacketSequenceId(
@@ -91,7 +44,7 @@ pub(super) fn packet(data: Option<pb::trace_packet::Data>) -> pb::TracePacket {
 
 /// A track's descriptor (on the whole-trace sequence).
 pub(super) fn descriptor(uuid: u64, parent: Option<u64>, name: String) -> pb::TracePacket {
-    packet(Some(pb::trace_packet::Data::TrackDescriptor(
+    global_packet(Some(pb::trace_packet::Data::TrackDescriptor(
         pb::TrackDescriptor {
             uuid: Some(uuid),
             parent_uuid: parent,
@@ -241,23 +194,17 @@ impl Cursor<'_> {
     /// name and a number.
     #[inline(always)]
     pub(super) fn uint_arg(&mut self, name_iid: u64, value: u64) {
-        /// `DebugAnnotation.name_iid`, `.uint_value`.
-        const NAME_IID: u32 = 1;
-        const UINT_VALUE: u32 = 3;
-        let o = self.open(event_field::ARGS);
-        self.uint(NAME_IID, name_iid);
-        self.uint(UINT_VALUE, value);
+        let o = self.open(event::DEBUG_ANNOTATIONS);
+        self.uint(annotation::NAME_IID, name_iid);
+        self.uint(annotation::UINT_VALUE, value);
         self.close(o);
     }
 
     /// One `DebugAnnotation` with an interned name and a string.
     pub(super) fn string_arg(&mut self, name_iid: u64, value: &str) {
-        /// `DebugAnnotation.name_iid`, `.string_value`.
-        const NAME_IID: u32 = 1;
-        const STRING_VALUE: u32 = 6;
-        let o = self.open(event_field::ARGS);
-        self.uint(NAME_IID, name_iid);
-        self.bytes(STRING_VALUE, value.as_bytes());
+        let o = self.open(event::DEBUG_ANNOTATIONS);
+        self.uint(annotation::NAME_IID, name_iid);
+        self.bytes(annotation::STRING_VALUE, value.as_bytes());
         self.close(o);
     }
 
@@ -265,8 +212,8 @@ impl Cursor<'_> {
     /// both are `{iid = 1, name = 2}`) in field `field`.
     pub(super) fn interned_name(&mut self, field: u32, iid: u64, name: &str) {
         let o = self.open(field);
-        self.uint(1, iid);
-        self.bytes(2, name.as_bytes());
+        self.uint(interned::IID, iid);
+        self.bytes(interned::NAME, name.as_bytes());
         self.close(o);
     }
 }
@@ -291,38 +238,28 @@ pub(super) fn sequence_start(
     ts: u64,
     arg_names: &[&str],
 ) -> usize {
-    /// `TracePacketDefaults.timestamp_clock_id`, `.track_event_defaults`;
-    /// `TrackEventDefaults.track_uuid`.
-    const DEFAULT_CLOCK: u32 = 58;
-    const TRACK_EVENT_DEFAULTS: u32 = 11;
-    const TRACK_UUID: u32 = 11;
-    /// `ClockSnapshot.clocks`; `Clock.clock_id`, `.timestamp`,
-    /// `.is_incremental`.
-    const CLOCKS: u32 = 1;
-    const CLOCK_ID: u32 = 1;
-    const CLOCK_TIMESTAMP: u32 = 2;
-    const IS_INCREMENTAL: u32 = 3;
+    use clock_snapshot::{CLOCKS, CLOCK_ID, IS_INCREMENTAL, TIMESTAMP as CLOCK_TIMESTAMP};
     let max = 8 * MESSAGE_SLACK
         + arg_names
             .iter()
             .map(|n| n.len() + MESSAGE_SLACK)
             .sum::<usize>();
     Cursor::append(buf, max, |c| {
-        let p = c.open(PACKET_FIELD);
-        c.uint(packet_field::SEQUENCE, u64::from(sequence));
-        c.uint(packet_field::SEQUENCE_FLAGS, u64::from(STATE_CLEARED));
-        let d = c.open(packet_field::DEFAULTS);
-        c.uint(DEFAULT_CLOCK, u64::from(INCREMENTAL_CLOCK));
-        let e = c.open(TRACK_EVENT_DEFAULTS);
-        c.uint(TRACK_UUID, uuid);
+        let p = c.open(TRACE_PACKET);
+        c.uint(packet::TRUSTED_PACKET_SEQUENCE_ID, u64::from(sequence));
+        c.uint(packet::SEQUENCE_FLAGS, u64::from(INCREMENTAL_STATE_CLEARED));
+        let d = c.open(packet::TRACE_PACKET_DEFAULTS);
+        c.uint(defaults::TIMESTAMP_CLOCK_ID, u64::from(INCREMENTAL_CLOCK));
+        let e = c.open(defaults::TRACK_EVENT_DEFAULTS);
+        c.uint(event::TRACK_UUID, uuid);
         c.close(e);
         c.close(d);
-        let i = c.open(packet_field::INTERNED_DATA);
+        let i = c.open(packet::INTERNED_DATA);
         for (n, name) in arg_names.iter().enumerate() {
-            c.interned_name(INTERNED_ARG_NAMES, n as u64 + 1, name);
+            c.interned_name(interned::DEBUG_ANNOTATION_NAMES, n as u64 + 1, name);
         }
         c.close(i);
-        let s = c.open(packet_field::CLOCK_SNAPSHOT);
+        let s = c.open(packet::CLOCK_SNAPSHOT);
         let k = c.open(CLOCKS);
         c.uint(CLOCK_ID, u64::from(INCREMENTAL_CLOCK));
         c.uint(CLOCK_TIMESTAMP, ts);
@@ -341,7 +278,7 @@ pub(super) fn sequence_start(
 /// by prost); returns the bytes appended.
 pub(super) fn push_message(buf: &mut Vec<u8>, p: &pb::TracePacket) -> usize {
     let before = buf.len();
-    prost::encoding::message::encode(PACKET_FIELD, p, buf);
+    prost::encoding::message::encode(TRACE_PACKET, p, buf);
     buf.len() - before
 }
 
@@ -351,10 +288,10 @@ pub(super) fn push_message(buf: &mut Vec<u8>, p: &pb::TracePacket) -> usize {
 /// laid out by hand (a third of a track's packets are these).
 #[inline(always)]
 pub(super) fn slice_end(buf: &mut Vec<u8>, sequence: u8, delta: u64) -> usize {
-    use packet_field::{SEQUENCE, SEQUENCE_FLAGS, TIMESTAMP, TRACK_EVENT};
+    use packet::{SEQUENCE_FLAGS, TIMESTAMP, TRACK_EVENT, TRUSTED_PACKET_SEQUENCE_ID as SEQUENCE};
     let key = |field: u32, wire: u32| (field << 3 | wire) as u8;
     let mut a = [0u8; 24];
-    a[0] = key(PACKET_FIELD, 2);
+    a[0] = key(TRACE_PACKET, 2);
     a[2] = key(TIMESTAMP, 0);
     let mut n = 3;
     let mut v = delta;
@@ -369,10 +306,10 @@ pub(super) fn slice_end(buf: &mut Vec<u8>, sequence: u8, delta: u64) -> usize {
         key(SEQUENCE, 0),
         sequence,
         key(SEQUENCE_FLAGS, 0),
-        NEEDS_STATE as u8,
+        NEEDS_INCREMENTAL_STATE as u8,
         key(TRACK_EVENT, 2),
         2,
-        key(event_field::TYPE, 0),
+        key(event::TYPE, 0),
         pb::track_event::Type::SliceEnd as u8,
     ]);
     n += 8;
@@ -387,8 +324,8 @@ pub(super) fn slice_end(buf: &mut Vec<u8>, sequence: u8, delta: u64) -> usize {
 pub(super) fn begin_head(name_iid: u64, node: u64) -> Vec<u8> {
     let mut head = Vec::new();
     Cursor::append(&mut head, 3 * MESSAGE_SLACK, |c| {
-        c.uint(event_field::TYPE, pb::track_event::Type::SliceBegin as u64);
-        c.uint(event_field::NAME_IID, name_iid);
+        c.uint(event::TYPE, pb::track_event::Type::SliceBegin as u64);
+        c.uint(event::NAME_IID, name_iid);
         c.uint_arg(super::ARG_NODE, node);
     });
     head
@@ -411,7 +348,7 @@ pub(super) fn slice_begin(
     instance: u64,
     (flows, ends): (&[u64], &[u64]),
 ) -> usize {
-    use packet_field::{SEQUENCE, SEQUENCE_FLAGS, TIMESTAMP, TRACK_EVENT};
+    use packet::{SEQUENCE_FLAGS, TIMESTAMP, TRACK_EVENT, TRUSTED_PACKET_SEQUENCE_ID as SEQUENCE};
     let key = |field: u32, wire: u32| (field << 3 | wire) as u8;
     fn varint(a: &mut [u8; 128], mut n: usize, mut v: u64) -> usize {
         while v >= 0x80 {
@@ -423,14 +360,14 @@ pub(super) fn slice_begin(
         n + 1
     }
     let mut a = [0u8; 128];
-    a[0] = key(PACKET_FIELD, 2);
+    a[0] = key(TRACE_PACKET, 2);
     a[2] = key(TIMESTAMP, 0);
     let mut n = varint(&mut a, 3, delta);
     a[n..n + 5].copy_from_slice(&[
         key(SEQUENCE, 0),
         sequence,
         key(SEQUENCE_FLAGS, 0),
-        NEEDS_STATE as u8,
+        NEEDS_INCREMENTAL_STATE as u8,
         key(TRACK_EVENT, 2),
     ]);
     n += 6;
@@ -438,16 +375,16 @@ pub(super) fn slice_begin(
     a[n..n + head.len()].copy_from_slice(head);
     n += head.len();
     // The `instance` arg: a DebugAnnotation {name_iid, uint_value}.
-    a[n] = key(event_field::ARGS, 2);
-    a[n + 2] = key(1, 0);
+    a[n] = key(event::DEBUG_ANNOTATIONS, 2);
+    a[n + 2] = key(annotation::NAME_IID, 0);
     a[n + 3] = super::ARG_INSTANCE as u8;
-    a[n + 4] = key(3, 0);
+    a[n + 4] = key(annotation::UINT_VALUE, 0);
     let arg = n + 2;
     n = varint(&mut a, n + 5, instance);
     a[arg - 1] = (n - arg) as u8;
     for (field, ids) in [
-        (event_field::FLOW_IDS, flows),
-        (event_field::TERMINATING_FLOW_IDS, ends),
+        (event::FLOW_IDS, flows),
+        (event::TERMINATING_FLOW_IDS, ends),
     ] {
         let k = u64::from(field << 3 | 1);
         for id in ids {

@@ -98,13 +98,15 @@ use crate::record::{InstanceEdge, Record};
 use crate::spans::span_kind_str;
 
 mod encoding;
+pub mod fields;
 mod protos;
 
 use encoding::{
-    begin_head, descriptor, event_field, packet, packet_field, push_message, sequence_start,
-    slice_begin, slice_end, Cursor, INTERNED_EVENT_NAMES, LAID_FLOWS, MESSAGE_SLACK, NEEDS_STATE,
-    PACKET_FIELD, STATE_CLEARED,
+    begin_head, descriptor, global_packet, push_message, sequence_start, slice_begin, slice_end,
+    Cursor, LAID_FLOWS, MESSAGE_SLACK,
 };
+use fields::sequence_flags::{INCREMENTAL_STATE_CLEARED, NEEDS_INCREMENTAL_STATE};
+use fields::{event, interned, packet, TRACE_PACKET};
 use protos as pb;
 
 pub use encoding::{CLOCK_BOOTTIME, CLOCK_MONOTONIC};
@@ -489,23 +491,23 @@ fn write_event(buf: &mut Vec<u8>, track: &mut Track, ts: u64, e: &Event) -> usiz
     }
     let sequence = track.sequence;
     n + Cursor::append(buf, max, |c| {
-        let p = c.open(PACKET_FIELD);
-        c.uint(packet_field::TIMESTAMP, stamp);
+        let p = c.open(TRACE_PACKET);
+        c.uint(packet::TIMESTAMP, stamp);
         if let Some(clock) = clock {
-            c.uint(packet_field::CLOCK_ID, u64::from(clock));
+            c.uint(packet::TIMESTAMP_CLOCK_ID, u64::from(clock));
         }
-        c.uint(packet_field::SEQUENCE, u64::from(sequence));
-        c.uint(packet_field::SEQUENCE_FLAGS, u64::from(NEEDS_STATE));
+        c.uint(packet::TRUSTED_PACKET_SEQUENCE_ID, u64::from(sequence));
+        c.uint(packet::SEQUENCE_FLAGS, u64::from(NEEDS_INCREMENTAL_STATE));
         if let (true, Some(Name::Interned(iid, name))) = (intern, e.name) {
-            let i = c.open(packet_field::INTERNED_DATA);
-            c.interned_name(INTERNED_EVENT_NAMES, iid, name);
+            let i = c.open(packet::INTERNED_DATA);
+            c.interned_name(interned::EVENT_NAMES, iid, name);
             c.close(i);
         }
-        let t = c.open(packet_field::TRACK_EVENT);
-        c.uint(event_field::TYPE, e.kind as u64);
+        let t = c.open(packet::TRACK_EVENT);
+        c.uint(event::TYPE, e.kind as u64);
         match e.name {
-            Some(Name::Interned(iid, _)) => c.uint(event_field::NAME_IID, iid),
-            Some(Name::Literal(name)) => c.bytes(event_field::NAME, name.as_bytes()),
+            Some(Name::Interned(iid, _)) => c.uint(event::NAME_IID, iid),
+            Some(Name::Literal(name)) => c.bytes(event::NAME, name.as_bytes()),
             None => {}
         }
         if let Some(node) = e.node {
@@ -517,8 +519,8 @@ fn write_event(buf: &mut Vec<u8>, track: &mut Track, ts: u64, e: &Event) -> usiz
         if intern {
             c.raw(e.first_args);
         }
-        c.fixed64s(event_field::FLOW_IDS, e.flows);
-        c.fixed64s(event_field::TERMINATING_FLOW_IDS, e.ends);
+        c.fixed64s(event::FLOW_IDS, e.flows);
+        c.fixed64s(event::TERMINATING_FLOW_IDS, e.ends);
         c.close(t);
         c.close(p);
     })
@@ -698,7 +700,7 @@ impl<W: Write> TraceWriter<W> {
             next_flows: Vec::new(),
             next_ends: Vec::new(),
         };
-        let mut snapshot = packet(Some(pb::trace_packet::Data::ClockSnapshot(
+        let mut snapshot = global_packet(Some(pb::trace_packet::Data::ClockSnapshot(
             pb::ClockSnapshot {
                 clocks: clocks
                     .iter()
@@ -710,9 +712,9 @@ impl<W: Write> TraceWriter<W> {
                 primary_trace_clock: Some(pb::BuiltinClock::Monotonic as i32),
             },
         )));
-        snapshot.sequence_flags = Some(STATE_CLEARED);
+        snapshot.sequence_flags = Some(INCREMENTAL_STATE_CLEARED);
         t.push(&snapshot);
-        let process = packet(Some(pb::trace_packet::Data::TrackDescriptor(
+        let process = global_packet(Some(pb::trace_packet::Data::TrackDescriptor(
             pb::TrackDescriptor {
                 uuid: Some(PROCESS_TRACK),
                 parent_uuid: None,
@@ -1327,7 +1329,7 @@ mod tests {
         let mut out = Vec::new();
         for p in trace.packet {
             let seq = p.sequence.expect("every packet has a sequence");
-            if p.sequence_flags.unwrap_or(0) & STATE_CLEARED != 0 {
+            if p.sequence_flags.unwrap_or(0) & INCREMENTAL_STATE_CLEARED != 0 {
                 seqs.insert(seq, SequenceState::default());
             }
             let st = seqs.entry(seq).or_default();
