@@ -15,14 +15,13 @@
 
 use std::io::{self, Write};
 
-use rustc_hash::FxHashMap;
-
 use crate::devices::Device;
 use crate::instance::{Completed, Instance};
 use crate::model::TaskGraph;
 use crate::node::{Node, GLOBAL_SIZE_KEY, LOCAL_SIZE_KEY, QUEUE_ID_KEY};
-use crate::record::NodeId;
+use crate::per_node::PerNode;
 use crate::writers::csv_fields::{push_field, push_number};
+use crate::writers::decimal::{put_u64, Timestamps, ROOM};
 use crate::writers::dot_ids::node_dot_id;
 
 /// The header of `kernels.csv`.
@@ -50,6 +49,9 @@ pub const KERNEL_COLUMNS: [&str; 18] = [
 /// Buffered rows are handed to the underlying writer once they reach this
 /// many bytes (the csv crate's default buffer size).
 const BUFFER_BYTES: usize = 8 * 1024;
+/// The row buffer's size: [`BUFFER_BYTES`] and room for a row after them
+/// (a longer row grows it).
+const BUFFER_ROOM: usize = BUFFER_BYTES + 4 * 1024;
 
 /// The columns of a node's rows that are the same for all its instances,
 /// escaped once: `text` holds, back to back, `name,kind,node_id,` (up to
@@ -118,9 +120,14 @@ impl NodeText {
 pub struct KernelRowWriter<W: Write> {
     /// `None` once [`into_inner`](KernelRowWriter::into_inner) took it.
     inner: Option<W>,
+    /// The rows buffered are `buf[..used]`; the rest is room written into
+    /// in place (its length is kept, so a row is plain stores).
     buf: Vec<u8>,
+    used: usize,
     rows: u64,
-    nodes: FxHashMap<NodeId, NodeText>,
+    nodes: PerNode<Option<NodeText>>,
+    /// The leading digits of the last timestamp written.
+    times: Timestamps,
     /// By device index: `name,label` escaped, and the lengths it was made
     /// from (a name that arrives later makes it again).
     devices: Vec<(usize, Vec<u8>)>,
@@ -129,7 +136,7 @@ pub struct KernelRowWriter<W: Write> {
 impl<W: Write> KernelRowWriter<W> {
     /// Start a `kernels.csv` on `w` (writes the header).
     pub fn new(w: W) -> io::Result<KernelRowWriter<W>> {
-        let mut buf = Vec::with_capacity(2 * BUFFER_BYTES);
+        let mut buf = Vec::with_capacity(BUFFER_ROOM);
         for (i, column) in KERNEL_COLUMNS.iter().enumerate() {
             if i > 0 {
                 buf.push(b',');
@@ -137,11 +144,15 @@ impl<W: Write> KernelRowWriter<W> {
             push_field(&mut buf, column);
         }
         buf.push(b'\n');
+        let used = buf.len();
+        buf.resize(BUFFER_ROOM.max(used), 0);
         Ok(KernelRowWriter {
             inner: Some(w),
             buf,
+            used,
             rows: 0,
-            nodes: FxHashMap::default(),
+            nodes: PerNode::default(),
+            times: Timestamps::default(),
             devices: Vec::new(),
         })
     }
@@ -172,13 +183,11 @@ impl<W: Write> KernelRowWriter<W> {
         if !node.kind.is_device_command() {
             return Ok(false);
         }
-        let cached = self
-            .nodes
-            .entry(node.id)
-            .or_insert_with(|| NodeText::new(node));
-        if cached.revision != node.revision() {
-            *cached = NodeText::new(node);
-        }
+        let slot = self.nodes.slot(node.id);
+        let cached = match slot {
+            Some(t) if t.revision == node.revision() => t,
+            _ => slot.insert(NodeText::new(node)),
+        };
         let NodeText {
             text,
             head,
@@ -186,22 +195,7 @@ impl<W: Write> KernelRowWriter<W> {
             device: device_end,
             ..
         } = cached;
-        let out = &mut self.buf;
-        // The shared text plus seven numbers of at most 20 digits, their
-        // commas, the timing status and the device: one capacity check for
-        // the row (a longer device name grows the buffer).
-        out.reserve(text.len() + 7 * 21 + 16 + 64);
-        let mut num = itoa::Buffer::new();
-        let span = instance.device_span();
-        out.extend_from_slice(&text[..*head]);
-        push_number(out, &mut num, Some(instance.instance));
-        out.push(b',');
-        match instance.queue {
-            Some(q) => push_number(out, &mut num, Some(q)),
-            None => out.extend_from_slice(&text[*head..*queue]),
-        }
-        out.push(b',');
-        match device {
+        let device_text: &[u8] = match device {
             Some(d) => {
                 if self.devices.len() <= d.index {
                     self.devices.resize(d.index + 1, (usize::MAX, Vec::new()));
@@ -214,28 +208,70 @@ impl<W: Write> KernelRowWriter<W> {
                     text.push(b',');
                     push_field(text, &d.label);
                 }
-                out.extend_from_slice(text);
+                text
             }
-            None => {
-                out.extend_from_slice(&text[*queue..*device_end]);
-                out.push(b',');
-            }
+            // The node's device name and an empty label.
+            None => &text[*queue..*device_end],
+        };
+        let timing = instance.timing().as_str().as_bytes();
+        // The shared text, seven numbers (each with [`ROOM`]: digits, a
+        // comma, slack for the timestamps' fixed-size copy), the device and
+        // the timing status.
+        let max = text.len() + device_text.len() + timing.len() + 8 * ROOM;
+        if self.buf.len() - self.used < max {
+            self.buf.resize(self.used + max, 0);
         }
-        out.push(b',');
-        for value in [
-            instance.thread.map(u64::from),
+        let out = &mut self.buf[..];
+        let mut n = self.used;
+        #[inline(always)]
+        fn put(out: &mut [u8], n: &mut usize, bytes: &[u8]) {
+            out[*n..*n + bytes.len()].copy_from_slice(bytes);
+            *n += bytes.len();
+        }
+        put(out, &mut n, &text[..*head]);
+        n = put_u64(out, n, instance.instance);
+        out[n] = b',';
+        n += 1;
+        match instance.queue {
+            Some(q) => n = put_u64(out, n, q),
+            None => put(out, &mut n, &text[*head..*queue]),
+        }
+        out[n] = b',';
+        n += 1;
+        put(out, &mut n, device_text);
+        if device.is_none() {
+            out[n] = b',';
+            n += 1;
+        }
+        out[n] = b',';
+        n += 1;
+        if let Some(t) = instance.thread {
+            n = put_u64(out, n, u64::from(t));
+        }
+        out[n] = b',';
+        n += 1;
+        let span = instance.device_span();
+        for ns in [
             instance.submit_ns,
             span.map(|(s, _)| s),
             span.map(|(_, e)| e),
-            instance.device_ns(),
         ] {
-            push_number(out, &mut num, value);
-            out.push(b',');
+            if let Some(ns) = ns {
+                n = self.times.put(out, n, ns);
+            }
+            out[n] = b',';
+            n += 1;
         }
-        out.extend_from_slice(instance.timing().as_str().as_bytes());
-        out.extend_from_slice(&text[*device_end..]);
+        if let Some(d) = instance.device_ns() {
+            n = put_u64(out, n, d);
+        }
+        out[n] = b',';
+        n += 1;
+        put(out, &mut n, timing);
+        put(out, &mut n, &text[*device_end..]);
+        self.used = n;
         self.rows += 1;
-        if self.buf.len() >= BUFFER_BYTES {
+        if self.used >= BUFFER_BYTES {
             self.write_buffer()?;
         }
         Ok(true)
@@ -244,10 +280,15 @@ impl<W: Write> KernelRowWriter<W> {
     /// Hand the buffered rows to the underlying writer.
     fn write_buffer(&mut self) -> io::Result<()> {
         if let Some(w) = &mut self.inner {
-            if !self.buf.is_empty() {
+            if self.used > 0 {
                 // Kept on error, as the csv crate keeps its buffer.
-                w.write_all(&self.buf)?;
-                self.buf.clear();
+                w.write_all(&self.buf[..self.used])?;
+                self.used = 0;
+                if self.buf.len() > BUFFER_ROOM {
+                    // A long row grew it: back to its size.
+                    self.buf.truncate(BUFFER_ROOM);
+                    self.buf.shrink_to_fit();
+                }
             }
         }
         Ok(())

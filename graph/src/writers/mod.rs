@@ -1,12 +1,13 @@
 //! The output files, one module per file (or per stream): they read the
 //! model ([`TaskGraph`](crate::TaskGraph)) and the analyses and never
 //! import each other; what two writers share (DOT ids and quoting, how a
-//! node is drawn, CSV fields written by hand) lives in [`dot_ids`],
-//! [`node_look`] and [`csv_fields`].
+//! node is drawn, CSV fields and numbers written by hand) lives in
+//! [`dot_ids`], [`node_look`], [`csv_fields`] and [`decimal`].
 
 pub mod critical_path_csv;
 pub mod critical_path_text;
 pub(crate) mod csv_fields;
+pub(crate) mod decimal;
 pub mod dot;
 pub mod dot_ids;
 pub mod idle_gaps_csv;
