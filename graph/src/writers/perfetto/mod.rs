@@ -562,7 +562,8 @@ pub struct TraceWriter<W: Write> {
     devices: Vec<bool>,
     queues: FxHashMap<u64, QueueTracks>,
     /// By node id.
-    nodes: PerNode<Option<NodeEvents>>,
+    /// By node id (boxed: taken out and put back per instance).
+    nodes: PerNode<Option<Box<NodeEvents>>>,
     /// The next interned event name id for a node's names.
     next_iid: u64,
     /// Instances written or waited for, by key: one table, so that an
@@ -1022,7 +1023,13 @@ impl<W: Write> TraceWriter<W> {
         start: u64,
         end: u64,
     ) -> u64 {
-        if !self.queues.contains_key(&queue) {
+        if let Some(q) = self.queues.get_mut(&queue) {
+            // Mostly a single lane: the first that has ended by `start`.
+            if let Some(last) = q.lanes.first_mut().filter(|last| **last <= start) {
+                *last = (*last).max(end);
+                return queue_uuid(q.index, 0);
+            }
+        } else {
             let devices = graph.devices();
             let device = graph.device_index(node, instance);
             let parent = match device {
@@ -1111,7 +1118,7 @@ impl<W: Write> TraceWriter<W> {
             Some(e) if e.revision == node.revision() => e,
             _ => {
                 self.next_iid += 2;
-                NodeEvents::new(node, self.next_iid - 2)
+                Box::new(NodeEvents::new(node, self.next_iid - 2))
             }
         };
         let submit = submit_flow(key);
