@@ -38,7 +38,8 @@
 #                           tenth of the tasks, callgrind one run each, memory a tenth
 #   --no-xpti               wall clock and memory: add the program without XPTI
 #                           (under load its tiny memcpys can run far slower than traced)
-#   --n1 N, --n2 N          callgrind: the two memcpy counts (default 2000, 4000)
+#   --n1 N, --n2 N          callgrind: the two memcpy counts (default 12000, 24000: past
+#                           the kept-instance and critical-step limits, steady state)
 #   --repeat K              callgrind: runs per configuration and N (default 3); medians
 #   --cg-workload W         callgrind: memcpy (default: tiny_memcpy N 1), kernels, or
 #                           kernels-noprof (a queue without enable_profiling: run it
@@ -124,7 +125,7 @@ done
 [[ "$repeat" =~ ^[1-9][0-9]*$ ]] || die "--repeat wants a positive number"
 [[ -z "$tasks_n" || "$tasks_n" =~ ^[1-9][0-9]*$ ]] || die "--tasks wants a positive number"
 case "$cg_workload" in
-  memcpy) cg_cmd=(tiny_memcpy N 1); n1="${n1:-2000}"; n2="${n2:-4000}" ;;
+  memcpy) cg_cmd=(tiny_memcpy N 1); n1="${n1:-12000}"; n2="${n2:-24000}" ;;
   kernels) cg_cmd=(interop_kernels N); n1="${n1:-500}"; n2="${n2:-1000}" ;;
   # The same kernels on a queue made WITHOUT enable_profiling: syclgraph
   # forces profiling on it (compare with SYCLGRAPH_FORCE_PROFILING=0 set).

@@ -429,8 +429,8 @@ def cmd_callgrind(path, n1, n2, command="tiny_memcpy N 1"):
         each = " ".join(f"{v:.0f}" for v in values)
         print(f"{label:<18} {fmt(med, 8, 0)}  {each:<24} {fmt(out, 20, 0)}")
     print("(\"w/o graph files\": syclgraph less the calls to Output::write_graph_files, the")
-    print(" rewrite of graph.dot and summary.csv done about once a second of wall time")
-    print(" and at exit: a time-driven cost that callgrind's ~50x slow-down inflates)")
+    print(" rewrite of the graph files paced on the collector's CPU time (and on the clock")
+    print(" when it idles) and at exit: callgrind's slow-down can inflate it)")
     print()
     status = 0
     if "empty" in summary and "noxpti" in summary:
