@@ -176,15 +176,7 @@ impl Cursor<'_> {
     #[cold]
     fn widen(&mut self, at: usize, len: usize) {
         let mut varint = [0u8; 10];
-        let mut n = 0;
-        let mut v = len as u64;
-        while v >= 0x80 {
-            varint[n] = (v as u8 & 0x7f) | 0x80;
-            v >>= 7;
-            n += 1;
-        }
-        varint[n] = v as u8;
-        n += 1;
+        let n = put_varint(&mut varint, 0, len as u64);
         self.out.copy_within(at + 1..at + 1 + len, at + n);
         self.out[at..at + n].copy_from_slice(&varint[..n]);
         self.len += n - 1;
@@ -293,15 +285,7 @@ pub(super) fn slice_end(buf: &mut Vec<u8>, sequence: u8, delta: u64) -> usize {
     let mut a = [0u8; 24];
     a[0] = key(TRACE_PACKET, 2);
     a[2] = key(TIMESTAMP, 0);
-    let mut n = 3;
-    let mut v = delta;
-    while v >= 0x80 {
-        a[n] = (v as u8 & 0x7f) | 0x80;
-        v >>= 7;
-        n += 1;
-    }
-    a[n] = v as u8;
-    n += 1;
+    let mut n = put_varint(&mut a, 3, delta);
     a[n..n + 8].copy_from_slice(&[
         key(SEQUENCE, 0),
         sequence,
@@ -350,19 +334,10 @@ pub(super) fn slice_begin(
 ) -> usize {
     use packet::{SEQUENCE_FLAGS, TIMESTAMP, TRACK_EVENT, TRUSTED_PACKET_SEQUENCE_ID as SEQUENCE};
     let key = |field: u32, wire: u32| (field << 3 | wire) as u8;
-    fn varint(a: &mut [u8; 128], mut n: usize, mut v: u64) -> usize {
-        while v >= 0x80 {
-            a[n] = (v as u8 & 0x7f) | 0x80;
-            v >>= 7;
-            n += 1;
-        }
-        a[n] = v as u8;
-        n + 1
-    }
     let mut a = [0u8; 128];
     a[0] = key(TRACE_PACKET, 2);
     a[2] = key(TIMESTAMP, 0);
-    let mut n = varint(&mut a, 3, delta);
+    let mut n = put_varint(&mut a, 3, delta);
     a[n..n + 5].copy_from_slice(&[
         key(SEQUENCE, 0),
         sequence,
@@ -380,7 +355,7 @@ pub(super) fn slice_begin(
     a[n + 3] = super::ARG_INSTANCE as u8;
     a[n + 4] = key(annotation::UINT_VALUE, 0);
     let arg = n + 2;
-    n = varint(&mut a, n + 5, instance);
+    n = put_varint(&mut a, n + 5, instance);
     a[arg - 1] = (n - arg) as u8;
     for (field, ids) in [
         (event::FLOW_IDS, flows),
@@ -388,7 +363,7 @@ pub(super) fn slice_begin(
     ] {
         let k = u64::from(field << 3 | 1);
         for id in ids {
-            n = varint(&mut a, n, k);
+            n = put_varint(&mut a, n, k);
             a[n..n + 8].copy_from_slice(&id.to_le_bytes());
             n += 8;
         }
@@ -397,4 +372,18 @@ pub(super) fn slice_begin(
     a[1] = (n - 2) as u8;
     buf.extend_from_slice(&a[..n]);
     n
+}
+
+/// Writes `v` as a varint into `a` from index `n` and returns the index
+/// after it: the hand-laid slice packets and [`Cursor`]'s widening of a
+/// length share it.
+#[inline(always)]
+fn put_varint(a: &mut [u8], mut n: usize, mut v: u64) -> usize {
+    while v >= 0x80 {
+        a[n] = (v as u8 & 0x7f) | 0x80;
+        v >>= 7;
+        n += 1;
+    }
+    a[n] = v as u8;
+    n + 1
 }
