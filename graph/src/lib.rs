@@ -60,6 +60,7 @@ pub mod duration_samples;
 pub mod edge;
 pub mod instance;
 pub mod instance_graph;
+pub mod journal;
 pub mod kind;
 pub mod model;
 pub mod names;
@@ -75,6 +76,7 @@ pub mod run;
 pub mod spans;
 pub mod sycl_graphs;
 pub mod timing;
+mod varint;
 pub mod windows;
 pub mod writers;
 

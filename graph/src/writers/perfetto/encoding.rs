@@ -13,6 +13,7 @@ use super::fields::{
     TRACE_PACKET,
 };
 use super::protos as pb;
+use crate::varint::put_varint;
 
 /// `BUILTIN_CLOCK_MONOTONIC`.
 pub const CLOCK_MONOTONIC: u32 = pb::BuiltinClock::Monotonic as u32;
@@ -374,16 +375,3 @@ pub(super) fn slice_begin(
     n
 }
 
-/// Writes `v` as a varint into `a` from index `n` and returns the index
-/// after it: the hand-laid slice packets and [`Cursor`]'s widening of a
-/// length share it.
-#[inline(always)]
-fn put_varint(a: &mut [u8], mut n: usize, mut v: u64) -> usize {
-    while v >= 0x80 {
-        a[n] = (v as u8 & 0x7f) | 0x80;
-        v >>= 7;
-        n += 1;
-    }
-    a[n] = v as u8;
-    n + 1
-}
