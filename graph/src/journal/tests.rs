@@ -226,10 +226,7 @@ fn every_variant() -> Vec<Record> {
             device: m,
             parent: 0,
         },
-        Record::QueueDestroyed {
-            queue_id: 0,
-            ns: m,
-        },
+        Record::QueueDestroyed { queue_id: 0, ns: m },
         Record::Device(DeviceTimes {
             node: 3,
             instance: 3,
@@ -401,7 +398,7 @@ fn garbage_is_invalid_data_naming_its_byte_offset() {
     let first = Record::Tracing { on: true, ns: 1 };
     let h = JOURNAL_HEADER.len();
     // Tracing{on, 1} is 3 bytes: the garbage starts at h + 3.
-    let (good, msg) = garbage(&[first.clone()], &[0, 1, 2]);
+    let (good, msg) = garbage(&[first], &[0, 1, 2]);
     assert_eq!(good, 1);
     assert!(msg.contains(&format!("byte offset {}", h + 3)), "{msg}");
     assert!(msg.contains("unknown record tag"), "{msg}");
@@ -482,10 +479,7 @@ fn pair() -> impl Strategy<Value = (u32, u64)> {
 
 fn strings_and_definitions() -> impl Strategy<Value = Record> {
     prop_oneof![
-        (id(), text()).prop_map(|(id, t)| Record::String {
-            id,
-            text: t.into()
-        }),
+        (id(), text()).prop_map(|(id, t)| Record::String { id, text: t.into() }),
         (
             (id(), num(), text(), text()),
             (
@@ -496,7 +490,10 @@ fn strings_and_definitions() -> impl Strategy<Value = Record> {
             )
         )
             .prop_map(
-                |((id, uid, kind_hint, name), (source_file, source_line, source_column, metadata))| {
+                |(
+                    (id, uid, kind_hint, name),
+                    (source_file, source_line, source_column, metadata),
+                )| {
                     Record::NodeDefined(Box::new(NodeInfo {
                         id,
                         uid,

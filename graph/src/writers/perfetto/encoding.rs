@@ -374,4 +374,3 @@ pub(super) fn slice_begin(
     buf.extend_from_slice(&a[..n]);
     n
 }
-
