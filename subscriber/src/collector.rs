@@ -597,6 +597,10 @@ impl Collector {
         };
     }
 
+    /// The end of the run: the last drain and every output. Never inlined:
+    /// `bench/tools/report.py` tells the collector's end-of-run work from
+    /// its work during the run by this function's inclusive cost.
+    #[inline(never)]
     fn finish(mut self, inbox: &Inbox, request: FinishRequest) {
         let FinishRequest { teardown, reply } = request;
         // Nobody waits for a source that will not come any more.
