@@ -312,7 +312,7 @@ pub fn read_runtime_symbols() {
 }
 
 /// [`loader_symbols`] of the runtime library, read once per process.
-fn runtime_symbols(library: &LoadedLibrary) -> Result<&'static LoaderSymbols, String> {
+pub(crate) fn runtime_symbols(library: &LoadedLibrary) -> Result<&'static LoaderSymbols, String> {
     static READ: std::sync::OnceLock<(PathBuf, Result<LoaderSymbols, String>)> =
         std::sync::OnceLock::new();
     let (path, symbols) =
@@ -421,7 +421,7 @@ impl EntryTable {
 
 /// True when the function `sample` (its file value and first bytes) has
 /// those bytes in `library`'s mapped image: the file read is the one mapped.
-fn image_matches(maps: &str, library: &LoadedLibrary, sample: &(u64, Vec<u8>)) -> bool {
+pub(crate) fn image_matches(maps: &str, library: &LoadedLibrary, sample: &(u64, Vec<u8>)) -> bool {
     let (value, bytes) = sample;
     let at = library.base + *value as usize;
     readable(maps, at, at + bytes.len())

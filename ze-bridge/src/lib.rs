@@ -17,6 +17,7 @@
 //! UR tracing layer out.
 #![warn(missing_docs)]
 
+pub mod adapter_events;
 pub mod clock;
 pub mod entry_table;
 pub mod level_zero;

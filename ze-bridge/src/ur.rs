@@ -27,7 +27,7 @@ use std::ffi::{c_void, CStr, OsStr, OsString};
 use std::fmt;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use libloading::Library;
 use ur_sys as sys;
@@ -263,11 +263,26 @@ impl Fns {
     }
 }
 
+/// One adapter's event functions, for the events that carry its dispatch
+/// table ([`crate::adapter_events`]).
+#[derive(Clone, Copy)]
+struct DirectEvents {
+    /// The first word of each of the adapter's event handles.
+    table: usize,
+    get_info: sys::PFN_urEventGetInfo,
+    get_profiling_info: sys::PFN_urEventGetProfilingInfo,
+    retain: sys::PFN_urEventRetain,
+    release: sys::PFN_urEventRelease,
+}
+
 /// The UR loader library, initialised, and the functions syclgraph calls.
 ///
 /// Thread-safe: UR functions may be called from any thread.
 pub struct UnifiedRuntime {
     fns: Fns,
+    /// The built-in adapter's event functions, called directly for its
+    /// events once [`UnifiedRuntime::call_adapter_directly`] set them.
+    direct: OnceLock<DirectEvents>,
     /// What the library was opened as.
     path: OsString,
     // Keeps the code behind `fns` mapped; last field, dropped last.
@@ -320,6 +335,7 @@ impl Uninitialised {
         }
         Ok(UnifiedRuntime {
             fns: self.fns,
+            direct: OnceLock::new(),
             path: self.path,
             library: Arc::new(self.library),
         })
@@ -387,10 +403,66 @@ impl UnifiedRuntime {
         &self.library
     }
 
+    /// From now on, calls the event functions of `adapter` directly for
+    /// the events that carry its dispatch table, instead of through the
+    /// loader (which would call the same functions after two layers of its
+    /// own). Later calls do nothing.
+    ///
+    /// # Safety
+    /// `adapter` must name the functions an event whose first word is
+    /// `adapter.table` is dispatched to (what
+    /// [`crate::adapter_events::find_built_in_adapter_events`] checks), with
+    /// the prototypes of `urEventGetInfo`, `urEventGetProfilingInfo`,
+    /// `urEventRetain` and `urEventRelease`, and their code must stay mapped
+    /// while this runtime is used (the runtime library's adapter: it is,
+    /// until the runtime tears down, after which no call may be made).
+    pub unsafe fn call_adapter_directly(&self, adapter: crate::adapter_events::AdapterEvents) {
+        let function = |address: usize| address as *const c_void;
+        // SAFETY: the caller's contract: each address is the function of
+        // that UR name, whose prototype the PFN type declares.
+        let direct = unsafe {
+            DirectEvents {
+                table: adapter.table,
+                get_info: std::mem::transmute::<*const c_void, sys::PFN_urEventGetInfo>(function(
+                    adapter.get_info,
+                )),
+                get_profiling_info: std::mem::transmute::<
+                    *const c_void,
+                    sys::PFN_urEventGetProfilingInfo,
+                >(function(adapter.get_profiling_info)),
+                retain: std::mem::transmute::<*const c_void, sys::PFN_urEventRetain>(function(
+                    adapter.retain,
+                )),
+                release: std::mem::transmute::<*const c_void, sys::PFN_urEventRelease>(function(
+                    adapter.release,
+                )),
+            }
+        };
+        let _ = self.direct.set(direct);
+    }
+
+    /// True once [`UnifiedRuntime::call_adapter_directly`] was called.
+    pub fn calls_adapter_directly(&self) -> bool {
+        self.direct.get().is_some()
+    }
+
+    /// The adapter functions for the live event `h`, when it carries the
+    /// table of the adapter called directly.
+    #[inline]
+    fn direct_for(&self, h: sys::ur_event_handle_t) -> Option<&DirectEvents> {
+        let direct = self.direct.get()?;
+        // SAFETY: `h` is a non-null, live event handle (module contract): a
+        // C++ object at least one word long, whose first word is read.
+        let first_word = unsafe { (h as *const usize).read() };
+        (first_word == direct.table).then_some(direct)
+    }
+
     /// `urEventRetain`.
     pub fn event_retain(&self, event: UrEvent) -> Result<(), UrError> {
         let h = non_null("urEventRetain", event.0)? as sys::ur_event_handle_t;
-        let f = self.fns.event_retain;
+        let f = self
+            .direct_for(h)
+            .map_or(self.fns.event_retain, |d| d.retain);
         // SAFETY: `h` is a live event handle (module contract).
         check("urEventRetain", unsafe { f(h) })
     }
@@ -398,7 +470,9 @@ impl UnifiedRuntime {
     /// `urEventRelease`.
     pub fn event_release(&self, event: UrEvent) -> Result<(), UrError> {
         let h = non_null("urEventRelease", event.0)? as sys::ur_event_handle_t;
-        let f = self.fns.event_release;
+        let f = self
+            .direct_for(h)
+            .map_or(self.fns.event_release, |d| d.release);
         // SAFETY: `h` is a live event handle the caller holds a reference on
         // (module contract).
         check("urEventRelease", unsafe { f(h) })
@@ -424,12 +498,15 @@ impl UnifiedRuntime {
     pub fn event_profiling(&self, event: UrEvent, what: ProfilingInfo) -> Result<u64, UrError> {
         const F: &str = "urEventGetProfilingInfo";
         let h = non_null(F, event.0)? as sys::ur_event_handle_t;
+        let f = self
+            .direct_for(h)
+            .map_or(self.fns.event_get_profiling_info, |d| d.get_profiling_info);
         let mut value = 0u64;
         // SAFETY: `h` is a live event handle (module contract); every
         // profiling query's value is a uint64_t and `value` is one, writable,
         // with its size passed.
         let code = unsafe {
-            (self.fns.event_get_profiling_info)(
+            f(
                 h,
                 what.raw(),
                 std::mem::size_of::<u64>(),
@@ -558,13 +635,16 @@ impl UnifiedRuntime {
     ) -> Result<T, UrError> {
         const F: &str = "urEventGetInfo";
         let h = non_null(F, event.0)? as sys::ur_event_handle_t;
+        let f = self
+            .direct_for(h)
+            .map_or(self.fns.event_get_info, |d| d.get_info);
         let mut value = T::default();
         // SAFETY: `h` is a live event handle (module contract); callers pass
         // queries whose value has T's size (COMMAND_QUEUE: a handle, usize;
         // COMMAND_EXECUTION_STATUS: an enum, u32); `value` is writable and
         // its size is passed, so the adapter writes at most that much.
         let code = unsafe {
-            (self.fns.event_get_info)(
+            f(
                 h,
                 what,
                 std::mem::size_of::<T>(),

@@ -220,6 +220,9 @@ pub struct UrTimestampSource {
     replays: Mutex<FxHashSet<usize>>,
     /// How many events `replays` holds.
     replay_count: AtomicUsize,
+    /// Set once the built-in adapter's event functions were looked for
+    /// ([`UrTimestampSource::call_adapter_directly`]).
+    adapter_looked_for: AtomicBool,
 }
 
 impl std::fmt::Debug for UrTimestampSource {
@@ -245,6 +248,26 @@ impl UrTimestampSource {
             queue_generation: AtomicU64::new(0),
             replays: Mutex::new(FxHashSet::default()),
             replay_count: AtomicUsize::new(0),
+            adapter_looked_for: AtomicBool::new(false),
+        }
+    }
+
+    /// The first time an event is read: when it is an event of the OpenCL
+    /// adapter built into the runtime, the runtime's event calls go to that
+    /// adapter directly from now on, not through the loader
+    /// ([`crate::adapter_events`]). Anything else keeps the loader.
+    fn call_adapter_directly(&self, event: UrEvent) {
+        if self.adapter_looked_for.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        // SAFETY: `event` is retained and live (the caller reads it).
+        if let Ok(adapter) = unsafe { crate::adapter_events::find_built_in_adapter_events(event.0) }
+        {
+            // SAFETY: found and checked as the functions the loader
+            // dispatches such an event to; they live in the runtime
+            // library, mapped until it tears down, after which no call is
+            // made (module contract of `ur`).
+            unsafe { self.ur.call_adapter_directly(adapter) };
         }
     }
 
@@ -363,6 +386,9 @@ impl UrTimestampSource {
         now: u64,
         last: &mut Option<(UrQueue, DeviceEntry)>,
     ) -> Result<Readout, Untimed> {
+        if !self.adapter_looked_for.load(Ordering::Relaxed) {
+            self.call_adapter_directly(event);
+        }
         let queue = self.ur.event_queue(event);
         let entry = match (queue, *last) {
             (Ok(queue), Some((last_queue, entry))) if queue == last_queue => entry,

@@ -274,6 +274,23 @@ fn child_body() {
         panic!("no times: {:?}", source.read(copy));
     };
     assert_eq!(end_ns - start_ns, run.sycl_end - run.sycl_start);
+    // The first read found the OpenCL adapter built into the runtime: its
+    // event calls now skip our loader, and answer as the loader did.
+    assert!(
+        ur.calls_adapter_directly(),
+        "the built-in adapter's event functions were not found: {:?}",
+        // SAFETY: `copy` is retained.
+        unsafe { ze_bridge::adapter_events::find_built_in_adapter_events(copy.0) }
+    );
+    assert_eq!(
+        ur.event_profiling(copy, ProfilingInfo::Start),
+        Ok(run.sycl_start)
+    );
+    assert_eq!(
+        ur.event_profiling(copy, ProfilingInfo::End),
+        Ok(run.sycl_end)
+    );
+    assert_eq!(source.read(copy), Readout::Times { start_ns, end_ns });
     assert!(
         run.before - 1_000_000 <= start_ns && end_ns <= run.after + 1_000_000,
         "copy [{start_ns}, {end_ns}] outside submit..wait [{}, {}]",
