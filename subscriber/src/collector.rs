@@ -28,7 +28,8 @@ use crate::config::Config;
 use crate::control::SessionControl;
 use crate::counters::Counters;
 use crate::inbox::Teardown;
-use crate::inbox::{FinishRequest, Inbox};
+use crate::inbox::{FinishRequest, Inbox, Item};
+use crate::recorder::Recorder;
 use crate::snapshot_pacing::SnapshotPacing;
 use crate::timing_slot::TimingSlot;
 use crate::warn;
@@ -105,6 +106,14 @@ pub struct Collector {
     /// The nodes whose instances are SYCL graph replays: their events are
     /// read as replays ([`TimestampSource::read_as_replay`]).
     replay_nodes: rustc_hash::FxHashSet<NodeId>,
+    /// Each submission's place in its in-order queue, filled in here
+    /// rather than on the submitting thread.
+    queue_order: crate::queue_order::QueueOrder,
+    /// The submission of each timed device event, to resolve wait lists
+    /// and virtual nodes here rather than on the submitting thread.
+    event_owners: crate::event_owners::EventOwners,
+    /// [`crate::recorder::Recorder::owners_forgotten`] when last looked at.
+    owners_forgotten: u64,
 }
 
 /// The CPU time this thread has used so far (zero if it cannot be read).
@@ -208,6 +217,9 @@ impl Collector {
             held_submission: None,
             start_wait_warned: false,
             replay_nodes: Default::default(),
+            queue_order: Default::default(),
+            event_owners: Default::default(),
+            owners_forgotten: 0,
         }
     }
 
@@ -429,8 +441,57 @@ impl Collector {
     /// the same thread, both go in as one `SubmittedTask` (the graph's
     /// `property_combined_records` checks that this is the same as the two
     /// records), which a timed device command can then take past the
-    /// pending table.
-    fn handle(&mut self, record: Record) {
+    /// pending table. A submission first gets its in-order queue's previous
+    /// submission ([`crate::queue_order`]); a device event's owner is
+    /// learnt ([`crate::event_owners`]); a dependency on a device event is
+    /// resolved to that event's submission.
+    fn handle(&mut self, item: Item) {
+        match item {
+            Item::Record(record) => self.handle_record(record),
+            Item::WaitsFor { target, event } => {
+                let Some(recorder) = (self.session)().map(|s| s.recorder()) else {
+                    return;
+                };
+                if let Some(owner) = self.event_owner(recorder, event) {
+                    recorder.wait_list_edge(owner, target, event, |r| self.handle_record(r));
+                }
+            }
+            Item::FromVirtual {
+                virtual_node,
+                event,
+                target,
+                metadata,
+            } => {
+                let Some(recorder) = (self.session)().map(|s| s.recorder()) else {
+                    return;
+                };
+                let owner = self.event_owner(recorder, event);
+                let edge = (virtual_node, target, *metadata);
+                recorder.virtual_edge(edge, owner, |r| self.handle_record(r));
+            }
+        }
+    }
+
+    /// The submission whose device event `event` is: learnt from the
+    /// records, else (an untimed event) from the recorder.
+    fn event_owner(&mut self, recorder: &Recorder, event: u64) -> Option<(NodeId, u64)> {
+        let forgotten = recorder.owners_forgotten();
+        if forgotten != self.owners_forgotten {
+            self.owners_forgotten = forgotten;
+            self.event_owners.clear();
+        }
+        recorder
+            .untimed_owner(event)
+            .or_else(|| self.event_owners.owner(event))
+    }
+
+    /// [`Collector::handle`] of a record.
+    fn handle_record(&mut self, mut record: Record) {
+        let session = self.session;
+        self.queue_order.place(&mut record, |queue| {
+            session().is_some_and(|s| s.recorder().is_in_order(queue))
+        });
+        self.event_owners.learn(&record);
         if let Some(held) = self.held_submission.take() {
             if let Some(combined) = combined_submission(&held, &record) {
                 return self.apply_record(combined);

@@ -20,7 +20,7 @@ use std::thread::Thread;
 use std::time::Duration;
 
 use crossbeam_queue::ArrayQueue;
-use syclgraph_graph::record::Record;
+use syclgraph_graph::record::{Metadata, NodeId, Record};
 
 /// How the runtime stands when the outputs are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,9 +42,47 @@ pub struct FinishRequest {
     pub reply: SyncSender<()>,
 }
 
+/// What the program's threads send the collector: a record, or a
+/// dependency on a device event, which the collector resolves to the
+/// submission that event belongs to ([`crate::event_owners`]).
+#[derive(Debug)]
+pub enum Item {
+    /// A record, applied as it is.
+    Record(Record),
+    /// An enqueue's wait list names the device event `event`: `target`
+    /// depends on the submission whose event it is (none when no traced
+    /// command gave it).
+    WaitsFor {
+        /// The submission enqueued.
+        target: (NodeId, u64),
+        /// The `ur_event_handle_t` as an address.
+        event: u64,
+    },
+    /// An edge_create from `virtual_node`, the node of a
+    /// `virtual_node[<event>]`: from the submission whose device event
+    /// `event` is, when traced, else from the virtual node itself.
+    FromVirtual {
+        /// The virtual node and its instance.
+        virtual_node: (NodeId, u64),
+        /// The event it stands for.
+        event: u64,
+        /// The dependent submission.
+        target: (NodeId, u64),
+        /// The edge_create's metadata.
+        metadata: Box<Metadata>,
+    },
+}
+
+impl From<Record> for Item {
+    #[inline]
+    fn from(record: Record) -> Item {
+        Item::Record(record)
+    }
+}
+
 /// Records on their way to the collector, and the exit path's request.
 pub struct Inbox {
-    records: ArrayQueue<Record>,
+    records: ArrayQueue<Item>,
     /// Producers wake the collector from this many queued records on.
     wake_at: usize,
     finish_requested: AtomicBool,
@@ -70,10 +108,10 @@ impl Inbox {
         }
     }
 
-    /// Queues `record`; gives it back when the inbox is full.
+    /// Queues `item`; gives it back when the inbox is full.
     #[inline]
-    pub fn push(&self, record: Record) -> Result<(), Record> {
-        self.records.push(record)?;
+    pub fn push(&self, item: Item) -> Result<(), Item> {
+        self.records.push(item)?;
         if (self.sleeping_long.load(Ordering::Relaxed)
             && self.sleeping_long.swap(false, Ordering::AcqRel))
             || self.records.len() >= self.wake_at
@@ -83,9 +121,9 @@ impl Inbox {
         Ok(())
     }
 
-    /// The oldest queued record.
+    /// The oldest queued item.
     #[inline]
-    pub fn pop(&self) -> Option<Record> {
+    pub fn pop(&self) -> Option<Item> {
         self.records.pop()
     }
 
@@ -176,12 +214,12 @@ mod tests {
     #[test]
     fn a_full_inbox_gives_the_record_back_and_keeps_the_order() {
         let inbox = Inbox::new(2);
-        assert!(inbox.push(record(1)).is_ok());
-        assert!(inbox.push(record(2)).is_ok());
-        assert!(inbox.push(record(3)).is_err());
+        assert!(inbox.push(record(1).into()).is_ok());
+        assert!(inbox.push(record(2).into()).is_ok());
+        assert!(inbox.push(record(3).into()).is_err());
         for want in [1, 2] {
             match inbox.pop() {
-                Some(Record::QueueDestroyed { ns, .. }) => assert_eq!(ns, want),
+                Some(Item::Record(Record::QueueDestroyed { ns, .. })) => assert_eq!(ns, want),
                 other => panic!("{other:?}"),
             }
         }

@@ -6,7 +6,7 @@
 //! is a few integers. When the queue to the collector is full the record is
 //! dropped and counted (reported in the summary), never waited for.
 
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
 
 use syclgraph_graph::kind::SYCL_GRAPH_HINT;
@@ -22,7 +22,7 @@ use crate::dependencies::{self, Dependencies};
 use crate::identity::{
     Binding, BoundKey, EdgeOrigin, EdgeTable, FastMap, Interner, NodeFlags, NodeTable, Resolved,
 };
-use crate::inbox::Inbox;
+use crate::inbox::{Inbox, Item};
 use crate::sycl_graphs::{metadata_number, Building, CommandClass, GraphBook, RecordedCommand};
 use crate::thread_number;
 use crate::thread_state::{HeldSubmission, STATE};
@@ -61,11 +61,14 @@ pub struct Recorder {
     pub max_ur_calls: u64,
     /// Event owners and held-back virtual nodes.
     deps: Dependencies,
-    /// The queues made in order (`is_inorder` at queue_create), each with
-    /// its last submission (one lookup per submission).
-    in_order_queues: FastMap<u64, Option<(NodeId, u64)>>,
+    /// The queues made in order (`is_inorder` at queue_create): written
+    /// at queue_create only, asked by the collector once per queue
+    /// ([`Recorder::is_in_order`]; it places each submission in its queue).
+    in_order_queues: FastMap<u64, ()>,
     /// SYCL graphs: recorded commands, command buffers, replays.
     pub graphs: GraphBook,
+    /// How many times every event owner was forgotten.
+    owners_forgotten: AtomicU64,
 }
 
 impl Recorder {
@@ -93,6 +96,7 @@ impl Recorder {
             deps: Dependencies::default(),
             in_order_queues: FastMap::default(),
             graphs: GraphBook::default(),
+            owners_forgotten: AtomicU64::new(0),
         }
     }
 
@@ -192,7 +196,13 @@ impl Recorder {
     /// Queues a record; counts it when the queue is full. Returns whether it was queued.
     #[inline]
     fn send(&self, record: Record) -> bool {
-        match self.inbox.push(record) {
+        self.send_item(Item::Record(record))
+    }
+
+    /// Queues an item; counts it when the queue is full. Returns whether it was queued.
+    #[inline]
+    fn send_item(&self, item: Item) -> bool {
+        match self.inbox.push(item) {
             Ok(()) => true,
             Err(_) => {
                 self.counters.queue_full.fetch_add(1, Ordering::Relaxed);
@@ -354,10 +364,9 @@ impl Recorder {
             submission: (node, instance),
             thread: thread_number::current(),
             ns: monotonic_ns(),
-            after: self.queue_order(node, instance, queue, flags.first_queue),
-            queue,
             class,
         };
+        self.send_instance_queue(node, instance, queue, flags.first_queue);
         if direct.is_some() {
             // A direct-path command runs its task on this thread inside
             // this very call: it goes out with the task's end.
@@ -367,24 +376,16 @@ impl Recorder {
         }
     }
 
-    /// Sends a submission on its own.
+    /// Sends a submission on its own (the collector fills in its in-order
+    /// queue's previous submission, [`crate::queue_order`]).
     fn send_submitted(&self, held: HeldSubmission) {
         let ((node, instance), thread, ns) = (held.submission, held.thread, held.ns);
-        match held.after {
-            Some(after) => self.send(Record::SubmittedAfter {
-                node,
-                instance,
-                thread,
-                ns,
-                after,
-            }),
-            None => self.send(Record::Submitted {
-                node,
-                instance,
-                thread,
-                ns,
-            }),
-        };
+        self.send(Record::Submitted {
+            node,
+            instance,
+            thread,
+            ns,
+        });
     }
 
     /// Sends the submission this thread kept back, if any: called by every
@@ -421,47 +422,83 @@ impl Recorder {
                 .fetch_add(1, Ordering::Relaxed);
             return;
         }
-        let mut extra = Vec::new();
-        let (mut source_node, mut source_instance) = (source.node, source.instance);
         if let Some(virtual_event) = source.flags.virtual_event {
-            match self.deps.owner(virtual_event) {
-                Some(owner) => {
-                    // The command that produced the event the virtual node
-                    // stands for: the real dependency.
-                    (source_node, source_instance) = owner;
-                    extra.push(("resolved_from".to_owned(), "virtual_node".to_owned()));
-                }
-                None => {
-                    if let Some(info) = self.deps.release_virtual(source.node) {
-                        self.send(Record::NodeDefined(info));
-                    }
-                }
-            }
+            // The command that produced the event the virtual node stands
+            // for is the real dependency: the collector knows it
+            // ([`crate::event_owners`]).
+            self.send_item(Item::FromVirtual {
+                virtual_node: (source.node, source.instance),
+                event: virtual_event as u64,
+                target: (target.node, target.instance),
+                metadata: Box::new(self.metadata(event)),
+            });
+            return;
         }
-        if source_node == target.node && source_instance == target.instance {
+        if source.node == target.node && source.instance == target.instance {
             return;
         }
         let ends = (
-            (source_node, source_instance),
+            (source.node, source.instance),
             (target.node, target.instance),
         );
-        self.edge(ends, EdgeOrigin::Runtime, || {
-            let mut metadata = self.metadata(event);
-            metadata.extend(extra);
-            metadata
-        });
+        self.edge(ends, EdgeOrigin::Runtime, || self.metadata(event));
+    }
+
+    /// The edge from a `virtual_node[<event>]` to `target`, on the
+    /// collector ([`Item::FromVirtual`]): from `owner`, the submission
+    /// whose device event it stands for, when known; else from the virtual
+    /// node, defined now if it was not yet. Its records go to `emit`.
+    pub fn virtual_edge(
+        &self,
+        (virtual_node, target, metadata): ((NodeId, u64), (NodeId, u64), Metadata),
+        owner: Option<(NodeId, u64)>,
+        mut emit: impl FnMut(Record),
+    ) {
+        let mut metadata = metadata;
+        let source = match owner {
+            Some(owner) => {
+                metadata.push(("resolved_from".to_owned(), "virtual_node".to_owned()));
+                owner
+            }
+            None => {
+                if let Some(info) = self.deps.release_virtual(virtual_node.0) {
+                    emit(Record::NodeDefined(info));
+                }
+                virtual_node
+            }
+        };
+        if source == target {
+            return;
+        }
+        self.edge_records((source, target), EdgeOrigin::Runtime, || metadata, emit);
     }
 
     /// Sends a new edge's definition, or one more creation of a known one.
     fn edge(
         &self,
-        ((source, source_instance), (target, target_instance)): ((NodeId, u64), (NodeId, u64)),
+        ends: ((NodeId, u64), (NodeId, u64)),
         origin: EdgeOrigin,
         metadata: impl FnOnce() -> Metadata,
     ) {
         // The edge's ends must reach the instance graph before the edge.
         self.release_held();
-        self.send(Record::InstanceEdge(InstanceEdge {
+        self.edge_records(ends, origin, metadata, |record| {
+            self.send(record);
+        });
+    }
+
+    /// The records of an edge's instance, and of its definition when new
+    /// (or one more creation of a known one), given to `emit`: sent by the
+    /// program's threads, applied by the collector for the edges it
+    /// resolves ([`crate::event_owners`]).
+    pub fn edge_records(
+        &self,
+        ((source, source_instance), (target, target_instance)): ((NodeId, u64), (NodeId, u64)),
+        origin: EdgeOrigin,
+        metadata: impl FnOnce() -> Metadata,
+        mut emit: impl FnMut(Record),
+    ) {
+        emit(Record::InstanceEdge(InstanceEdge {
             source,
             source_instance,
             target,
@@ -477,9 +514,9 @@ impl Recorder {
                 target,
                 metadata: metadata(),
             };
-            self.send(Record::EdgeDefined(Box::new(info)));
+            emit(Record::EdgeDefined(Box::new(info)));
         } else if first_origin == origin {
-            self.send(Record::EdgeInstance {
+            emit(Record::EdgeInstance {
                 edge,
                 instance: target_instance,
             });
@@ -487,16 +524,10 @@ impl Recorder {
     }
 
     /// Sends the queue of this submission when it is not its node's first
-    /// queue. Returns, on an in-order queue, the queue's previous
-    /// submission: this one comes after it (`queue_order`, not a data
-    /// dependency; sent with the submission).
-    fn queue_order(
-        &self,
-        node: NodeId,
-        instance: u64,
-        queue: u64,
-        first_queue: u64,
-    ) -> Option<(NodeId, u64)> {
+    /// queue (before the submission: the collector places the submission
+    /// in that queue, [`crate::queue_order`]).
+    #[inline]
+    fn send_instance_queue(&self, node: NodeId, instance: u64, queue: u64, first_queue: u64) {
         if queue != first_queue && queue != 0 {
             self.send(Record::InstanceQueue {
                 node,
@@ -504,11 +535,12 @@ impl Recorder {
                 queue_id: queue,
             });
         }
-        if queue == 0 {
-            return None;
-        }
-        let mut last = self.in_order_queues.get_mut(&queue)?;
-        last.replace((node, instance))
+    }
+
+    /// Whether the queue `queue_id` was made in order (`is_inorder` at its
+    /// queue_create): asked by the collector, once per queue.
+    pub fn is_in_order(&self, queue_id: u64) -> bool {
+        self.in_order_queues.contains_key(&queue_id)
     }
 
     /// A UR enqueue call's event wait list: dependencies of the submission
@@ -554,26 +586,58 @@ impl Recorder {
         self.state.load(Ordering::Relaxed) == RUNNING
     }
 
-    fn wait_list_edges(
-        &self,
-        (node, instance): (NodeId, u64),
-        events: impl Iterator<Item = usize>,
-    ) {
-        for event in events {
-            let Some((source, source_instance)) = self.deps.owner(event) else {
-                continue;
-            };
-            if source == node && source_instance == instance {
-                continue;
-            }
-            let ends = ((source, source_instance), (node, instance));
-            self.edge(ends, EdgeOrigin::WaitList, || {
-                vec![
-                    ("event".to_owned(), format!("{event:#x}")),
-                    ("origin".to_owned(), "ur_wait_list".to_owned()),
-                ]
-            });
+    /// Sends each event of a wait list for the collector to resolve to
+    /// its submission ([`Item::WaitsFor`]), after the submission itself
+    /// (the edge's ends reach the instance graph before the edge).
+    fn wait_list_edges(&self, target: (NodeId, u64), events: impl Iterator<Item = usize>) {
+        let mut events = events.peekable();
+        if events.peek().is_none() {
+            return;
         }
+        self.release_held();
+        for event in events {
+            if event != 0 {
+                self.send_item(Item::WaitsFor {
+                    target,
+                    event: event as u64,
+                });
+            }
+        }
+    }
+
+    /// The edge from `owner` (the submission whose device event `event`
+    /// is) to `target`, which waits for it: on the collector
+    /// ([`Item::WaitsFor`]). Its records go to `emit`.
+    pub fn wait_list_edge(
+        &self,
+        owner: (NodeId, u64),
+        target: (NodeId, u64),
+        event: u64,
+        emit: impl FnMut(Record),
+    ) {
+        if owner == target {
+            return;
+        }
+        let metadata = || {
+            vec![
+                ("event".to_owned(), format!("{event:#x}")),
+                ("origin".to_owned(), "ur_wait_list".to_owned()),
+            ]
+        };
+        self.edge_records((owner, target), EdgeOrigin::WaitList, metadata, emit);
+    }
+
+    /// The submission whose device event `event` is, when that event was
+    /// not retained for timing (so no record carries it; see
+    /// [`crate::event_owners`]).
+    pub fn untimed_owner(&self, event: u64) -> Option<(NodeId, u64)> {
+        self.deps.owner(event as usize)
+    }
+
+    /// Counts the forgettings of every event owner ([`Recorder::forget_event_owners`]):
+    /// the collector forgets its own when this changes.
+    pub fn owners_forgotten(&self) -> u64 {
+        self.owners_forgotten.load(Ordering::Acquire)
     }
 
     /// task_begin (`begin`) or task_end of an instance.
@@ -781,7 +845,6 @@ impl Recorder {
         let mut retained = None;
         let mut event = 0;
         if device_event != 0 {
-            self.deps.set_owner(device_event, (node, instance));
             let mut timing = self.timestamps.state();
             if matches!(timing, Timing::Loading) {
                 timing = self.timestamps.wait_until_filled(|| self.inbox.wake());
@@ -789,6 +852,8 @@ impl Recorder {
             match timing {
                 Timing::Ready(source) => {
                     if source.retain(UrEvent(device_event)) {
+                        // Its record carries it: the collector learns its
+                        // owner from it (crate::event_owners).
                         retained = Some(source);
                         event = device_event as u64;
                     } else {
@@ -803,6 +868,9 @@ impl Recorder {
                     event = NOT_READY_EVENT;
                 }
                 Timing::Unavailable => {}
+            }
+            if retained.is_none() {
+                self.deps.set_owner(device_event, (node, instance));
             }
         }
         // Usually the signal comes while the submission's task runs on
@@ -913,7 +981,7 @@ impl Recorder {
         let queue_id = get("queue_id").and_then(|v| v.parse().ok()).unwrap_or(0);
         let ns = monotonic_ns();
         if created && get("is_inorder") == Some("true") {
-            self.in_order_queues.entry(queue_id).or_insert(None);
+            self.in_order_queues.insert(queue_id, ());
         }
         if let (true, Some(handle)) = (created, get("queue_handle").and_then(metadata_number)) {
             self.graphs.queue_created(handle, queue_id);
@@ -945,6 +1013,7 @@ impl Recorder {
     /// [`crate::control`]: events not seen while callbacks were removed).
     pub fn forget_event_owners(&self) {
         self.deps.forget_all_owners();
+        self.owners_forgotten.fetch_add(1, Ordering::AcqRel);
     }
 
     /// Counts a callback that came without the event it needs.
@@ -969,8 +1038,8 @@ impl Recorder {
 
     /// At the task end of a held direct-path submission that was not
     /// signalled: true (and nothing is sent) when it made no UR call, so
-    /// it was recorded into a SYCL graph. Its place in its in-order queue
-    /// goes back to the submission before it.
+    /// it was recorded into a SYCL graph. Never sent as a submission, it
+    /// takes no place in its in-order queue ([`crate::queue_order`]).
     #[cold]
     fn recorded_into_graph(&self, held: &HeldSubmission, event: EventRef<'_>) -> bool {
         let Some(class) = held.class else {
@@ -981,13 +1050,6 @@ impl Recorder {
             return false;
         }
         STATE.with(|s| s.direct_submission.set(None));
-        if held.queue != 0 {
-            if let Some(mut last) = self.in_order_queues.get_mut(&held.queue) {
-                if *last == Some(held.submission) {
-                    *last = held.after;
-                }
-            }
-        }
         dependencies::take_current();
         let (mut ptr, mut size) = (0, 0);
         self.xpti.for_each_metadata(event, |key, value| match key {
@@ -1173,11 +1235,10 @@ impl Recorder {
             submission: (node, instance),
             thread,
             ns: begin_ns,
-            // The node has no first queue: every replay names its queue.
-            after: self.queue_order(node, instance, queue, 0),
-            queue,
             class: None,
         };
+        // The node has no first queue: every replay names its queue.
+        self.send_instance_queue(node, instance, queue, 0);
         self.send_submitted(held);
         self.wait_list_edges((node, instance), waits_for);
         self.device_event(node, instance, device_event);
@@ -1200,7 +1261,7 @@ fn submitted_task(held: &HeldSubmission, open: &dependencies::OpenTask, end_ns: 
         instance,
         thread: held.thread,
         submit_ns: held.ns,
-        after: held.after,
+        after: None,
         begin_ns: open.begin_ns,
         end_ns,
         event: open.signalled,
@@ -1241,7 +1302,12 @@ mod tests {
     }
 
     fn drain(inbox: &Inbox) -> Vec<Record> {
-        std::iter::from_fn(|| inbox.pop()).collect()
+        std::iter::from_fn(|| inbox.pop())
+            .map(|item| match item {
+                Item::Record(record) => record,
+                other => panic!("{other:?}"),
+            })
+            .collect()
     }
 
     /// A node_create event of a code location without payload.

@@ -55,10 +55,6 @@ pub struct HeldSubmission {
     pub thread: u32,
     /// node_create, host CLOCK_MONOTONIC ns.
     pub ns: u64,
-    /// The in-order queue's previous submission, if any.
-    pub after: Option<(NodeId, u64)>,
-    /// Its queue (0: unknown).
-    pub queue: u64,
     /// What it does, when it may be recorded into a SYCL graph.
     pub class: Option<CommandClass>,
 }

@@ -1,0 +1,280 @@
+//! The order of submissions on in-order queues, resolved on the collector.
+//!
+//! A submission to an in-order queue comes after the queue's previous one
+//! (a `queue_order` edge, not a data dependency). The program's threads
+//! send each submission without it; the collector fills it in from the
+//! record stream, in the order the records arrive: a submission's queue is
+//! the one its [`Record::InstanceQueue`] named (sent at its node_create,
+//! before the submission itself), else its node's `queue_id` (the node's
+//! first queue, from its definition). Which queues are in order comes from
+//! queue_create, through the recorder ([`QueueOrder::place`]'s
+//! `is_in_order`).
+//!
+//! A submission recorded into a SYCL graph is never sent as a submission:
+//! it never takes a place in its queue.
+
+use rustc_hash::FxHashMap;
+use syclgraph_graph::node::QUEUE_ID_KEY;
+use syclgraph_graph::record::{Metadata, NodeId, Record};
+
+/// Instance queues kept for submissions not seen yet, at most; past it the
+/// oldest are forgotten (a submission that never came: its record was
+/// dropped, or it was recorded into a SYCL graph).
+const MAX_WAITING_QUEUES: usize = 1 << 16;
+
+/// What the collector knows to place each submission in its queue.
+#[derive(Default)]
+pub struct QueueOrder {
+    /// Each node's `queue_id`, by node id (0: none).
+    node_queue: Vec<u64>,
+    /// The queue of a submission whose [`Record::InstanceQueue`] came
+    /// before it.
+    instance_queue: FxHashMap<(NodeId, u64), u64>,
+    /// Each queue seen: its last submission when it is in order, `None`
+    /// for the queues that are not (asked once per queue).
+    queues: FxHashMap<u64, Option<Option<(NodeId, u64)>>>,
+}
+
+impl QueueOrder {
+    /// Learns from `record` (node definitions, instance queues) and, when
+    /// it is a submission, fills in the in-order queue's previous
+    /// submission: a `Submitted` becomes a `SubmittedAfter`, a
+    /// `SubmittedTask` gets its `after`. `is_in_order(queue)` is asked once
+    /// per queue.
+    pub fn place(&mut self, record: &mut Record, is_in_order: impl FnOnce(u64) -> bool) {
+        match record {
+            Record::Submitted {
+                node,
+                instance,
+                thread,
+                ns,
+            } => {
+                if let Some(after) = self.follow(*node, *instance, is_in_order) {
+                    *record = Record::SubmittedAfter {
+                        node: *node,
+                        instance: *instance,
+                        thread: *thread,
+                        ns: *ns,
+                        after,
+                    };
+                }
+            }
+            Record::SubmittedTask {
+                node,
+                instance,
+                after,
+                ..
+            } if after.is_none() => *after = self.follow(*node, *instance, is_in_order),
+            Record::InstanceQueue {
+                node,
+                instance,
+                queue_id,
+            } => {
+                if self.instance_queue.len() >= MAX_WAITING_QUEUES {
+                    self.instance_queue.clear();
+                }
+                self.instance_queue.insert((*node, *instance), *queue_id);
+            }
+            Record::NodeDefined(info) => self.node_metadata(info.id, &info.metadata),
+            Record::NodeMetadata { node, metadata } => self.node_metadata(*node, metadata),
+            _ => {}
+        }
+    }
+
+    /// Keeps a node's first `queue_id` (later ones do not change it, as in
+    /// the graph's node).
+    fn node_metadata(&mut self, node: NodeId, metadata: &Metadata) {
+        let Some(queue) = metadata
+            .iter()
+            .find(|(k, _)| k == QUEUE_ID_KEY)
+            .and_then(|(_, v)| v.parse::<u64>().ok())
+        else {
+            return;
+        };
+        let index = node as usize;
+        if index >= self.node_queue.len() {
+            if index > u32::MAX as usize / 2 {
+                return;
+            }
+            self.node_queue.resize(index + 1, 0);
+        }
+        if self.node_queue[index] == 0 {
+            self.node_queue[index] = queue;
+        }
+    }
+
+    /// The submission's queue's previous submission, when the queue is in
+    /// order; the submission becomes its last.
+    #[inline]
+    fn follow(
+        &mut self,
+        node: NodeId,
+        instance: u64,
+        is_in_order: impl FnOnce(u64) -> bool,
+    ) -> Option<(NodeId, u64)> {
+        let queue = match self.instance_queue.is_empty() {
+            true => None,
+            false => self.instance_queue.remove(&(node, instance)),
+        }
+        .or_else(|| self.node_queue.get(node as usize).copied())
+        .filter(|&q| q != 0)?;
+        let last = self
+            .queues
+            .entry(queue)
+            .or_insert_with(|| is_in_order(queue).then_some(None))
+            .as_mut()?;
+        last.replace((node, instance))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use syclgraph_graph::record::NodeInfo;
+
+    fn defined(id: NodeId, queue: Option<u64>) -> Record {
+        Record::NodeDefined(Box::new(NodeInfo {
+            id,
+            metadata: queue
+                .map(|q| vec![(QUEUE_ID_KEY.to_owned(), q.to_string())])
+                .unwrap_or_default(),
+            ..NodeInfo::default()
+        }))
+    }
+
+    fn submitted(node: NodeId, instance: u64) -> Record {
+        Record::Submitted {
+            node,
+            instance,
+            thread: 1,
+            ns: 10 * instance,
+        }
+    }
+
+    fn task(node: NodeId, instance: u64) -> Record {
+        Record::SubmittedTask {
+            node,
+            instance,
+            thread: 1,
+            submit_ns: 1,
+            after: None,
+            begin_ns: 2,
+            end_ns: 3,
+            event: Some(7),
+        }
+    }
+
+    /// Each record as placed: (node, instance, after).
+    fn place_all(
+        records: Vec<Record>,
+        in_order: &[u64],
+    ) -> Vec<(NodeId, u64, Option<(NodeId, u64)>)> {
+        let mut order = QueueOrder::default();
+        let mut asked = Vec::new();
+        let mut placed = Vec::new();
+        for mut record in records {
+            order.place(&mut record, |q| {
+                asked.push(q);
+                in_order.contains(&q)
+            });
+            match record {
+                Record::Submitted { node, instance, .. } => placed.push((node, instance, None)),
+                Record::SubmittedAfter {
+                    node,
+                    instance,
+                    after,
+                    ..
+                } => placed.push((node, instance, Some(after))),
+                Record::SubmittedTask {
+                    node,
+                    instance,
+                    after,
+                    ..
+                } => placed.push((node, instance, after)),
+                _ => {}
+            }
+        }
+        asked.sort();
+        let before = asked.len();
+        asked.dedup();
+        assert_eq!(before, asked.len(), "each queue is asked once");
+        placed
+    }
+
+    #[test]
+    fn submissions_on_an_in_order_queue_follow_each_other_in_arrival_order() {
+        let placed = place_all(
+            vec![
+                defined(0, Some(5)),
+                defined(1, Some(5)),
+                task(0, 1),
+                submitted(1, 1),
+                task(0, 2),
+            ],
+            &[5],
+        );
+        assert_eq!(
+            placed,
+            [(0, 1, None), (1, 1, Some((0, 1))), (0, 2, Some((1, 1)))]
+        );
+    }
+
+    #[test]
+    fn an_instance_queue_overrides_the_nodes_and_out_of_order_queues_give_none() {
+        let placed = place_all(
+            vec![
+                defined(0, Some(5)),
+                defined(1, None),
+                task(0, 1),
+                // Instance 2 of node 0 goes to queue 6 (out of order).
+                Record::InstanceQueue {
+                    node: 0,
+                    instance: 2,
+                    queue_id: 6,
+                },
+                task(0, 2),
+                task(0, 3),
+                // Node 1 names no queue: nothing to follow.
+                submitted(1, 1),
+                Record::InstanceQueue {
+                    node: 1,
+                    instance: 2,
+                    queue_id: 5,
+                },
+                submitted(1, 2),
+            ],
+            &[5],
+        );
+        assert_eq!(
+            placed,
+            [
+                (0, 1, None),
+                (0, 2, None),
+                (0, 3, Some((0, 1))),
+                (1, 1, None),
+                (1, 2, Some((0, 3)))
+            ]
+        );
+    }
+
+    #[test]
+    fn the_first_queue_id_of_a_node_stays() {
+        let placed = place_all(
+            vec![
+                defined(0, None),
+                Record::NodeMetadata {
+                    node: 0,
+                    metadata: Box::new(vec![(QUEUE_ID_KEY.to_owned(), "5".to_owned())]),
+                },
+                Record::NodeMetadata {
+                    node: 0,
+                    metadata: Box::new(vec![(QUEUE_ID_KEY.to_owned(), "6".to_owned())]),
+                },
+                task(0, 1),
+                task(0, 2),
+            ],
+            &[5],
+        );
+        assert_eq!(placed, [(0, 1, None), (0, 2, Some((0, 1)))]);
+    }
+}
