@@ -2,8 +2,10 @@
 //!
 //! - A kernel that only `depends_on` an event bypasses the scheduler: no
 //!   edge_create. Its UR enqueue call's event wait list names the events it
-//!   waits for; [`Dependencies::owner`] maps each back to the submission
-//!   whose device event it is.
+//!   waits for; the collector maps each back to the submission whose
+//!   device event it is ([`crate::event_owners`]), from the records for a
+//!   timed event, else from [`Dependencies::owner`] (written only for
+//!   events no record carries).
 //! - A dependency on an event the scheduler does not know becomes a
 //!   `virtual_node[<event>]`: its edges are redirected to the submission that
 //!   produced that event, and the virtual node is only drawn when no traced
@@ -99,7 +101,8 @@ impl Default for Dependencies {
 }
 
 impl Dependencies {
-    /// Remembers that `event` is the device event of `submission`.
+    /// Remembers that `event` is the device event of `submission`, for an
+    /// event no record carries (not retained for timing).
     #[inline]
     pub fn set_owner(&self, event: usize, submission: (NodeId, u64)) {
         self.owners.insert(event, submission);
