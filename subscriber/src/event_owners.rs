@@ -57,11 +57,18 @@ impl EventOwners {
     }
 
     fn insert(&mut self, event: u64, owner: (NodeId, u64)) {
-        if self.generations[self.current].len() >= RECENT_CAPACITY {
+        let mut generation = &mut self.generations[self.current];
+        if generation.len() >= RECENT_CAPACITY {
             self.current ^= 1;
-            self.generations[self.current].clear();
+            generation = &mut self.generations[self.current];
+            generation.clear();
         }
-        self.generations[self.current].insert(event, owner);
+        if generation.capacity() == 0 {
+            // A new event per command: room for a whole generation at
+            // once, never rehashed while it fills.
+            generation.reserve(RECENT_CAPACITY);
+        }
+        generation.insert(event, owner);
     }
 
     /// The submission whose device event `event` is, if a record carried it.
