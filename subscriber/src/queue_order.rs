@@ -164,11 +164,11 @@ mod tests {
         }
     }
 
-    /// Each record as placed: (node, instance, after).
-    fn place_all(
-        records: Vec<Record>,
-        in_order: &[u64],
-    ) -> Vec<(NodeId, u64, Option<(NodeId, u64)>)> {
+    /// A submission as placed: node, instance, the queue's previous one.
+    type Placed = (NodeId, u64, Option<(NodeId, u64)>);
+
+    /// Each submission of `records` as placed.
+    fn place_all(records: Vec<Record>, in_order: &[u64]) -> Vec<Placed> {
         let mut order = QueueOrder::default();
         let mut asked = Vec::new();
         let mut placed = Vec::new();
