@@ -7,6 +7,8 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
+use crate::unseen_enqueues::{UnseenCounts, UnseenEnqueues};
+
 /// Every counter and flag of one tracing session (owned by the session,
 /// handed to the recorder and the collector).
 #[derive(Default)]
@@ -23,6 +25,8 @@ pub struct Counters {
     pub before_timing_ready: AtomicU64,
     /// Edges whose ends were submitted before tracing started (or are unknown).
     pub unknown_edge_end: AtomicU64,
+    /// UR enqueues no XPTI node accompanied, by function.
+    pub unseen_enqueues: UnseenEnqueues,
     /// Submissions (node_create) made while tracing was stopped: counted,
     /// not recorded.
     pub while_stopped: AtomicU64,
@@ -73,6 +77,8 @@ pub struct CountersSnapshot {
     pub before_timing_ready: u64,
     /// See [`Counters::unknown_edge_end`].
     pub unknown_edge_end: u64,
+    /// See [`Counters::unseen_enqueues`].
+    pub unseen_enqueues: UnseenCounts,
     /// See [`Counters::while_stopped`].
     pub while_stopped: u64,
     /// See [`Counters::edges_while_stopped`].
@@ -117,6 +123,7 @@ impl Counters {
             not_retained: n(&self.not_retained),
             before_timing_ready: n(&self.before_timing_ready),
             unknown_edge_end: n(&self.unknown_edge_end),
+            unseen_enqueues: self.unseen_enqueues.snapshot(),
             while_stopped: n(&self.while_stopped),
             edges_while_stopped: n(&self.edges_while_stopped),
             toggles_lost: n(&self.toggles_lost),

@@ -51,6 +51,7 @@ pub mod thread_state;
 pub mod timing_slot;
 pub mod toggles;
 pub mod tracing_layer;
+pub mod unseen_enqueues;
 pub mod ur_calls;
 pub mod ur_hooks;
 pub mod whole_rows;

@@ -41,6 +41,8 @@ pub struct Losses {
     pub start_wait_given_up: Option<u64>,
     /// Edges whose ends were not known.
     pub unknown_edge_end: u64,
+    /// UR enqueues no XPTI node accompanied, by function.
+    pub unseen_enqueues: crate::unseen_enqueues::UnseenCounts,
     /// Queues whose device profiling syclgraph turned on.
     pub queues_forced: u64,
     /// `Some(limit)` when syclgraph stopped following UR calls at the limit.
@@ -419,6 +421,9 @@ fn loss_lines(losses: &Losses) -> String {
         losses.sycl_graphs.recorded_dropped,
         "commands recorded into SYCL graphs, forgotten past 4096 per thread (their appended commands are nodes of their own)",
     );
+    if let Some(unseen) = losses.unseen_enqueues.summary_line() {
+        lines.push_str(&unseen);
+    }
     if let Some(limit) = losses.start_wait_given_up {
         lines.push_str(&format!(
             "start-up: stopped waiting for the timestamp source after {limit} ms (SYCLGRAPH_START_WAIT_MS)\n"

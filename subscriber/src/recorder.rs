@@ -27,6 +27,7 @@ use crate::sycl_graphs::{metadata_number, Building, CommandClass, GraphBook, Rec
 use crate::thread_number;
 use crate::thread_state::{HeldSubmission, STATE};
 use crate::timing_slot::{is_retained, Timing, TimingSlot, NOT_READY_EVENT, NOT_RETAINED_EVENT};
+use crate::unseen_enqueues::EnqueueFunction;
 use crate::xpti::{is_known_file, CText, EventRef, Xpti};
 
 /// The recorder is taking events.
@@ -564,8 +565,17 @@ impl Recorder {
     /// That is the task open on this thread (the scheduler enqueues a
     /// command between its task_begin and task_end), else the submission
     /// this thread made last, which only its first enqueue may claim.
-    pub fn enqueue_wait_list(&self, events: impl ExactSizeIterator<Item = usize>) {
+    /// An enqueue with neither (no node came for it) is counted under
+    /// `function`.
+    pub fn enqueue_wait_list(
+        &self,
+        function: EnqueueFunction,
+        events: impl ExactSizeIterator<Item = usize>,
+    ) {
         let last_submission = dependencies::take_current();
+        if last_submission.is_none() {
+            self.count_if_unseen(function, dependencies::open_task().is_none());
+        }
         if events.len() == 0 {
             // Nothing to wait for (every command on an in-order queue
             // the runtime orders itself): only the claim above.
@@ -578,6 +588,28 @@ impl Recorder {
             return;
         }
         self.wait_list_edges(submission, events);
+    }
+
+    /// Counts an enqueue of `function` that no node accompanied
+    /// (`unseen`), while recording.
+    #[cold]
+    fn count_if_unseen(&self, function: EnqueueFunction, unseen: bool) {
+        if unseen && self.running() {
+            self.counters.unseen_enqueues.count(function);
+        }
+    }
+
+    /// A UR enqueue call seen on `ur.call.debug` (before the hooks, or
+    /// without them): counted when no node accompanied it, that is no task
+    /// is open on this thread and the submission this thread made last is
+    /// not at the call's code location.
+    pub fn layer_enqueue(&self, function: EnqueueFunction, call: Option<EventRef<'_>>) {
+        if dependencies::open_task().is_some() {
+            return;
+        }
+        let accompanied = dependencies::current()
+            .is_some_and(|(node, _)| call.and_then(|c| self.nodes.find(c)) == Some(node));
+        self.count_if_unseen(function, !accompanied);
     }
 
     /// True while events are recorded (no counting).

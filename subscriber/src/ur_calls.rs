@@ -13,6 +13,8 @@
 //!   direct-path USM memcpy/memset send no `signal`; their output event is
 //!   taken here and attributed to the submission in progress on the thread.
 //! - the UR calls of SYCL graphs ([`crate::graph_ur_calls`]).
+//! - every followed enqueue (begin): one that no node accompanied is
+//!   counted ([`crate::unseen_enqueues`]).
 //!
 //! The tracing layer is switched on by `UR_ENABLE_LAYERS=UR_LAYER_TRACING`,
 //! which the runtime reads when it starts; [`enable_tracing_layer`] sets it
@@ -33,6 +35,7 @@ use ur_sys::{
 };
 use xpti_sys::{function_with_args_t, trace_event_data_t, trace_point as tp};
 
+use crate::unseen_enqueues::EnqueueFunction;
 use crate::xpti::EventRef;
 
 /// Properties handed to `urQueueCreate` calls that had none.
@@ -109,11 +112,15 @@ pub unsafe extern "C" fn on_ur_call(
             unsafe { crate::graph_ur_calls::end(id, call.args_data, call.ret_data) }
         }
         tp::FUNCTION_WITH_ARGS_BEGIN => {
+            let Some(function) = EnqueueFunction::of_function_id(id) else {
+                return;
+            };
+            // SAFETY: the event XPTI passed is alive for this callback.
+            let caller = unsafe { EventRef::new(event) };
+            recorder.layer_enqueue(function, caller);
             // SAFETY: args_data is the params struct of `id`, before the call.
             let waits = unsafe { wait_list(id, call.args_data) };
             if !waits.is_empty() {
-                // SAFETY: the event XPTI passed is alive for this callback.
-                let caller = unsafe { EventRef::new(event) };
                 recorder.wait_list(caller, waits.iter().map(|e| *e as usize));
             }
         }

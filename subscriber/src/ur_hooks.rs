@@ -43,14 +43,16 @@ use ur_sys::{
     PFN_urCommandBufferAppendUSMFillExp, PFN_urCommandBufferAppendUSMMemcpyExp,
     PFN_urCommandBufferCreateExp, PFN_urCommandBufferFinalizeExp, PFN_urEnqueueCommandBufferExp,
     PFN_urEnqueueEventsWait, PFN_urEnqueueEventsWaitWithBarrierExt,
-    PFN_urEnqueueKernelLaunchWithArgsExp, PFN_urEnqueueUSMFill, PFN_urEnqueueUSMMemcpy,
-    PFN_urEnqueueUSMMemcpy2D, PFN_urQueueCreate,
+    PFN_urEnqueueKernelLaunchWithArgsExp, PFN_urEnqueueTimestampRecordingExp,
+    PFN_urEnqueueUSMAdvise, PFN_urEnqueueUSMFill, PFN_urEnqueueUSMMemcpy, PFN_urEnqueueUSMMemcpy2D,
+    PFN_urEnqueueUSMPrefetch, PFN_urQueueCreate,
 };
 use ze_bridge::entry_table::EntryTable;
 
 use crate::sycl_graphs::CommandClass;
 
 use crate::counters::Counters;
+use crate::unseen_enqueues::EnqueueFunction;
 use crate::ur_calls::{profiling_change, ProfilingChange, PROFILING_PROPERTIES};
 
 /// The UR functions syclgraph follows by replacing their table entry.
@@ -70,6 +72,13 @@ pub enum Hooked {
     EventsWaitWithBarrier,
     /// `urEnqueueEventsWaitWithBarrierExt`.
     EventsWaitWithBarrierExt,
+    /// `urEnqueueUSMPrefetch`: claims its submission (else a later
+    /// enqueue without a node would).
+    UsmPrefetch,
+    /// `urEnqueueUSMAdvise`: the runtime sends no node for `mem_advise`.
+    UsmAdvise,
+    /// `urEnqueueTimestampRecordingExp`: a native profiling tag, no node.
+    TimestampRecording,
     /// `urEnqueueKernelLaunchWithArgsExp`: how DPC++ 2026 launches kernels.
     KernelLaunchWithArgsExp,
     /// `urCommandBufferCreateExp`: a SYCL graph is being finalised.
@@ -89,7 +98,7 @@ pub enum Hooked {
 
 impl Hooked {
     /// Every hooked function, in [`Hooked::index`] order.
-    pub const ALL: [Hooked; 14] = [
+    pub const ALL: [Hooked; 17] = [
         Hooked::QueueCreate,
         Hooked::UsmMemcpy,
         Hooked::UsmFill,
@@ -97,6 +106,9 @@ impl Hooked {
         Hooked::EventsWait,
         Hooked::EventsWaitWithBarrier,
         Hooked::EventsWaitWithBarrierExt,
+        Hooked::UsmPrefetch,
+        Hooked::UsmAdvise,
+        Hooked::TimestampRecording,
         Hooked::KernelLaunchWithArgsExp,
         Hooked::CommandBufferCreate,
         Hooked::CommandBufferAppendMemcpy,
@@ -121,6 +133,9 @@ impl Hooked {
             Hooked::EventsWait => "urEnqueueEventsWait",
             Hooked::EventsWaitWithBarrier => "urEnqueueEventsWaitWithBarrier",
             Hooked::EventsWaitWithBarrierExt => "urEnqueueEventsWaitWithBarrierExt",
+            Hooked::UsmPrefetch => "urEnqueueUSMPrefetch",
+            Hooked::UsmAdvise => "urEnqueueUSMAdvise",
+            Hooked::TimestampRecording => "urEnqueueTimestampRecordingExp",
             Hooked::KernelLaunchWithArgsExp => "urEnqueueKernelLaunchWithArgsExp",
             Hooked::CommandBufferCreate => "urCommandBufferCreateExp",
             Hooked::CommandBufferAppendMemcpy => "urCommandBufferAppendUSMMemcpyExp",
@@ -230,6 +245,11 @@ fn hook_address(function: Hooked) -> usize {
         Hooked::EventsWaitWithBarrierExt => {
             events_wait_with_barrier_ext as PFN_urEnqueueEventsWaitWithBarrierExt as usize
         }
+        Hooked::UsmPrefetch => usm_prefetch as PFN_urEnqueueUSMPrefetch as usize,
+        Hooked::UsmAdvise => usm_advise as PFN_urEnqueueUSMAdvise as usize,
+        Hooked::TimestampRecording => {
+            timestamp_recording as PFN_urEnqueueTimestampRecordingExp as usize
+        }
         Hooked::KernelLaunchWithArgsExp => {
             kernel_launch_with_args_exp as PFN_urEnqueueKernelLaunchWithArgsExp as usize
         }
@@ -255,12 +275,13 @@ fn hook_address(function: Hooked) -> usize {
     }
 }
 
-/// Records an enqueue's wait list (before the call).
+/// Records an enqueue's wait list (before the call); an enqueue of
+/// `function` that no node accompanied is counted.
 ///
 /// # Safety
 /// `list` holds `count` event handles (or is null), as the caller passed them.
 #[inline]
-unsafe fn before_enqueue(count: u32, list: *const ur_event_handle_t) {
+unsafe fn before_enqueue(function: EnqueueFunction, count: u32, list: *const ur_event_handle_t) {
     let Some(recorder) = crate::session::recorder() else {
         return;
     };
@@ -271,7 +292,7 @@ unsafe fn before_enqueue(count: u32, list: *const ur_event_handle_t) {
         unsafe { std::slice::from_raw_parts(list, count as usize) }
     };
     let _ = catch_unwind(AssertUnwindSafe(|| {
-        recorder.enqueue_wait_list(events.iter().map(|e| *e as usize))
+        recorder.enqueue_wait_list(function, events.iter().map(|e| *e as usize))
     }));
 }
 
@@ -347,12 +368,13 @@ unsafe extern "C" fn queue_create(
     result
 }
 
-/// Defines the hook of an enqueue function: its prototype is
+/// Defines the hook of an enqueue function (`$function` when counted
+/// without a node): its prototype is
 /// `(hQueue, <args>, numEventsInWaitList, phEventWaitList, phEvent)`; the
 /// hook reads the wait list before the call and, for `usm`, hands the
 /// output event of a direct-path USM command to the recorder after it.
 macro_rules! enqueue_hook {
-    ($name:ident, $hooked:expr, $pfn:ty, ($($arg:ident: $ty:ty),*), $after:ident) => {
+    ($name:ident, $hooked:expr, $function:expr, $pfn:ty, ($($arg:ident: $ty:ty),*), $after:ident) => {
         #[allow(clippy::too_many_arguments)]
         unsafe extern "C" fn $name(
             queue: ur_queue_handle_t,
@@ -364,7 +386,7 @@ macro_rules! enqueue_hook {
             // SAFETY: see above.
             unsafe {
                 let next: $pfn = std::mem::transmute(original($hooked));
-                before_enqueue(wait_count, wait_list);
+                before_enqueue($function, wait_count, wait_list);
                 let result = next(queue, $($arg,)* wait_count, wait_list, event);
                 enqueue_hook!(@after $after, result, event);
                 result
@@ -380,6 +402,7 @@ macro_rules! enqueue_hook {
 enqueue_hook!(
     usm_memcpy,
     Hooked::UsmMemcpy,
+    EnqueueFunction::UsmMemcpy,
     PFN_urEnqueueUSMMemcpy,
     (blocking: bool, dst: *mut c_void, src: *const c_void, size: usize),
     usm
@@ -387,6 +410,7 @@ enqueue_hook!(
 enqueue_hook!(
     usm_fill,
     Hooked::UsmFill,
+    EnqueueFunction::UsmFill,
     PFN_urEnqueueUSMFill,
     (mem: *mut c_void, pattern_size: usize, pattern: *const c_void, size: usize),
     usm
@@ -394,6 +418,7 @@ enqueue_hook!(
 enqueue_hook!(
     usm_memcpy_2d,
     Hooked::UsmMemcpy2D,
+    EnqueueFunction::UsmMemcpy2D,
     PFN_urEnqueueUSMMemcpy2D,
     (
         blocking: bool,
@@ -409,6 +434,7 @@ enqueue_hook!(
 enqueue_hook!(
     events_wait,
     Hooked::EventsWait,
+    EnqueueFunction::EventsWait,
     PFN_urEnqueueEventsWait,
     (),
     none
@@ -416,6 +442,7 @@ enqueue_hook!(
 enqueue_hook!(
     events_wait_with_barrier,
     Hooked::EventsWaitWithBarrier,
+    EnqueueFunction::EventsWaitWithBarrier,
     PFN_urEnqueueEventsWait,
     (),
     none
@@ -423,6 +450,7 @@ enqueue_hook!(
 enqueue_hook!(
     events_wait_with_barrier_ext,
     Hooked::EventsWaitWithBarrierExt,
+    EnqueueFunction::EventsWaitWithBarrierExt,
     PFN_urEnqueueEventsWaitWithBarrierExt,
     (properties: *const c_void),
     none
@@ -430,6 +458,7 @@ enqueue_hook!(
 enqueue_hook!(
     kernel_launch_with_args_exp,
     Hooked::KernelLaunchWithArgsExp,
+    EnqueueFunction::KernelLaunchWithArgsExp,
     PFN_urEnqueueKernelLaunchWithArgsExp,
     (
         kernel: ur_kernel_handle_t,
@@ -443,6 +472,40 @@ enqueue_hook!(
     ),
     none
 );
+
+enqueue_hook!(
+    usm_prefetch,
+    Hooked::UsmPrefetch,
+    EnqueueFunction::UsmPrefetch,
+    PFN_urEnqueueUSMPrefetch,
+    (memory: *const c_void, size: usize, flags: u32),
+    none
+);
+enqueue_hook!(
+    timestamp_recording,
+    Hooked::TimestampRecording,
+    EnqueueFunction::TimestampRecordingExp,
+    PFN_urEnqueueTimestampRecordingExp,
+    (blocking: bool),
+    none
+);
+
+/// `urEnqueueUSMAdvise` has no wait list: only counted when no node
+/// accompanied it (the runtime sends none for `mem_advise`).
+unsafe extern "C" fn usm_advise(
+    queue: ur_queue_handle_t,
+    memory: *const c_void,
+    size: usize,
+    advice: u32,
+    event: *mut ur_event_handle_t,
+) -> ur_result_t {
+    // SAFETY: see above; an empty wait list is read as none.
+    unsafe {
+        let next: PFN_urEnqueueUSMAdvise = std::mem::transmute(original(Hooked::UsmAdvise));
+        before_enqueue(EnqueueFunction::UsmAdvise, 0, std::ptr::null());
+        next(queue, memory, size, advice, event)
+    }
+}
 
 use crate::graph_ur_calls::{after_append, wait_slice, with_recorder};
 

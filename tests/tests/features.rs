@@ -22,7 +22,8 @@ fn num(row: &Row, column: &str) -> u64 {
 
 /// The command tags of the program with the kind each node must have.
 /// In-order barriers, the profiling tag and mem_advise are left out: the
-/// runtime sends no node for them (docs/guide/limitations.md).
+/// runtime sends no node for them (docs/guide/limitations.md); they are
+/// counted instead ([`check_enqueues_without_a_node`]).
 const COMMANDS: [(&str, &str); 19] = [
     ("free_memset", "memset"),
     ("free_submit_iota", "kernel"),
@@ -162,6 +163,47 @@ fn check_times(t: &Traced) {
     assert_eq!(unavailable, 6, "{untimed}");
 }
 
+/// The enqueues the runtime sends no node for, counted by UR function on
+/// the summary's `without a node:` line (stderr and summary.txt): the
+/// in-order barriers and the profiling tag (`urEnqueueEventsWaitWithBarrierExt`:
+/// two calls for the three, see docs/guide/limitations.md), `mem_advise`,
+/// the marker `ext_oneapi_get_last_event` makes after eventless commands
+/// (`urEnqueueEventsWait`), and the barrier the runtime puts on an in-order
+/// queue behind each of the two host tasks (`urEnqueueEventsWaitWithBarrier`).
+/// Nothing that has a node is counted.
+fn check_enqueues_without_a_node(t: &Traced) {
+    let want = [
+        ("urEnqueueEventsWaitWithBarrierExt", 2),
+        ("urEnqueueEventsWaitWithBarrier", 2),
+        ("urEnqueueEventsWait", 1),
+        ("urEnqueueUSMAdvise", 1),
+    ];
+    let total: u64 = want.iter().map(|(_, n)| n).sum();
+    let summary = std::fs::read_to_string(t.dir.join("summary.txt")).unwrap();
+    for text in [t.stderr(), summary] {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("without a node:"))
+            .unwrap_or_else(|| panic!("no `without a node:` line in:\n{text}"));
+        let (head, each) = line.rsplit_once("): ").expect("counts after the colon");
+        assert!(
+            head.starts_with(&format!("without a node: {total} UR enqueue(s)")),
+            "{line}"
+        );
+        let mut counted: Vec<(&str, u64)> = each
+            .split(", ")
+            .map(|part| {
+                let (name, n) = part.rsplit_once(' ').expect("<function> <count>");
+                (name, n.parse().expect("a count"))
+            })
+            .collect();
+        counted.sort();
+        let mut want = want.to_vec();
+        want.sort();
+        assert_eq!(counted, want, "{line}");
+    }
+}
+
 /// A second context on the same device: its own queue, the same device.
 fn check_contexts(t: &Traced) {
     let rows = t.csv("kernels.csv");
@@ -178,6 +220,7 @@ fn every_feature_is_a_node_a_row_and_timed_where_the_runtime_allows() {
     check_every_command_is_a_node_and_a_row(&t);
     check_times(&t);
     check_contexts(&t);
+    check_enqueues_without_a_node(&t);
 }
 
 /// The same through the UR tracing layer (`ur.call.debug`) instead of the
@@ -187,4 +230,5 @@ fn eventless_commands_are_kept_through_the_tracing_layer() {
     let t = traced("features-layer", &[("SYCLGRAPH_UR_HOOKS", "0")]);
     check_every_command_is_a_node_and_a_row(&t);
     check_times(&t);
+    check_enqueues_without_a_node(&t);
 }

@@ -316,6 +316,10 @@ c_enum! {
         ENQUEUE_USM_FILL = 32 => "UR_FUNCTION_ENQUEUE_USM_FILL",
         /// `urEnqueueUSMMemcpy`.
         ENQUEUE_USM_MEMCPY = 33 => "UR_FUNCTION_ENQUEUE_USM_MEMCPY",
+        /// `urEnqueueUSMPrefetch`.
+        ENQUEUE_USM_PREFETCH = 34 => "UR_FUNCTION_ENQUEUE_USM_PREFETCH",
+        /// `urEnqueueUSMAdvise`.
+        ENQUEUE_USM_ADVISE = 35 => "UR_FUNCTION_ENQUEUE_USM_ADVISE",
         /// `urEventGetInfo`.
         EVENT_GET_INFO = 40 => "UR_FUNCTION_EVENT_GET_INFO",
         /// `urEventGetProfilingInfo`.
@@ -338,6 +342,8 @@ c_enum! {
         COMMAND_BUFFER_FINALIZE_EXP = 123 => "UR_FUNCTION_COMMAND_BUFFER_FINALIZE_EXP",
         /// `urLoaderInit`.
         LOADER_INIT = 201 => "UR_FUNCTION_LOADER_INIT",
+        /// `urEnqueueTimestampRecordingExp`.
+        ENQUEUE_TIMESTAMP_RECORDING_EXP = 223 => "UR_FUNCTION_ENQUEUE_TIMESTAMP_RECORDING_EXP",
         /// `urCommandBufferAppendUSMMemcpyExp`.
         COMMAND_BUFFER_APPEND_USM_MEMCPY_EXP = 231 => "UR_FUNCTION_COMMAND_BUFFER_APPEND_USM_MEMCPY_EXP",
         /// `urCommandBufferAppendUSMFillExp`.
@@ -1013,6 +1019,38 @@ pub type PFN_urEnqueueUSMMemcpy2D = unsafe extern "C" fn(
 /// prototype): `(hQueue, numEventsInWaitList, phEventWaitList, phEvent)`.
 pub type PFN_urEnqueueEventsWait = unsafe extern "C" fn(
     hQueue: ur_queue_handle_t,
+    numEventsInWaitList: u32,
+    phEventWaitList: *const ur_event_handle_t,
+    phEvent: *mut ur_event_handle_t,
+) -> ur_result_t;
+
+/// `urEnqueueUSMPrefetch(hQueue, pMem, size, flags, numEventsInWaitList,
+/// phEventWaitList, phEvent)`; `flags` is a `ur_usm_migration_flags_t`.
+pub type PFN_urEnqueueUSMPrefetch = unsafe extern "C" fn(
+    hQueue: ur_queue_handle_t,
+    pMem: *const c_void,
+    size: usize,
+    flags: u32,
+    numEventsInWaitList: u32,
+    phEventWaitList: *const ur_event_handle_t,
+    phEvent: *mut ur_event_handle_t,
+) -> ur_result_t;
+
+/// `urEnqueueUSMAdvise(hQueue, pMem, size, advice, phEvent)`: no wait
+/// list; `advice` is a `ur_usm_advice_flags_t`.
+pub type PFN_urEnqueueUSMAdvise = unsafe extern "C" fn(
+    hQueue: ur_queue_handle_t,
+    pMem: *const c_void,
+    size: usize,
+    advice: u32,
+    phEvent: *mut ur_event_handle_t,
+) -> ur_result_t;
+
+/// `urEnqueueTimestampRecordingExp(hQueue, blocking, numEventsInWaitList,
+/// phEventWaitList, phEvent)`.
+pub type PFN_urEnqueueTimestampRecordingExp = unsafe extern "C" fn(
+    hQueue: ur_queue_handle_t,
+    blocking: bool,
     numEventsInWaitList: u32,
     phEventWaitList: *const ur_event_handle_t,
     phEvent: *mut ur_event_handle_t,
