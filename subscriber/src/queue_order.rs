@@ -11,7 +11,11 @@
 //! `is_in_order`).
 //!
 //! A submission recorded into a SYCL graph is never sent as a submission:
-//! it never takes a place in its queue.
+//! it never takes a place in its queue. Nor does a buffer's allocation or
+//! release: the scheduler makes them on the host, not in the queue's order
+//! (the runtime creates a release long before it runs, at exit), so they
+//! neither follow nor precede the queue's commands; in the queue's order
+//! they made a cycle (kernel -> release -> allocation -> kernel).
 
 use rustc_hash::FxHashMap;
 use syclgraph_graph::node::QUEUE_ID_KEY;
@@ -22,10 +26,23 @@ use syclgraph_graph::record::{Metadata, NodeId, Record};
 /// dropped, or it was recorded into a SYCL graph).
 const MAX_WAITING_QUEUES: usize = 1 << 16;
 
+/// The `node_queue` of a node that takes no place in its queue's order.
+const HOST_SIDE: u64 = u64::MAX;
+
+/// Whether a node of this node_create kind is a buffer's allocation or
+/// release (made on the host by the scheduler).
+fn is_host_side(kind_hint: &str) -> bool {
+    matches!(
+        kind_hint.trim(),
+        "memory_allocation_node" | "memory_deallocation_node"
+    )
+}
+
 /// What the collector knows to place each submission in its queue.
 #[derive(Default)]
 pub struct QueueOrder {
-    /// Each node's `queue_id`, by node id (0: none).
+    /// Each node's `queue_id`, by node id (0: none; [`HOST_SIDE`]: a
+    /// buffer's allocation or release, never in a queue's order).
     node_queue: Vec<u64>,
     /// The queue of a submission whose [`Record::InstanceQueue`] came
     /// before it.
@@ -75,6 +92,9 @@ impl QueueOrder {
                 }
                 self.instance_queue.insert((*node, *instance), *queue_id);
             }
+            Record::NodeDefined(info) if is_host_side(&info.kind_hint) => {
+                self.set_node_queue(info.id, HOST_SIDE)
+            }
             Record::NodeDefined(info) => self.node_metadata(info.id, &info.metadata),
             Record::NodeMetadata { node, metadata } => self.node_metadata(*node, metadata),
             _ => {}
@@ -91,6 +111,11 @@ impl QueueOrder {
         else {
             return;
         };
+        self.set_node_queue(node, queue);
+    }
+
+    /// Keeps `queue` as the node's `queue_id` unless it has one.
+    fn set_node_queue(&mut self, node: NodeId, queue: u64) {
         let index = node as usize;
         if index >= self.node_queue.len() {
             if index > u32::MAX as usize / 2 {
@@ -112,12 +137,15 @@ impl QueueOrder {
         instance: u64,
         is_in_order: impl FnOnce(u64) -> bool,
     ) -> Option<(NodeId, u64)> {
-        let queue = match self.instance_queue.is_empty() {
+        let first_queue = self.node_queue.get(node as usize).copied();
+        let named = match self.instance_queue.is_empty() {
             true => None,
             false => self.instance_queue.remove(&(node, instance)),
+        };
+        if first_queue == Some(HOST_SIDE) {
+            return None;
         }
-        .or_else(|| self.node_queue.get(node as usize).copied())
-        .filter(|&q| q != 0)?;
+        let queue = named.or(first_queue).filter(|&q| q != 0)?;
         let last = self
             .queues
             .entry(queue)
@@ -216,6 +244,47 @@ mod tests {
         assert_eq!(
             placed,
             [(0, 1, None), (1, 1, Some((0, 1))), (0, 2, Some((1, 1)))]
+        );
+    }
+
+    #[test]
+    fn a_buffers_allocation_and_release_take_no_place_in_the_queue() {
+        let host_side = |id, kind: &str| {
+            Record::NodeDefined(Box::new(NodeInfo {
+                id,
+                kind_hint: kind.to_owned(),
+                metadata: vec![(QUEUE_ID_KEY.to_owned(), "5".to_owned())],
+                ..NodeInfo::default()
+            }))
+        };
+        let placed = place_all(
+            vec![
+                defined(0, Some(5)),
+                host_side(1, "memory_allocation_node"),
+                host_side(2, "memory_deallocation_node"),
+                task(0, 1),
+                submitted(2, 1),
+                submitted(1, 1),
+                // Even when a submission names the queue itself.
+                Record::InstanceQueue {
+                    node: 1,
+                    instance: 2,
+                    queue_id: 5,
+                },
+                submitted(1, 2),
+                task(0, 2),
+            ],
+            &[5],
+        );
+        assert_eq!(
+            placed,
+            [
+                (0, 1, None),
+                (2, 1, None),
+                (1, 1, None),
+                (1, 2, None),
+                (0, 2, Some((0, 1)))
+            ]
         );
     }
 

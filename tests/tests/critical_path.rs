@@ -531,11 +531,42 @@ fn a_command_waiting_for_the_device_follows_the_command_that_held_it() {
     check_consumers(&t, &path);
 }
 
+/// The instance graph has no cycle: the edges of instances.dot lead from
+/// earlier commands to later ones. A buffer's release, created long before
+/// it runs, chained into its queue's order made one (kernel -> release ->
+/// allocation -> the same kernel), and the critical path then depended on
+/// the order instances were finalised in.
+fn check_acyclic(cmds: &[Cmd]) {
+    // 0: not seen, 1: on the current walk, 2: done.
+    fn visit(cmds: &[Cmd], at: usize, state: &mut [u8], walk: &mut Vec<usize>) {
+        match state[at] {
+            2 => return,
+            1 => {
+                let keys: Vec<_> = walk.iter().map(|&i| &cmds[i].key).collect();
+                panic!("a cycle through {:?}: {keys:?}", cmds[at].key);
+            }
+            _ => {}
+        }
+        state[at] = 1;
+        walk.push(at);
+        for &d in cmds[at].deps.iter().chain(cmds[at].queue_before.iter()) {
+            visit(cmds, d, state, walk);
+        }
+        walk.pop();
+        state[at] = 2;
+    }
+    let mut state = vec![0u8; cmds.len()];
+    for at in 0..cmds.len() {
+        visit(cmds, at, &mut state, &mut Vec::new());
+    }
+}
+
 #[test]
 fn two_in_order_queues_of_one_device_follow_their_timestamps() {
     let t = traced("two_queues");
     let path = t.csv("critical_path.csv");
     check_steps(&t, &path);
+    check_acyclic(&instance_graph(&t, &path));
     let cmds = check_implied(&t, &path);
     check_no_hidden_device_wait(&path, &cmds);
     check_consumers(&t, &path);
