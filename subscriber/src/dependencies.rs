@@ -67,6 +67,19 @@ pub fn signal_in_task(submission: (NodeId, u64), event: u64) -> bool {
     })
 }
 
+/// Marks the begin (`open`) or end of a merged scheduler command's task
+/// on this thread.
+#[inline]
+pub fn set_merged_task(open: bool) {
+    STATE.with(|s| s.merged_task.set(open));
+}
+
+/// Whether this thread is inside a task: its own or a merged one.
+#[inline]
+pub fn in_any_task() -> bool {
+    STATE.with(|s| s.open_task.get().is_some() || s.merged_task.get())
+}
+
 /// Marks the end of this thread's task; returns the task that was open.
 #[inline]
 pub fn end_task() -> Option<OpenTask> {

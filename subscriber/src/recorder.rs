@@ -574,7 +574,7 @@ impl Recorder {
     ) {
         let last_submission = dependencies::take_current();
         if last_submission.is_none() {
-            self.count_if_unseen(function, dependencies::open_task().is_none());
+            self.count_if_unseen(function, !dependencies::in_any_task());
         }
         if events.len() == 0 {
             // Nothing to wait for (every command on an in-order queue
@@ -604,7 +604,7 @@ impl Recorder {
     /// is open on this thread and the submission this thread made last is
     /// not at the call's code location.
     pub fn layer_enqueue(&self, function: EnqueueFunction, call: Option<EventRef<'_>>) {
-        if dependencies::open_task().is_some() {
+        if dependencies::in_any_task() {
             return;
         }
         let accompanied = dependencies::current()
@@ -681,6 +681,11 @@ impl Recorder {
             return;
         };
         if binding.merged || binding.unrecorded {
+            if binding.merged {
+                // Its UR enqueue (on a thread of the runtime's, once what
+                // it waited for is done) has a node: the merged one.
+                dependencies::set_merged_task(begin);
+            }
             return;
         }
         let (node, instance) = (binding.node, binding.instance);

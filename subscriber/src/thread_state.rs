@@ -29,6 +29,9 @@ pub struct ThreadState {
     pub current: Cell<Option<(NodeId, u64)>>,
     /// The task it is running ([`crate::dependencies::begin_task`]).
     pub open_task: Cell<Option<OpenTask>>,
+    /// Inside the task of a scheduler command merged into a user
+    /// submission (its UR enqueue has a node: [`crate::unseen_enqueues`]).
+    pub merged_task: Cell<bool>,
     /// The direct-path USM submission whose UR call it is about to make
     /// (memcpy/memset send no `signal`; see the recorder).
     pub direct_submission: Cell<Option<(NodeId, u64)>>,
@@ -68,6 +71,7 @@ thread_local! {
             last_bound: Cell::new(None),
             current: Cell::new(None),
             open_task: Cell::new(None),
+            merged_task: Cell::new(false),
             direct_submission: Cell::new(None),
             held: Cell::new(None),
             unsent_span_begins: Cell::new(0),
