@@ -72,6 +72,7 @@ pub mod queues;
 pub mod rank_meta;
 pub mod ranks;
 pub mod record;
+pub mod replay;
 pub mod run;
 pub mod spans;
 pub mod sycl_graphs;

@@ -60,6 +60,13 @@ impl Run {
         }
     }
 
+    /// Applies one record to the graph only, leaving the analyses as they
+    /// are (empty): the subscriber's live model, whose analyses are
+    /// computed at exit from a [`crate::replay::Replay`] of the same records.
+    pub fn apply_to_graph(&mut self, record: Record, done: &mut Vec<Completed>) {
+        self.graph.apply(record, done);
+    }
+
     /// Applies records in order and returns every instance they finalised.
     pub fn apply_all(&mut self, records: impl IntoIterator<Item = Record>) -> Vec<Completed> {
         let mut done = Vec::new();
@@ -79,6 +86,12 @@ impl Run {
             self.analyses.finalised(&self.graph, finished);
         }
         self.analyses.finish();
+    }
+
+    /// Flushes every pending instance into `done`, the graph only (see
+    /// [`Run::apply_to_graph`]).
+    pub fn finish_graph(&mut self, done: &mut Vec<Completed>) {
+        self.graph.finish(done);
     }
 
     /// The task graph.

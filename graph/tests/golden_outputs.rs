@@ -29,6 +29,7 @@ use syclgraph_graph::perfetto::{TraceWriter, CLOCK_BOOTTIME, CLOCK_MONOTONIC};
 use syclgraph_graph::record::{
     DeviceTimes, EdgeInfo, InstanceEdge, NodeId, NodeInfo, Record, SpanKind, TimingStatus,
 };
+use syclgraph_graph::replay::Replay;
 use syclgraph_graph::summary::{format_table, read_summary_csv, summary_table};
 use syclgraph_graph::windows::write_windows_csv;
 use syclgraph_graph::{write_all, write_kernels_csv, KernelRowWriter, Limits, Run};
@@ -36,18 +37,23 @@ use syclgraph_graph::{write_all, write_kernels_csv, KernelRowWriter, Limits, Run
 /// The time every "now" of the outputs is taken at.
 const NOW_NS: u64 = 9_000_000_000;
 
-/// Every output of one replay: (file name, bytes).
-fn outputs(records: &[Record], limits: Limits) -> Vec<(String, Vec<u8>)> {
-    let mut graph = Run::with_limits(limits);
-    let mut rows = KernelRowWriter::new(Vec::new()).unwrap();
-    let mut trace = TraceWriter::new(
+/// The trace writer every case writes to.
+fn golden_trace() -> TraceWriter<Vec<u8>> {
+    TraceWriter::new(
         Vec::new(),
         4242,
         "golden",
         &[(CLOCK_BOOTTIME, 7), (CLOCK_MONOTONIC, 1_000)],
         u64::MAX,
     )
-    .unwrap();
+    .unwrap()
+}
+
+/// Every output of one replay: (file name, bytes).
+fn outputs(records: &[Record], limits: Limits) -> Vec<(String, Vec<u8>)> {
+    let mut graph = Run::with_limits(limits);
+    let mut rows = KernelRowWriter::new(Vec::new()).unwrap();
+    let mut trace = golden_trace();
     let mut done = Vec::new();
     for record in records {
         trace.observe(&graph, record);
@@ -76,14 +82,69 @@ fn outputs(records: &[Record], limits: Limits) -> Vec<(String, Vec<u8>)> {
     let trace_bytes = trace.get_ref().clone();
     drop(trace);
     rows.flush().unwrap();
+    files_of(&graph, rows.into_inner().unwrap(), trace_bytes)
+}
 
+/// Every output the subscriber writes with its pipeline deferred: the
+/// model alone live (its kernels.csv rows streamed), every record
+/// journalled, and the run with its analyses and the trace replayed from
+/// the journal at the end ([`Replay`]).
+fn deferred_outputs(records: &[Record], limits: Limits) -> Vec<(String, Vec<u8>)> {
+    let mut live = Run::with_limits(limits);
+    let mut rows = KernelRowWriter::new(Vec::new()).unwrap();
+    let mut journal = Journal::default();
+    let mut done = Vec::new();
+    for record in records {
+        journal.append(record);
+        live.apply_to_graph(record.clone(), &mut done);
+        for c in done.drain(..) {
+            rows.write(&live, &c).unwrap();
+        }
+    }
+    live.finish_graph(&mut done);
+    for c in done.drain(..) {
+        rows.write(&live, &c).unwrap();
+    }
+    rows.flush().unwrap();
+    drop(live);
+    let mut replay = Replay::new(limits, Some(golden_trace()));
+    for record in journal.read_back() {
+        replay.apply(record);
+    }
+    replay.finish(NOW_NS);
+    let mut trace = replay.take_trace().unwrap();
+    trace.flush().unwrap();
+    files_of(
+        replay.run(),
+        rows.into_inner().unwrap(),
+        trace.get_ref().clone(),
+    )
+}
+
+/// The records as the subscriber journals them, read back in order.
+#[derive(Default)]
+struct Journal(Vec<Record>);
+
+impl Journal {
+    fn append(&mut self, record: &Record) {
+        self.0.push(record.clone());
+    }
+
+    fn read_back(self) -> impl Iterator<Item = Record> {
+        self.0.into_iter()
+    }
+}
+
+/// The files written from the finished run, after kernels.csv and the trace.
+fn files_of(graph: &Run, kernels: Vec<u8>, trace_bytes: Vec<u8>) -> Vec<(String, Vec<u8>)> {
     let mut out = vec![
-        ("kernels.csv".to_string(), rows.into_inner().unwrap()),
+        ("kernels.csv".to_string(), kernels),
         ("trace.pftrace".to_string(), trace_bytes),
     ];
+    let report = graph.critical_path().report();
     let dir = tempfile::tempdir().unwrap();
-    write_all(dir.path(), &graph).unwrap();
-    write_kernels_csv(&dir.path().join("all"), &graph).unwrap();
+    write_all(dir.path(), graph).unwrap();
+    write_kernels_csv(&dir.path().join("all"), graph).unwrap();
     for name in [
         "graph.dot",
         "summary.csv",
@@ -96,13 +157,13 @@ fn outputs(records: &[Record], limits: Limits) -> Vec<(String, Vec<u8>)> {
     }
     out.push((
         "instances.dot".to_string(),
-        render_instances_dot(&graph).into_bytes(),
+        render_instances_dot(graph).into_bytes(),
     ));
     let mut windows = Vec::new();
     write_windows_csv(&mut windows, graph.windows(), NOW_NS).unwrap();
     out.push(("windows.csv".to_string(), windows));
-    let mut text = summary_table(&graph);
-    text.push_str(&critical_path_text(&graph, &report));
+    let mut text = summary_table(graph);
+    text.push_str(&critical_path_text(graph, &report));
     out.push(("summary.txt".to_string(), text.into_bytes()));
     let summary = fs::read(dir.path().join("summary.csv")).unwrap();
     let read_back = match read_summary_csv(&summary[..]) {
@@ -524,6 +585,18 @@ fn first_difference(want: &[u8], got: &[u8]) -> String {
 
 #[test]
 fn every_output_matches_its_golden_file() {
+    check_against_goldens(outputs);
+}
+
+/// Record first, analyse later: the subscriber's deferred pipeline (the
+/// model live, the analyses and the trace replayed from the journal at
+/// exit) writes the very bytes of the live one, file by file.
+#[test]
+fn the_deferred_outputs_match_the_golden_files() {
+    check_against_goldens(deferred_outputs);
+}
+
+fn check_against_goldens(outputs: fn(&[Record], Limits) -> Vec<(String, Vec<u8>)>) {
     let bless = std::env::var_os("SYCLGRAPH_BLESS").is_some();
     let mut failures = Vec::new();
     for (case, records, limits) in cases() {

@@ -37,6 +37,7 @@ pub mod identity;
 pub mod inbox;
 pub mod itt;
 pub mod job;
+pub mod journal_file;
 pub mod output;
 pub mod output_dir;
 pub mod queue_order;

@@ -1,21 +1,27 @@
-//! The collector's side of the outputs: the task graph it builds, the
-//! `kernels.csv` rows it streams as instances complete, and the files it
-//! writes once at the end (`graph.dot`, `summary.csv`, the stderr summary).
+//! The collector's side of the outputs. Record first, analyse later:
+//! during the run it keeps the task graph (the model alone), streams the
+//! `kernels.csv` rows as instances complete, snapshots `graph.dot` and
+//! `summary.csv`, and appends every record to the journal
+//! ([`crate::journal_file`]). At exit it replays the journal through the
+//! full pipeline ([`Replay`]: the analyses and the trace) and writes the
+//! trace, the critical files, the graph files and the stderr summary.
 
 use std::fs::File;
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use syclgraph_graph::critical_path_text::critical_path_text;
 use syclgraph_graph::kernels_csv::KernelRowWriter;
 use syclgraph_graph::output::{write_atomically, write_critical_files};
 use syclgraph_graph::perfetto::{TraceWriter, CLOCK_MONOTONIC};
 use syclgraph_graph::record::Record;
+use syclgraph_graph::replay::Replay;
 use syclgraph_graph::spans::span_kind_str;
 use syclgraph_graph::timing::format_ns;
 use syclgraph_graph::{dot, instances_dot, summary, windows, Completed, Limits, Run, TaskGraph};
 
 use crate::config::Config;
+use crate::journal_file::Journal;
 use crate::warn;
 use crate::whole_rows::WholeRows;
 
@@ -67,14 +73,19 @@ pub struct Losses {
     pub sycl_graphs: crate::sycl_graphs::GraphLosses,
 }
 
-/// The graph and the streamed `kernels.csv`.
+/// The live model, the streamed `kernels.csv` and the journal.
 pub struct Output {
     dir: PathBuf,
     quiet: bool,
-    /// The task graph and its analyses.
+    limits: Limits,
+    /// The task graph, the model alone (its analyses stay empty: they are
+    /// computed at exit from the journal).
     graph: Run,
     kernels: Option<KernelRowWriter<WholeRows>>,
-    /// `trace.pftrace`, streamed like kernels.csv (`None`: off or failed).
+    /// Every record applied, for the replay at exit.
+    journal: Journal,
+    /// `trace.pftrace`, started (clock snapshot, process name) at start and
+    /// written at exit from the journal (`None`: off or failed).
     trace: Option<TraceWriter<WholeRows>>,
     /// `SYCLGRAPH_TRACE_MAX_MB`, for the summary.
     trace_max_mb: u64,
@@ -97,15 +108,18 @@ impl Output {
                 None
             }
         };
+        let limits = Limits {
+            max_instances: config.max_instances,
+            ..Limits::default()
+        };
         Output {
             trace: start_trace(config),
             trace_max_mb: config.trace_max_mb,
             dir: config.output_dir.clone(),
             quiet: !config.prints_summary(),
-            graph: Run::with_limits(Limits {
-                max_instances: config.max_instances,
-                ..Limits::default()
-            }),
+            limits,
+            graph: Run::with_limits(limits),
+            journal: Journal::create(&config.output_dir),
             kernels,
             completed: Vec::new(),
             changed: false,
@@ -118,34 +132,27 @@ impl Output {
         &self.graph
     }
 
-    /// Applies one record; streams the rows of the instances it completed.
+    /// Journals one record and applies it to the model; streams the rows
+    /// of the instances it completed.
     pub fn apply(&mut self, record: Record) {
-        if let Some(trace) = &mut self.trace {
-            trace.observe(&self.graph, &record);
-        }
-        self.graph.apply(record, &mut self.completed);
+        self.journal.append(&record);
+        self.graph.apply_to_graph(record, &mut self.completed);
         self.changed = true;
         self.write_completed();
     }
 
-    /// Pushes streamed rows to the file, so a killed program leaves them.
+    /// Pushes streamed rows and the journal to their files, so a killed
+    /// program leaves them.
     pub fn flush_rows(&mut self) {
         if !self.unflushed {
             return;
         }
         self.unflushed = false;
+        self.journal.flush();
         if let Some(kernels) = &mut self.kernels {
             if let Err(e) = kernels.flush() {
                 warn(format_args!("kernels.csv: {e}; no more rows are written"));
                 self.kernels = None;
-            }
-        }
-        if let Some(trace) = &mut self.trace {
-            if let Err(e) = trace.flush() {
-                warn(format_args!(
-                    "trace.pftrace: {e}; no more slices are written"
-                ));
-                self.trace = None;
             }
         }
     }
@@ -155,46 +162,28 @@ impl Output {
         self.changed
     }
 
-    /// Rewrites graph.dot, summary.csv, critical_path.csv and idle_gaps.csv
-    /// (atomically) if anything changed, and says whether it did,
-    /// so a program killed by a signal leaves a recent, complete graph. Their
-    /// size grows with code locations, not submissions; instances.dot (up to
-    /// `SYCLGRAPH_MAX_INSTANCES` nodes) is written at the end only.
+    /// Rewrites graph.dot and summary.csv (atomically) if anything
+    /// changed, and says whether it did, so a program killed by a signal
+    /// leaves a recent, complete graph. They come from the model alone: no
+    /// node or edge is marked critical and summary.csv's `critical_ns` and
+    /// `critical_share` are 0 until the files written at exit. Their size
+    /// grows with code locations, not submissions; instances.dot (up to
+    /// `SYCLGRAPH_MAX_INSTANCES` nodes) and the critical files are written
+    /// at the end only.
     pub fn snapshot(&mut self) -> bool {
         if !self.changed {
             return false;
         }
         self.changed = false;
-        if let Err(e) = self.write_graph_files() {
+        if let Err(e) = write_graph_files(&self.dir, &self.graph) {
             warn(format_args!("snapshot of graph.dot: {e}"));
         }
         true
     }
 
-    fn write_graph_files(&self) -> io::Result<()> {
-        let windows = windows::windows_line(self.graph.windows(), crate::clock::monotonic_ns());
-        write_atomically(&self.dir.join("graph.dot"), |w| {
-            writeln!(w, "// syclgraph {windows}")?;
-            dot::write_dot(w, &self.graph)
-        })?;
-        write_atomically(&self.dir.join("summary.csv"), |w| {
-            summary::write_summary_csv(w, &self.graph)
-        })?;
-        write_critical_files(&self.dir, &self.graph)
-    }
-
     fn write_completed(&mut self) {
         if self.completed.is_empty() {
             return;
-        }
-        if let Some(trace) = &mut self.trace {
-            for done in &self.completed {
-                trace.write(&self.graph, done);
-            }
-            self.unflushed = true;
-            if trace.pending() + trace.get_ref().pending() > MAX_PENDING_BYTES {
-                self.flush_rows();
-            }
         }
         if let Some(kernels) = &mut self.kernels {
             // Read in place (an instance is a few hundred bytes to move).
@@ -219,37 +208,39 @@ impl Output {
         self.completed.clear();
     }
 
-    /// Completes every instance, flushes `kernels.csv`, writes `graph.dot`,
-    /// `summary.csv`, `critical_path.csv` and `idle_gaps.csv` atomically,
-    /// and prints the summary (with the critical path block) on stderr.
+    /// Completes every instance and flushes `kernels.csv`; drops the live
+    /// model and replays the journal through the full pipeline; writes
+    /// `trace.pftrace`, then `graph.dot`, `summary.csv`,
+    /// `critical_path.csv`, `idle_gaps.csv`, `instances.dot`,
+    /// `windows.csv` and `summary.txt` atomically; removes the journal and
+    /// prints the summary (with the critical path block) on stderr.
     pub fn finish(&mut self, losses: &Losses) -> io::Result<()> {
-        self.graph.finish(&mut self.completed);
+        self.graph.finish_graph(&mut self.completed);
         self.write_completed();
         if let Some(mut kernels) = self.kernels.take() {
             kernels.flush()?;
         }
-        let trace_dropped = match self.trace.take() {
-            Some(mut trace) => {
-                self.write_summary_tracks(&mut trace);
-                trace.flush()?;
-                trace.dropped()
-            }
-            None => 0,
-        };
-        self.write_graph_files()?;
+        // The live model's memory is free before the replay builds its own.
+        drop(std::mem::take(&mut self.graph));
+        let replay = self.replay();
+        self.journal.remove();
+        let (graph, trace_dropped) = replay?;
+        let graph = &graph;
+        write_graph_files(&self.dir, graph)?;
+        write_critical_files(&self.dir, graph)?;
         let now = crate::clock::monotonic_ns();
-        let windows_line = windows::windows_line(self.graph.windows(), now);
+        let windows_line = windows::windows_line(graph.windows(), now);
         write_atomically(&self.dir.join("instances.dot"), |w| {
             writeln!(w, "// syclgraph {windows_line}")?;
-            instances_dot::write_instances_dot(w, &self.graph)
+            instances_dot::write_instances_dot(w, graph)
         })?;
         write_atomically(&self.dir.join("windows.csv"), |w| {
-            windows::write_windows_csv(w, self.graph.windows(), now)
+            windows::write_windows_csv(w, graph.windows(), now)
         })?;
-        let mut text = summary::summary_table(&self.graph);
-        text.push_str(&host_wait_lines(&self.graph));
-        let path = self.graph.critical_path().report();
-        text.push_str(&critical_path_text(&self.graph, &path));
+        let mut text = summary::summary_table(graph);
+        text.push_str(&host_wait_lines(graph));
+        let path = graph.critical_path().report();
+        text.push_str(&critical_path_text(graph, &path));
         if trace_dropped > 0 {
             text.push_str(&format!(
                 "dropped: {trace_dropped} trace.pftrace slices (the file reached SYCLGRAPH_TRACE_MAX_MB={} MiB)\n",
@@ -257,7 +248,13 @@ impl Output {
             ));
         }
         text.push_str(&loss_lines(losses));
-        text.push_str(&window_lines(&self.graph, losses, now));
+        if self.journal.lost() > 0 {
+            text.push_str(&format!(
+                "lost: {} records not journalled (the disk was full?): trace.pftrace, critical_path.csv, idle_gaps.csv and the graph files written at exit miss them\n",
+                self.journal.lost()
+            ));
+        }
+        text.push_str(&window_lines(graph, losses, now));
         // The same text in a file, for `syclgraph report` (quiet or not).
         write_atomically(&self.dir.join(SUMMARY_TXT), |w| {
             w.write_all(text.as_bytes())
@@ -270,27 +267,48 @@ impl Output {
 }
 
 impl Output {
-    /// The trace's tracks of what was computed at the end: the critical
-    /// path's kept steps (`critical_path.csv`'s rows) and the windows
-    /// tracing was on.
-    fn write_summary_tracks(&self, trace: &mut TraceWriter<WholeRows>) {
-        use std::fmt::Write as _;
-        let path = self.graph.critical_path().report();
-        trace.write_summary_track(0, "critical path", &path.steps, |_, s, label| {
-            let name = self
-                .graph
-                .node(s.key.0)
-                .map_or("?", |n| n.operation.as_str());
-            let _ = write!(label, "{name} #{} ({})", s.key.1, s.cause.as_str());
-            (s.start_ns, s.end_ns)
+    /// Replays the journal through the full pipeline (the analyses and the
+    /// trace, fed as the collector fed them), writes the trace, and returns
+    /// the finished run and the trace's dropped slices.
+    fn replay(&mut self) -> io::Result<(Run, u64)> {
+        let mut replay = Replay::new(self.limits, self.trace.take());
+        self.journal.replay(|record| {
+            replay.apply(record);
+            if let Some(trace) = replay.trace_mut() {
+                // Bound the memory: the trace reaches its file as it grows.
+                if trace.pending() + trace.get_ref().pending() > MAX_PENDING_BYTES {
+                    if let Err(e) = trace.flush() {
+                        warn(format_args!(
+                            "trace.pftrace: {e}; no more slices are written"
+                        ));
+                        replay.take_trace();
+                    }
+                }
+            }
         });
-        let now = crate::clock::monotonic_ns();
-        let windows = self.graph.windows();
-        trace.write_summary_track(1, "tracing on", windows, |i, w, label| {
-            let _ = write!(label, "tracing on #{}", i + 1);
-            (w.start_ns, w.end_ns.unwrap_or(now))
-        });
+        replay.finish(crate::clock::monotonic_ns());
+        let trace_dropped = match replay.take_trace() {
+            Some(mut trace) => {
+                trace.flush()?;
+                trace.dropped()
+            }
+            None => 0,
+        };
+        Ok((replay.into_run(), trace_dropped))
     }
+}
+
+/// Writes graph.dot (after a line saying which windows were recorded) and
+/// summary.csv atomically.
+fn write_graph_files(dir: &Path, graph: &Run) -> io::Result<()> {
+    let windows = windows::windows_line(graph.windows(), crate::clock::monotonic_ns());
+    write_atomically(&dir.join("graph.dot"), |w| {
+        writeln!(w, "// syclgraph {windows}")?;
+        dot::write_dot(w, graph)
+    })?;
+    write_atomically(&dir.join("summary.csv"), |w| {
+        summary::write_summary_csv(w, graph)
+    })
 }
 
 /// The end-of-run summary as printed on stderr (table, host waits, critical

@@ -1,0 +1,274 @@
+//! The collector's journal (`.syclgraph-journal` in the output directory):
+//! every record the outputs were given during the run, appended in order
+//! through a buffer and written with the `kernels.csv` rows, then read back
+//! once at exit to replay the analyses and the trace
+//! ([`syclgraph_graph::replay::Replay`]) and removed.
+//!
+//! The file is opened read+write and kept open: a run whose output
+//! directory is removed still reads its journal back. A write that fails
+//! (the disk is full) is said once on stderr and cut back to the last whole
+//! record; from then on records are counted as not journalled, never
+//! waited for.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use syclgraph_graph::record::Record;
+
+use crate::warn;
+
+/// The journal's file name in the output directory.
+pub const JOURNAL_FILE: &str = ".syclgraph-journal";
+
+/// Bytes buffered before they are written without waiting for the flush.
+const WRITE_ABOVE: usize = 1 << 20;
+
+/// The journal of one run.
+pub struct Journal {
+    path: PathBuf,
+    /// `None`: it could not be created.
+    file: Option<File>,
+    /// True once a write failed: nothing more is written.
+    failed: bool,
+    /// Encoded records not written yet.
+    buf: Vec<u8>,
+    /// Records in `buf`.
+    buffered: u64,
+    /// Bytes of whole records in the file.
+    on_disk: u64,
+    /// Records in the file.
+    journalled: u64,
+    /// Records that could not be journalled (or read back).
+    lost: u64,
+    /// Stand-in for the journal codec until it is on main: the records are
+    /// kept here and the file holds their indices.
+    stand_in: Vec<Record>,
+}
+
+impl Journal {
+    /// Creates (truncates) the journal in `dir`; says once on stderr if it
+    /// cannot (then every record is counted as not journalled).
+    pub fn create(dir: &Path) -> Journal {
+        Journal::open(dir.join(JOURNAL_FILE))
+    }
+
+    fn open(path: PathBuf) -> Journal {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&path);
+        let file = match file {
+            Ok(f) => Some(f),
+            Err(e) => {
+                warn(format_args!(
+                    "cannot write {}: {e}; trace.pftrace, critical_path.csv and idle_gaps.csv will miss every record",
+                    path.display()
+                ));
+                None
+            }
+        };
+        Journal {
+            path,
+            failed: file.is_none(),
+            file,
+            buf: Vec::with_capacity(64 * 1024),
+            buffered: 0,
+            on_disk: 0,
+            journalled: 0,
+            lost: 0,
+            stand_in: Vec::new(),
+        }
+    }
+
+    /// Appends `record` (buffered; see [`Journal::flush`]).
+    pub fn append(&mut self, record: &Record) {
+        if self.failed {
+            self.lost += 1;
+            return;
+        }
+        let index = self.stand_in.len() as u64;
+        self.stand_in.push(record.clone());
+        self.buf.extend_from_slice(&index.to_le_bytes());
+        self.buffered += 1;
+        if self.buf.len() > WRITE_ABOVE {
+            self.flush();
+        }
+    }
+
+    /// Writes the buffered records to the file.
+    pub fn flush(&mut self) {
+        if self.buf.is_empty() {
+            return;
+        }
+        if let (Some(file), false) = (&mut self.file, self.failed) {
+            match file.write_all(&self.buf) {
+                Ok(()) => {
+                    self.on_disk += self.buf.len() as u64;
+                    self.journalled += self.buffered;
+                    self.buffered = 0;
+                }
+                Err(e) => {
+                    // Part of the buffer may have reached the file: cut it
+                    // back to the last whole record.
+                    let _ = file.set_len(self.on_disk);
+                    let _ = file.seek(SeekFrom::Start(self.on_disk));
+                    warn(format_args!(
+                        "{}: {e}; no more records are journalled (trace.pftrace, critical_path.csv and idle_gaps.csv miss them)",
+                        self.path.display()
+                    ));
+                    self.failed = true;
+                }
+            }
+        }
+        self.lost += self.buffered;
+        self.buf.clear();
+        self.buffered = 0;
+    }
+
+    /// Records not journalled, or not read back: the analyses and the
+    /// trace miss them.
+    pub fn lost(&self) -> u64 {
+        self.lost
+    }
+
+    /// Bytes of records in the file.
+    pub fn bytes(&self) -> u64 {
+        self.on_disk
+    }
+
+    /// Hands every journalled record to `each`, in order, from the start of
+    /// the file; records that do not read back are counted in
+    /// [`Journal::lost`].
+    pub fn replay(&mut self, mut each: impl FnMut(Record)) {
+        self.flush();
+        let Some(file) = &mut self.file else {
+            return;
+        };
+        let mut read = 0;
+        let result = (|| -> io::Result<()> {
+            file.seek(SeekFrom::Start(0))?;
+            let mut reader = io::BufReader::new(&*file);
+            let mut index = [0u8; 8];
+            while read < self.journalled {
+                io::Read::read_exact(&mut reader, &mut index)?;
+                let record = std::mem::replace(
+                    &mut self.stand_in[u64::from_le_bytes(index) as usize],
+                    Record::Tracing { on: false, ns: 0 },
+                );
+                each(record);
+                read += 1;
+            }
+            Ok(())
+        })();
+        if let Err(e) = result {
+            warn(format_args!(
+                "{}: {e}; {} records could not be read back",
+                self.path.display(),
+                self.journalled - read
+            ));
+            self.lost += self.journalled - read;
+        }
+    }
+
+    /// Removes the file (the replay is done).
+    pub fn remove(&mut self) {
+        self.file = None;
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fresh_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("journal-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn records(n: u64) -> Vec<Record> {
+        (0..n)
+            .map(|i| Record::Tracing {
+                on: i % 2 == 0,
+                ns: 1_000 + i,
+            })
+            .collect()
+    }
+
+    fn read_back(journal: &mut Journal) -> Vec<Record> {
+        let mut out = Vec::new();
+        journal.replay(|r| out.push(r));
+        out
+    }
+
+    #[test]
+    fn records_read_back_in_order_and_the_file_is_removed() {
+        let dir = fresh_dir("order");
+        let mut journal = Journal::create(&dir);
+        let want = records(1000);
+        for (i, r) in want.iter().enumerate() {
+            journal.append(r);
+            if i % 300 == 0 {
+                journal.flush();
+            }
+        }
+        assert!(dir.join(JOURNAL_FILE).exists());
+        assert_eq!(read_back(&mut journal), want);
+        assert_eq!(journal.lost(), 0);
+        assert!(journal.bytes() > 0);
+        journal.remove();
+        assert!(!dir.join(JOURNAL_FILE).exists());
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_removed_directory_still_reads_back() {
+        let dir = fresh_dir("removed");
+        let mut journal = Journal::create(&dir);
+        let want = records(50);
+        for r in &want[..20] {
+            journal.append(r);
+        }
+        journal.flush();
+        std::fs::remove_dir_all(&dir).unwrap();
+        for r in &want[20..] {
+            journal.append(r);
+        }
+        assert_eq!(read_back(&mut journal), want);
+        assert_eq!(journal.lost(), 0);
+        journal.remove();
+    }
+
+    #[test]
+    fn a_journal_that_cannot_be_created_counts_every_record() {
+        let dir = fresh_dir("missing").join("not-there");
+        let mut journal = Journal::create(&dir);
+        for r in &records(7) {
+            journal.append(r);
+        }
+        assert!(read_back(&mut journal).is_empty());
+        assert_eq!(journal.lost(), 7);
+    }
+
+    #[test]
+    fn a_full_disk_is_counted_never_waited_for() {
+        let mut journal = Journal::open(PathBuf::from("/dev/full"));
+        if journal.file.is_none() {
+            return; // no /dev/full here
+        }
+        for r in &records(10) {
+            journal.append(r);
+        }
+        journal.flush();
+        for r in &records(5) {
+            journal.append(r);
+        }
+        assert!(read_back(&mut journal).is_empty());
+        assert_eq!(journal.lost(), 15);
+    }
+}
