@@ -92,7 +92,7 @@ pub struct Output {
     completed: Vec<Completed>,
     /// Records applied since the last snapshot of graph.dot/summary.csv.
     changed: bool,
-    /// Rows written since kernels.csv was last flushed.
+    /// Records journalled or rows written since the last flush.
     unflushed: bool,
 }
 
@@ -138,6 +138,7 @@ impl Output {
         self.journal.append(&record);
         self.graph.apply_to_graph(record, &mut self.completed);
         self.changed = true;
+        self.unflushed = true;
         self.write_completed();
     }
 

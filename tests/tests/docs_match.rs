@@ -237,6 +237,11 @@ fn documented_files_are_the_files_written() {
         .cloned()
         .collect();
     assert_eq!(listed, files, "the files outputs.md lists first");
+    // The journal the analyses were replayed from is gone after a normal exit.
+    assert!(
+        text.contains("`.syclgraph-journal`") && !written.contains(".syclgraph-journal"),
+        "{written:?}"
+    );
     for name in &files {
         assert!(
             text.contains(&format!("\n## {name}\n")),
