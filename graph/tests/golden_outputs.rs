@@ -25,6 +25,7 @@ use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
 use syclgraph_graph::critical_path_text::critical_path_text;
 use syclgraph_graph::instances_dot::render_instances_dot;
+use syclgraph_graph::journal::{append_record, JournalReader, JOURNAL_HEADER};
 use syclgraph_graph::perfetto::{TraceWriter, CLOCK_BOOTTIME, CLOCK_MONOTONIC};
 use syclgraph_graph::record::{
     DeviceTimes, EdgeInfo, InstanceEdge, NodeId, NodeInfo, Record, SpanKind, TimingStatus,
@@ -122,16 +123,21 @@ fn deferred_outputs(records: &[Record], limits: Limits) -> Vec<(String, Vec<u8>)
 }
 
 /// The records as the subscriber journals them, read back in order.
-#[derive(Default)]
-struct Journal(Vec<Record>);
+struct Journal(Vec<u8>);
+
+impl Default for Journal {
+    fn default() -> Journal {
+        Journal(JOURNAL_HEADER.to_vec())
+    }
+}
 
 impl Journal {
     fn append(&mut self, record: &Record) {
-        self.0.push(record.clone());
+        append_record(record, &mut self.0);
     }
 
-    fn read_back(self) -> impl Iterator<Item = Record> {
-        self.0.into_iter()
+    fn read_back(&self) -> impl Iterator<Item = Record> + '_ {
+        JournalReader::new(&self.0[..]).unwrap().map(|r| r.unwrap())
     }
 }
 

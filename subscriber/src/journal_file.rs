@@ -1,6 +1,6 @@
 //! The collector's journal (`.syclgraph-journal` in the output directory):
-//! every record the outputs were given during the run, appended in order
-//! through a buffer and written with the `kernels.csv` rows, then read back
+//! every record the outputs were given during the run, encoded by
+//! [`syclgraph_graph::journal`] and appended in order through a buffer and written with the `kernels.csv` rows, then read back
 //! once at exit to replay the analyses and the trace
 //! ([`syclgraph_graph::replay::Replay`]) and removed.
 //!
@@ -14,6 +14,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
+use syclgraph_graph::journal::{append_record, JournalReader, JOURNAL_HEADER};
 use syclgraph_graph::record::Record;
 
 use crate::warn;
@@ -41,9 +42,6 @@ pub struct Journal {
     journalled: u64,
     /// Records that could not be journalled (or read back).
     lost: u64,
-    /// Stand-in for the journal codec until it is on main: the records are
-    /// kept here and the file holds their indices.
-    stand_in: Vec<Record>,
 }
 
 impl Journal {
@@ -70,16 +68,17 @@ impl Journal {
                 None
             }
         };
+        let mut buf = Vec::with_capacity(64 * 1024);
+        buf.extend_from_slice(JOURNAL_HEADER);
         Journal {
             path,
             failed: file.is_none(),
             file,
-            buf: Vec::with_capacity(64 * 1024),
+            buf,
             buffered: 0,
             on_disk: 0,
             journalled: 0,
             lost: 0,
-            stand_in: Vec::new(),
         }
     }
 
@@ -89,9 +88,7 @@ impl Journal {
             self.lost += 1;
             return;
         }
-        let index = self.stand_in.len() as u64;
-        self.stand_in.push(record.clone());
-        self.buf.extend_from_slice(&index.to_le_bytes());
+        append_record(record, &mut self.buf);
         self.buffered += 1;
         if self.buf.len() > WRITE_ABOVE {
             self.flush();
@@ -150,19 +147,20 @@ impl Journal {
         let mut read = 0;
         let result = (|| -> io::Result<()> {
             file.seek(SeekFrom::Start(0))?;
-            let mut reader = io::BufReader::new(&*file);
-            let mut index = [0u8; 8];
-            while read < self.journalled {
-                io::Read::read_exact(&mut reader, &mut index)?;
-                let record = std::mem::replace(
-                    &mut self.stand_in[u64::from_le_bytes(index) as usize],
-                    Record::Tracing { on: false, ns: 0 },
-                );
-                each(record);
+            for record in JournalReader::new(&*file)? {
+                each(record?);
                 read += 1;
             }
             Ok(())
         })();
+        // A journal whose header could not be written reads back nothing.
+        let result = result.or_else(|e| {
+            if read == self.journalled {
+                Ok(())
+            } else {
+                Err(e)
+            }
+        });
         if let Err(e) = result {
             warn(format_args!(
                 "{}: {e}; {} records could not be read back",
