@@ -602,7 +602,10 @@ fn the_deferred_outputs_match_the_golden_files() {
     check_against_goldens(deferred_outputs);
 }
 
-fn check_against_goldens(outputs: fn(&[Record], Limits) -> Vec<(String, Vec<u8>)>) {
+/// Every output file of a record stream: (file name, bytes).
+type Files = Vec<(String, Vec<u8>)>;
+
+fn check_against_goldens(outputs: fn(&[Record], Limits) -> Files) {
     let bless = std::env::var_os("SYCLGRAPH_BLESS").is_some();
     let mut failures = Vec::new();
     for (case, records, limits) in cases() {
