@@ -43,7 +43,7 @@ COLLECTOR_TARGET = 6000
 # second of wall time (and at exit), in this function. Under callgrind the
 # program runs ~50x slower, so this time-driven cost lands on far fewer tasks
 # than in a native run; the report shows syclgraph with and without it.
-GRAPH_FILES_FN = re.compile(r"Output::write_graph_files$")
+GRAPH_FILES_FN = re.compile(r"output::write_graph_files$")
 # The collector's end of the run: the last drain, the replay of the journal
 # into the trace writer and the analyses, and every output file. It grows
 # with the run's length, so the (N2 - N1) difference holds it; the report
@@ -77,7 +77,7 @@ class ThreadCosts:
     def __init__(self):
         self.objects = defaultdict(int)   # object path -> self Ir
         self.summary = None               # the file's summary/totals line
-        self.graph_files = 0              # inclusive Ir of Output::write_graph_files
+        self.graph_files = 0              # inclusive Ir of output::write_graph_files
         self.finish = 0                   # inclusive Ir of Collector::finish
         self.start_objects = set()        # objects of the functions start_thread called
         self.entry = 0                    # inclusive Ir of calls into libsyclgraph from
@@ -359,7 +359,7 @@ def per_thread_table(per_task):
     print("  (a thread is syclgraph's when the function start_thread called is in")
     print("   libsyclgraph; entry points: every call into libsyclgraph from another")
     print("   object, inclusive, less what its UR hooks call on to; the empty")
-    print("   subscriber's own callbacks are subtracted the same way)")
+    print("   subscriber's own callbacks, 3 instructions per task, are not subtracted)")
     status = 0
     worst = max(diff["entry"])
     verdict = "PASS" if worst <= PROGRAM_THREADS_TARGET else "FAIL"
@@ -446,7 +446,7 @@ def cmd_callgrind(path, n1, n2, command="tiny_memcpy N 1"):
     for label, _, med, values, out in rows:
         each = " ".join(f"{v:.0f}" for v in values)
         print(f"{label:<18} {fmt(med, 8, 0)}  {each:<24} {fmt(out, 20, 0)}")
-    print("(\"w/o graph files\": syclgraph less the calls to Output::write_graph_files, the")
+    print("(\"w/o graph files\": syclgraph less the calls to output::write_graph_files, the")
     print(" rewrite of the graph files paced on the collector's CPU time (and on the clock")
     print(" when it idles) and at exit: callgrind's slow-down can inflate it)")
     print()
