@@ -398,7 +398,7 @@ memory_mode() {
   # grows without bound shows there).
   local -a workloads=("tiny_memcpy $memcpys 1" "interop_kernels $((300000 / scale))")
   local workload config line kib verdict=PASS
-  local -A peak=()
+  local -A peak=() tail_s=()
   local sg_out="$WORK/memory-sg-out"
   echo "$MACHINE" >&2
   for workload in "${workloads[@]}"; do
@@ -411,9 +411,10 @@ memory_mode() {
       # shellcheck disable=SC2086 # the workload is a command line
       line="$(SG_OUT="$sg_out" SG_QUIET=0 run_config "$config" "$PY" "$ROOT/bench/tools/maxrss.py" \
         --stderr "$WORK/memory-stderr" $BIN/$workload)"
-      kib="$(sed -n 's/^maxrss_kib \([0-9]*\) exit 0$/\1/p' <<<"$line")"
+      kib="$(sed -n 's/^maxrss_kib \([0-9]*\) exit 0 .*$/\1/p' <<<"$line")"
       [[ -n "$kib" ]] || die "memory $config failed ($workload): $line"
       peak["$workload/$config"]=$kib
+      tail_s["$workload/$config"]="$(sed -n 's/^.* after_last_line_s \([0-9.]*\)$/\1/p' <<<"$line")"
       if [[ $config == syclgraph && $workload == tiny_memcpy* ]]; then
         trace_size "$memcpys" "$sg_out" "$WORK/memory-stderr" >"$WORK/size.txt" || verdict=FAIL
       fi
@@ -435,6 +436,12 @@ memory_mode() {
     local result=PASS
     ((extra <= MEMORY_TARGET_MIB)) || { result=FAIL; verdict=FAIL; }
     echo "syclgraph - empty subscriber: +${extra} MiB (target <= +${MEMORY_TARGET_MIB} MiB)  $result"
+    # The end of the run: from the program's last line (after its last
+    # command) to its exit; syclgraph's replay of its journal is there.
+    local count
+    read -r _ count _ <<<"$workload"
+    awk -v e="${tail_s[$workload/empty]}" -v s="${tail_s[$workload/syclgraph]}" -v n="$count" 'BEGIN {
+      printf "end of run (last line to exit): empty %.2f s, syclgraph %.2f s: +%.2f s per 1,000,000 commands\n", e, s, (s - e) * 1e6 / n }'
   done
   echo
   cat "$WORK/size.txt"
