@@ -132,7 +132,8 @@ impl Journal {
     }
 
     /// Bytes of records in the file.
-    pub fn bytes(&self) -> u64 {
+    #[cfg(test)]
+    fn bytes(&self) -> u64 {
         self.on_disk
     }
 
