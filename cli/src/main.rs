@@ -7,7 +7,8 @@
 //! [`locate`] (libsyclgraph.so and the runtime's libxptifw.so), [`env`]
 //! (the variables set for the program), [`signals`] and [`launch`] (running
 //! it), [`outputs`] (where the files went); [`launcher`] and [`job`] when
-//! the program is an MPI launcher or a rank of a job; [`report`] for
+//! the program is an MPI launcher or a rank of a job; [`leftover`] (the
+//! journal a killed program left, converted) and [`report`] for
 //! `syclgraph report`; [`job_report`] for an MPI job's report, `syclgraph
 //! query` and `syclgraph export`.
 #![warn(missing_docs)]
@@ -21,6 +22,7 @@ mod job_report;
 mod launch;
 mod launcher;
 mod ldso;
+mod leftover;
 mod locate;
 mod outputs;
 mod program;
@@ -36,19 +38,7 @@ fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     let code = match cli.command {
         cli::Action::Run(args) => run::run(args),
-        cli::Action::Report(args) if job_report::is_job(&args.dirs) => job_report::report(
-            &args,
-            &mut std::io::stdout().lock(),
-            &mut std::io::stderr().lock(),
-        ),
-        cli::Action::Report(args) if args.perfetto.is_some() => {
-            job_report::perfetto_needs_a_job(&args, &mut std::io::stderr().lock())
-        }
-        cli::Action::Report(args) => report::report(
-            &args.dirs,
-            &mut std::io::stdout().lock(),
-            &mut std::io::stderr().lock(),
-        ),
+        cli::Action::Report(args) => report_action(&args),
         cli::Action::Query(args) => job_report::query(
             &args,
             &mut std::io::stdout().lock(),
@@ -61,4 +51,33 @@ fn main() -> ExitCode {
         ),
     };
     ExitCode::from(code)
+}
+
+/// `syclgraph report`: converts the journals killed programs left in the
+/// directories ([`leftover`]), then reports them.
+fn report_action(args: &cli::ReportArgs) -> u8 {
+    let mut converted = true;
+    for dir in &args.dirs {
+        converted &= leftover::convert_leftovers(dir, &mut std::io::stderr().lock());
+    }
+    let code = if job_report::is_job(&args.dirs) {
+        job_report::report(
+            args,
+            &mut std::io::stdout().lock(),
+            &mut std::io::stderr().lock(),
+        )
+    } else if args.perfetto.is_some() {
+        job_report::perfetto_needs_a_job(args, &mut std::io::stderr().lock())
+    } else {
+        report::report(
+            &args.dirs,
+            &mut std::io::stdout().lock(),
+            &mut std::io::stderr().lock(),
+        )
+    };
+    if converted {
+        code
+    } else {
+        code.max(2)
+    }
 }

@@ -58,6 +58,7 @@ pub mod analyses;
 pub mod devices;
 pub mod duration_samples;
 pub mod edge;
+pub mod end_of_run;
 pub mod instance;
 pub mod instance_graph;
 pub mod journal;

@@ -428,6 +428,50 @@ pub enum Record {
 }
 
 impl Record {
+    /// The latest host CLOCK_MONOTONIC time the record carries (a device
+    /// end included), if it carries any: where a run read back from its
+    /// journal ends when the process did not say (it was killed).
+    pub fn latest_ns(&self) -> Option<u64> {
+        match *self {
+            Record::Submitted { ns, .. }
+            | Record::TaskBegin { ns, .. }
+            | Record::TaskEnd { ns, .. }
+            | Record::SubmittedAfter { ns, .. }
+            | Record::SpanBegin { ns, .. }
+            | Record::SpanEnd { ns, .. }
+            | Record::Tracing { ns, .. }
+            | Record::QueueCreated { ns, .. }
+            | Record::QueueDestroyed { ns, .. } => Some(ns),
+            Record::Task { end_ns, .. }
+            | Record::SignalledTask { end_ns, .. }
+            | Record::SubmittedTask { end_ns, .. }
+            | Record::GraphFinalized { end_ns, .. } => Some(end_ns),
+            Record::TimedTask {
+                end_ns,
+                device_status,
+                device_end_ns,
+                ..
+            } => Some(if device_status == TimingStatus::Ok {
+                end_ns.max(device_end_ns)
+            } else {
+                end_ns
+            }),
+            Record::Device(d) => (d.status == TimingStatus::Ok).then_some(d.end_ns),
+            Record::String { .. }
+            | Record::NodeDefined(_)
+            | Record::NodeMetadata { .. }
+            | Record::EdgeDefined(_)
+            | Record::EdgeInstance { .. }
+            | Record::SubmissionAnnounced { .. }
+            | Record::Signal { .. }
+            | Record::DeviceDefined { .. }
+            | Record::InstanceEdge(_)
+            | Record::InstanceQueue { .. }
+            | Record::GraphMember { .. }
+            | Record::GraphEdge { .. } => None,
+        }
+    }
+
     /// The order of an in-order queue that a submission record names: from
     /// the queue's previous submission (`after`) to this one; `None` for
     /// any other record.

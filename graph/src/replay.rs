@@ -94,3 +94,133 @@ impl<W: Write> Replay<W> {
         self.trace.take()
     }
 }
+
+/// How a journal read back by [`replay_journal`] ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum JournalEnd {
+    /// At a record boundary: every byte was a whole record.
+    Clean,
+    /// The last record was cut short (the process died while writing it):
+    /// the reader's message, which names its byte offset.
+    CutShort(String),
+    /// Bytes that are no record (the reader's message, naming their byte
+    /// offset): what follows them is not read.
+    Invalid(String),
+}
+
+/// A journal replayed through a [`Replay`] (not finished yet).
+pub struct ReplayedJournal<W: Write> {
+    /// The replay, fed every record that read back.
+    pub replay: Replay<W>,
+    /// Records read back.
+    pub records: u64,
+    /// How the journal ended.
+    pub end: JournalEnd,
+    /// The latest host time its records carry ([`Record::latest_ns`]); 0
+    /// when none does.
+    pub latest_ns: u64,
+}
+
+/// Feeds every record of the journal `r` (read from its first byte) to a
+/// new [`Replay`] with `limits` and `trace`, in order. Records before a cut
+/// or before bytes that are no record are replayed; the end says which.
+/// `Err` only when `r` does not start with a journal's header or cannot be
+/// read.
+pub fn replay_journal<R: std::io::Read, W: Write>(
+    r: R,
+    limits: Limits,
+    trace: Option<TraceWriter<W>>,
+) -> std::io::Result<ReplayedJournal<W>> {
+    let mut replayed = ReplayedJournal {
+        replay: Replay::new(limits, trace),
+        records: 0,
+        end: JournalEnd::Clean,
+        latest_ns: 0,
+    };
+    for record in crate::journal::JournalReader::new(r)? {
+        match record {
+            Ok(record) => {
+                if let Some(ns) = record.latest_ns() {
+                    replayed.latest_ns = replayed.latest_ns.max(ns);
+                }
+                replayed.replay.apply(record);
+                replayed.records += 1;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+                replayed.end = JournalEnd::CutShort(e.to_string());
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+                replayed.end = JournalEnd::Invalid(e.to_string());
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(replayed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::journal::{append_record, JOURNAL_HEADER};
+
+    fn journal(records: &[Record]) -> Vec<u8> {
+        let mut bytes = JOURNAL_HEADER.to_vec();
+        for r in records {
+            append_record(r, &mut bytes);
+        }
+        bytes
+    }
+
+    fn records() -> Vec<Record> {
+        vec![
+            Record::Tracing { on: true, ns: 100 },
+            Record::Submitted {
+                node: 0,
+                instance: 0,
+                thread: 1,
+                ns: 250,
+            },
+            Record::Tracing { on: false, ns: 900 },
+        ]
+    }
+
+    fn replay(bytes: &[u8]) -> std::io::Result<ReplayedJournal<Vec<u8>>> {
+        replay_journal::<_, Vec<u8>>(bytes, Limits::default(), None)
+    }
+
+    #[test]
+    fn a_whole_journal_replays_every_record_and_ends_clean() {
+        let r = replay(&journal(&records())).unwrap();
+        assert_eq!((r.records, r.end, r.latest_ns), (3, JournalEnd::Clean, 900));
+        assert_eq!(r.replay.run().windows().len(), 1);
+    }
+
+    #[test]
+    fn a_cut_journal_replays_what_precedes_the_cut() {
+        let whole = journal(&records());
+        let two = journal(&records()[..2]).len();
+        let r = replay(&whole[..whole.len() - 1]).unwrap();
+        assert_eq!((r.records, r.latest_ns), (2, 250));
+        match r.end {
+            JournalEnd::CutShort(why) => {
+                assert!(why.contains(&format!("byte offset {two}")), "{why}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn garbage_after_records_ends_there_and_no_header_is_an_error() {
+        let mut bytes = journal(&records()[..1]);
+        let at = bytes.len();
+        bytes.extend_from_slice(&[0xff; 8]);
+        let r = replay(&bytes).unwrap();
+        assert_eq!(r.records, 1);
+        match r.end {
+            JournalEnd::Invalid(why) => assert!(why.contains(&format!("byte offset {at}")), "{why}"),
+            other => panic!("{other:?}"),
+        }
+        assert!(replay(b"garbage, not a journal").is_err());
+        assert!(replay(b"").is_err());
+    }
+}

@@ -7,18 +7,16 @@
 //! trace, the critical files, the graph files and the stderr summary.
 
 use std::fs::File;
-use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::io;
+use std::path::PathBuf;
 
-use syclgraph_graph::critical_path_text::critical_path_text;
+use syclgraph_graph::end_of_run::{write_graph_files, write_run_files, RunNotes};
 use syclgraph_graph::kernels_csv::KernelRowWriter;
-use syclgraph_graph::output::{write_atomically, write_critical_files};
 use syclgraph_graph::perfetto::{TraceWriter, CLOCK_MONOTONIC};
 use syclgraph_graph::record::Record;
 use syclgraph_graph::replay::Replay;
-use syclgraph_graph::spans::span_kind_str;
 use syclgraph_graph::timing::format_ns;
-use syclgraph_graph::{dot, instances_dot, summary, windows, Completed, Limits, Run, TaskGraph};
+use syclgraph_graph::{Completed, Limits, Run, TaskGraph};
 
 use crate::config::Config;
 use crate::journal_file::Journal;
@@ -176,7 +174,7 @@ impl Output {
             return false;
         }
         self.changed = false;
-        if let Err(e) = write_graph_files(&self.dir, &self.graph) {
+        if let Err(e) = write_graph_files(&self.dir, &self.graph, crate::clock::monotonic_ns()) {
             warn(format_args!("snapshot of graph.dot: {e}"));
         }
         true
@@ -213,8 +211,9 @@ impl Output {
     /// model and replays the journal through the full pipeline; writes
     /// `trace.pftrace`, then `graph.dot`, `summary.csv`,
     /// `critical_path.csv`, `idle_gaps.csv`, `instances.dot`,
-    /// `windows.csv` and `summary.txt` atomically; removes the journal and
-    /// prints the summary (with the critical path block) on stderr.
+    /// `windows.csv` and `summary.txt` atomically
+    /// ([`write_run_files`]); removes the journal and prints the summary
+    /// (with the critical path block) on stderr.
     pub fn finish(&mut self, losses: &Losses) -> io::Result<()> {
         self.graph.finish_graph(&mut self.completed);
         self.write_completed();
@@ -223,43 +222,32 @@ impl Output {
         }
         // The live model's memory is free before the replay builds its own.
         drop(std::mem::take(&mut self.graph));
-        let replay = self.replay();
-        self.journal.remove();
-        let (graph, trace_dropped) = replay?;
-        let graph = &graph;
-        write_graph_files(&self.dir, graph)?;
-        write_critical_files(&self.dir, graph)?;
+        let (graph, trace_dropped) = self.replay()?;
         let now = crate::clock::monotonic_ns();
-        let windows_line = windows::windows_line(graph.windows(), now);
-        write_atomically(&self.dir.join("instances.dot"), |w| {
-            writeln!(w, "// syclgraph {windows_line}")?;
-            instances_dot::write_instances_dot(w, graph)
-        })?;
-        write_atomically(&self.dir.join("windows.csv"), |w| {
-            windows::write_windows_csv(w, graph.windows(), now)
-        })?;
-        let mut text = summary::summary_table(graph);
-        text.push_str(&host_wait_lines(graph));
-        let path = graph.critical_path().report();
-        text.push_str(&critical_path_text(graph, &path));
+        let mut notes = RunNotes {
+            while_stopped: losses.while_stopped,
+            edges_while_stopped: losses.edges_while_stopped,
+            toggles_lost: losses.toggles_lost,
+            ..RunNotes::default()
+        };
         if trace_dropped > 0 {
-            text.push_str(&format!(
+            notes.losses.push_str(&format!(
                 "dropped: {trace_dropped} trace.pftrace slices (the file reached SYCLGRAPH_TRACE_MAX_MB={} MiB)\n",
                 self.trace_max_mb
             ));
         }
-        text.push_str(&loss_lines(losses));
+        notes.losses.push_str(&loss_lines(losses));
         if self.journal.lost() > 0 {
-            text.push_str(&format!(
+            notes.losses.push_str(&format!(
                 "lost: {} records not journalled (the disk was full?): trace.pftrace, critical_path.csv, idle_gaps.csv and the graph files written at exit miss them\n",
                 self.journal.lost()
             ));
         }
-        text.push_str(&window_lines(graph, losses, now));
-        // The same text in a file, for `syclgraph report` (quiet or not).
-        write_atomically(&self.dir.join(SUMMARY_TXT), |w| {
-            w.write_all(text.as_bytes())
-        })?;
+        // The same text in summary.txt, for `syclgraph report` (quiet or not).
+        let text = write_run_files(&self.dir, &graph, now, &notes)?;
+        // Only now: a program killed before this line leaves the journal
+        // for `syclgraph report` to convert.
+        self.journal.remove();
         if !self.quiet {
             eprint!("syclgraph: outputs in {}\n{text}", self.dir.display());
         }
@@ -299,25 +287,6 @@ impl Output {
     }
 }
 
-/// Writes graph.dot (after a line saying which windows were recorded) and
-/// summary.csv atomically. Never inlined: `bench/tools/report.py` gives the collector's cost
-/// without these rewrites by this function's inclusive cost.
-#[inline(never)]
-fn write_graph_files(dir: &Path, graph: &Run) -> io::Result<()> {
-    let windows = windows::windows_line(graph.windows(), crate::clock::monotonic_ns());
-    write_atomically(&dir.join("graph.dot"), |w| {
-        writeln!(w, "// syclgraph {windows}")?;
-        dot::write_dot(w, graph)
-    })?;
-    write_atomically(&dir.join("summary.csv"), |w| {
-        summary::write_summary_csv(w, graph)
-    })
-}
-
-/// The end-of-run summary as printed on stderr (table, host waits, critical
-/// path, losses, windows), written at exit for `syclgraph report`.
-pub const SUMMARY_TXT: &str = "summary.txt";
-
 /// Starts `trace.pftrace` unless `SYCLGRAPH_TRACE_MAX_MB` is 0.
 fn start_trace(config: &Config) -> Option<TraceWriter<WholeRows>> {
     if config.trace_max_mb == 0 {
@@ -347,68 +316,6 @@ fn start_trace(config: &Config) -> Option<TraceWriter<WholeRows>> {
             None
         }
     }
-}
-
-/// Where the host blocked: the longest waits and barriers by total time.
-fn host_wait_lines(graph: &TaskGraph) -> String {
-    /// Rows shown; the rest are summed on one line.
-    const SHOWN: usize = 8;
-    let mut spans = graph.host_spans();
-    if spans.is_empty() {
-        return String::new();
-    }
-    spans.sort_by_key(|s| std::cmp::Reverse(s.total_ns));
-    let mut lines = String::from(
-        if spans
-            .iter()
-            .any(|s| s.kind == syclgraph_graph::record::SpanKind::Task)
-        {
-            "host waits and ITT tasks (count, total, longest):\n"
-        } else {
-            "host waits (count, total, longest):\n"
-        },
-    );
-    for span in spans.iter().take(SHOWN) {
-        lines.push_str(&format!(
-            "  {:<7} {:<48} {:>6} {:>9} {:>9}\n",
-            span_kind_str(span.kind),
-            span.label,
-            span.count,
-            format_ns(span.total_ns),
-            format_ns(span.max_ns)
-        ));
-    }
-    if spans.len() > SHOWN {
-        let rest = &spans[SHOWN..];
-        lines.push_str(&format!(
-            "  … {} more, {} in all\n",
-            rest.len(),
-            format_ns(rest.iter().map(|s| s.total_ns).sum())
-        ));
-    }
-    lines
-}
-
-/// Which windows were recorded, and what came while tracing was stopped.
-fn window_lines(graph: &TaskGraph, losses: &Losses, now: u64) -> String {
-    let mut lines = format!("{}\n", windows::windows_line(graph.windows(), now));
-    if losses.while_stopped > 0 || graph.windows().len() != 1 {
-        lines.push_str(&format!(
-            "not recorded: {} command(s) submitted while tracing was stopped{}\n",
-            losses.while_stopped,
-            match losses.edges_while_stopped {
-                0 => String::new(),
-                n => format!(" ({n} edge(s) to them)"),
-            }
-        ));
-    }
-    if losses.toggles_lost > 0 {
-        lines.push_str(&format!(
-            "lost: {} start/stop times (too many at once); windows.csv misses them\n",
-            losses.toggles_lost
-        ));
-    }
-    lines
 }
 
 /// One line per kind of loss the graph itself does not know about.

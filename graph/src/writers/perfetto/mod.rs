@@ -142,6 +142,61 @@ fn queue_uuid(index: u64, lane: usize) -> u64 {
     3 + 2 * (index * MAX_LANES as u64 + lane as u64)
 }
 
+/// What [`TraceWriter::new`] wrote at the start of a trace: the process
+/// and the clock snapshot. A program killed by a signal leaves a
+/// `trace.pftrace` holding only these; `syclgraph report` reads them back
+/// to write the trace of its leftover journal with the same start.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceStart {
+    /// The traced process's pid.
+    pub pid: u32,
+    /// Its name.
+    pub process_name: String,
+    /// The clock snapshot: (builtin clock id, ns).
+    pub clocks: Vec<(u32, u64)>,
+}
+
+impl TraceStart {
+    /// Reads the start of a trace [`TraceWriter::new`] wrote from its first
+    /// bytes; `None` if they are not such a start.
+    pub fn read(bytes: &[u8]) -> Option<TraceStart> {
+        use prost::Message;
+        let mut rest = bytes;
+        let mut clocks = None;
+        // The clock snapshot, then the process's track descriptor.
+        for _ in 0..2 {
+            let key = prost::encoding::decode_varint(&mut rest).ok()?;
+            if key != u64::from(TRACE_PACKET << 3 | 2) {
+                return None;
+            }
+            let len = usize::try_from(prost::encoding::decode_varint(&mut rest).ok()?).ok()?;
+            let packet = pb::TracePacket::decode(rest.get(..len)?).ok()?;
+            rest = &rest[len..];
+            match packet.data? {
+                pb::trace_packet::Data::ClockSnapshot(snapshot) => {
+                    clocks = Some(
+                        snapshot
+                            .clocks
+                            .iter()
+                            .map(|c| Some((c.clock_id?, c.timestamp?)))
+                            .collect::<Option<Vec<_>>>()?,
+                    );
+                }
+                pb::trace_packet::Data::TrackDescriptor(track) => {
+                    let process = track.process?;
+                    return Some(TraceStart {
+                        pid: u32::try_from(process.pid?).ok()?,
+                        process_name: process.process_name?,
+                        clocks: clocks?,
+                    });
+                }
+                pb::trace_packet::Data::TrackEvent(_) => return None,
+            }
+        }
+        None
+    }
+}
+
 /// Where a written instance's slice is: the track and its start.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Anchor {
@@ -1209,6 +1264,27 @@ impl<W: Write> TraceWriter<W> {
 mod tests {
     use super::*;
     use crate::record::{DeviceTimes, NodeInfo, TimingStatus};
+
+    #[test]
+    fn the_start_of_a_trace_reads_back() {
+        let clocks = [(CLOCK_MONOTONIC, 123_456_789), (CLOCK_BOOTTIME, 42)];
+        let mut t = TraceWriter::new(Vec::new(), 4321, "my app", &clocks, 1 << 20).unwrap();
+        t.flush().unwrap();
+        let bytes = t.get_ref().clone();
+        let want = TraceStart {
+            pid: 4321,
+            process_name: "my app".into(),
+            clocks: clocks.to_vec(),
+        };
+        assert_eq!(TraceStart::read(&bytes), Some(want.clone()));
+        // Later packets do not matter; garbage, a cut start or nothing do.
+        let mut longer = bytes.clone();
+        longer.extend_from_slice(&[0x0a, 0x02, 0x40, 0x01]);
+        assert_eq!(TraceStart::read(&longer), Some(want));
+        assert_eq!(TraceStart::read(&bytes[..bytes.len() - 1]), None);
+        assert_eq!(TraceStart::read(b"not a trace"), None);
+        assert_eq!(TraceStart::read(&[]), None);
+    }
 
     /// The parts of Perfetto's messages these tests read back (the field
     /// numbers of `protos/perfetto/trace/**.proto`).

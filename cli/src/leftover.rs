@@ -1,0 +1,190 @@
+//! `syclgraph report DIR`, first step: converts the `.syclgraph-journal` a
+//! program left when it did not exit normally (killed by a signal, an MPI
+//! job's time limit, an OOM kill) into the outputs its exit would have
+//! written: the journal replayed through the graph crate's
+//! [`syclgraph_graph::replay`] and written by
+//! [`syclgraph_graph::end_of_run::write_run_files`], the very code the
+//! subscriber runs at exit; the trace's slices into `trace.pftrace`, with
+//! the process and clock the killed program's trace started with.
+//!
+//! Looked for in DIR and in its subdirectories two levels down (`pid-N/`,
+//! `exec-N/`, an MPI job's rank directories and theirs). A directory whose
+//! owner (`.syclgraph-owner`) is still running is left alone: its journal
+//! is the live run's. Every file is written atomically; the journal is
+//! removed only after the last one.
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use syclgraph_graph::end_of_run::{write_run_files, RunNotes};
+use syclgraph_graph::output::tmp_path;
+use syclgraph_graph::perfetto::{TraceStart, TraceWriter};
+use syclgraph_graph::replay::{replay_journal, JournalEnd};
+use syclgraph_graph::Limits;
+
+/// The journal's file name in an output directory (the subscriber's
+/// `journal_file.rs`).
+pub const JOURNAL_FILE: &str = ".syclgraph-journal";
+/// The subscriber's claim on its output directory: the writer's pid.
+const OWNER_FILE: &str = ".syclgraph-owner";
+/// `SYCLGRAPH_TRACE_MAX_MB`'s default, in bytes: the run's own bound is
+/// not on disk.
+const TRACE_MAX_BYTES: u64 = 1024 << 20;
+/// The bytes read from the left trace to find its start.
+const TRACE_START_BYTES: u64 = 64 * 1024;
+
+/// Converts every leftover journal under `dir` (see the module's text),
+/// one `syclgraph:` line on `err` for each (what was converted, or why
+/// not). Returns false when any could not be converted.
+pub fn convert_leftovers(dir: &Path, err: &mut dyn Write) -> bool {
+    let mut ok = true;
+    for journal in leftover_journals(dir) {
+        let pdir = journal.parent().unwrap_or(Path::new("."));
+        match convert(pdir) {
+            Ok(line) => {
+                let _ = writeln!(err, "syclgraph: {line}");
+            }
+            Err(e) => {
+                let _ = writeln!(err, "syclgraph: {e}");
+                ok = false;
+            }
+        }
+    }
+    ok
+}
+
+/// The journals in `dir` and its subdirectories two levels down, sorted.
+fn leftover_journals(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut level = vec![dir.to_path_buf()];
+    for depth in 0..3 {
+        let mut next = Vec::new();
+        for d in &level {
+            let journal = d.join(JOURNAL_FILE);
+            if journal.is_file() {
+                found.push(journal);
+            }
+            if depth < 2 {
+                if let Ok(entries) = std::fs::read_dir(d) {
+                    next.extend(
+                        entries
+                            .flatten()
+                            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+                            .map(|e| e.path()),
+                    );
+                }
+            }
+        }
+        next.sort();
+        level = next;
+    }
+    found
+}
+
+/// The pid in `dir`'s owner file, if that process is alive.
+fn live_owner(dir: &Path) -> Option<u32> {
+    let owner: u32 = std::fs::read_to_string(dir.join(OWNER_FILE))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
+    Path::new(&format!("/proc/{owner}"))
+        .exists()
+        .then_some(owner)
+}
+
+/// What the killed program's `trace.pftrace` started with, if it left one.
+fn trace_start(dir: &Path) -> Option<TraceStart> {
+    let mut bytes = Vec::new();
+    File::open(dir.join("trace.pftrace"))
+        .ok()?
+        .take(TRACE_START_BYTES)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    TraceStart::read(&bytes)
+}
+
+/// Converts `dir`'s journal; the line saying so, or why not.
+fn convert(dir: &Path) -> Result<String, String> {
+    let journal_path = dir.join(JOURNAL_FILE);
+    let shown = journal_path.display();
+    if let Some(pid) = live_owner(dir) {
+        return Err(format!(
+            "{shown}: not converted: its program (pid {pid}) is still running, and converts it at its exit"
+        ));
+    }
+    let journal = File::open(&journal_path).map_err(|e| format!("{shown}: {e}"))?;
+    let trace_path = dir.join("trace.pftrace");
+    let trace_tmp = tmp_path(&trace_path);
+    let start = trace_start(dir);
+    let trace = match &start {
+        Some(s) => Some(
+            File::create(&trace_tmp)
+                .and_then(|f| {
+                    TraceWriter::new(f, s.pid, &s.process_name, &s.clocks, TRACE_MAX_BYTES)
+                })
+                .map_err(|e| format!("{}: {e}", trace_tmp.display()))?,
+        ),
+        None => None,
+    };
+    let result = (|| {
+        let replayed = replay_journal(std::io::BufReader::new(journal), Limits::default(), trace)
+            .map_err(|e| format!("{shown}: {e}; nothing converted"))?;
+        let (mut replay, records, end, now) = (
+            replayed.replay,
+            replayed.records,
+            replayed.end,
+            replayed.latest_ns,
+        );
+        replay.finish(now);
+        let mut notes = RunNotes::default();
+        let how = match &end {
+            JournalEnd::Clean => "a clean end".to_string(),
+            JournalEnd::CutShort(why) | JournalEnd::Invalid(why) => {
+                let why = why.trim_start_matches("syclgraph journal: ");
+                notes.losses.push_str(&format!(
+                    "lost: the rest of the journal after its {records} records ({why})\n"
+                ));
+                format!("cut: {why}")
+            }
+        };
+        notes.heading = format!(
+            "converted by `syclgraph report` from {JOURNAL_FILE}, left by a program that did not exit normally ({records} records; {how}): the analyses, the trace's slices and the graph files below come from it\n"
+        );
+        notes.losses.push_str(
+            "lost: not known: the program's counts of what it could not record were in its memory (a killed program writes none)\n",
+        );
+        if let Some(mut trace) = replay.take_trace() {
+            let written = trace.flush().and_then(|()| {
+                if trace.dropped() > 0 {
+                    notes.losses.push_str(&format!(
+                        "dropped: {} trace.pftrace slices (the file reached {} MiB, SYCLGRAPH_TRACE_MAX_MB's default)\n",
+                        trace.dropped(),
+                        TRACE_MAX_BYTES >> 20
+                    ));
+                }
+                trace.get_ref().sync_all()?;
+                std::fs::rename(&trace_tmp, &trace_path)
+            });
+            written.map_err(|e| format!("{}: {e}", trace_path.display()))?;
+        } else {
+            notes.losses.push_str(
+                "trace.pftrace: not written (the program left none, or its start did not read back)\n",
+            );
+        }
+        let run = replay.into_run();
+        write_run_files(dir, &run, now, &notes).map_err(|e| format!("{}: {e}", dir.display()))?;
+        std::fs::remove_file(&journal_path)
+            .map_err(|e| format!("{shown}: converted, but not removed: {e}"))?;
+        let _ = std::fs::remove_file(dir.join(OWNER_FILE));
+        Ok(format!(
+            "converted the journal {shown} left by a program that did not exit normally: {records} records, {how}; outputs written in {}",
+            dir.display()
+        ))
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&trace_tmp);
+    }
+    result
+}

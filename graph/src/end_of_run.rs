@@ -1,0 +1,142 @@
+//! Every file written from a finished run (its journal replayed through a
+//! [`crate::replay::Replay`]): `graph.dot`, `summary.csv`,
+//! `critical_path.csv`, `idle_gaps.csv`, `instances.dot`, `windows.csv` and
+//! `summary.txt`, each atomically, and the summary text the subscriber
+//! prints on stderr. The subscriber writes them at exit; `syclgraph report`
+//! writes them from the journal a killed program left. One code path: both
+//! call [`write_run_files`].
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use crate::critical_path_text::critical_path_text;
+use crate::output::{write_atomically, write_critical_files};
+use crate::record::SpanKind;
+use crate::spans::span_kind_str;
+use crate::timing::format_ns;
+use crate::{dot, instances_dot, summary, windows, Run, TaskGraph};
+
+/// The end-of-run summary as printed on stderr (table, host waits, critical
+/// path, losses, windows), written at exit for `syclgraph report`.
+pub const SUMMARY_TXT: &str = "summary.txt";
+
+/// What the summary says beyond what the replayed run knows.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunNotes {
+    /// Lines before the table (each ending in `\n`), such as where the
+    /// outputs came from.
+    pub heading: String,
+    /// Lines after the critical path (each ending in `\n`): what was lost
+    /// or dropped, how device timing went.
+    pub losses: String,
+    /// Submissions made while tracing was stopped (counted, not recorded).
+    pub while_stopped: u64,
+    /// Edges with an end submitted while tracing was stopped.
+    pub edges_while_stopped: u64,
+    /// Starts/stops whose time was lost (too many at once).
+    pub toggles_lost: u64,
+}
+
+/// Writes graph.dot (after a line saying which windows were recorded, a
+/// window still open ending at `now_ns`) and summary.csv atomically. Never
+/// inlined: `bench/tools/report.py` gives the collector's cost without
+/// these rewrites by this function's inclusive cost.
+#[inline(never)]
+pub fn write_graph_files(dir: &Path, graph: &Run, now_ns: u64) -> io::Result<()> {
+    let windows = windows::windows_line(graph.windows(), now_ns);
+    write_atomically(&dir.join(crate::output::GRAPH_DOT), |w| {
+        writeln!(w, "// syclgraph {windows}")?;
+        dot::write_dot(w, graph)
+    })?;
+    write_atomically(&dir.join(crate::output::SUMMARY_CSV), |w| {
+        summary::write_summary_csv(w, graph)
+    })
+}
+
+/// Writes `graph.dot`, `summary.csv`, `critical_path.csv`, `idle_gaps.csv`,
+/// `instances.dot`, `windows.csv` and `summary.txt` of the finished `graph`
+/// into `dir`, each atomically (a window still open ends at `now_ns`), and
+/// returns the text of `summary.txt`.
+pub fn write_run_files(
+    dir: &Path,
+    graph: &Run,
+    now_ns: u64,
+    notes: &RunNotes,
+) -> io::Result<String> {
+    write_graph_files(dir, graph, now_ns)?;
+    write_critical_files(dir, graph)?;
+    let windows_line = windows::windows_line(graph.windows(), now_ns);
+    write_atomically(&dir.join("instances.dot"), |w| {
+        writeln!(w, "// syclgraph {windows_line}")?;
+        instances_dot::write_instances_dot(w, graph)
+    })?;
+    write_atomically(&dir.join("windows.csv"), |w| {
+        windows::write_windows_csv(w, graph.windows(), now_ns)
+    })?;
+    let mut text = notes.heading.clone();
+    text.push_str(&summary::summary_table(graph));
+    text.push_str(&host_wait_lines(graph));
+    let path = graph.critical_path().report();
+    text.push_str(&critical_path_text(graph, &path));
+    text.push_str(&notes.losses);
+    text.push_str(&window_lines(graph, notes, now_ns));
+    write_atomically(&dir.join(SUMMARY_TXT), |w| w.write_all(text.as_bytes()))?;
+    Ok(text)
+}
+
+/// Where the host blocked: the longest waits and barriers by total time.
+fn host_wait_lines(graph: &TaskGraph) -> String {
+    /// Rows shown; the rest are summed on one line.
+    const SHOWN: usize = 8;
+    let mut spans = graph.host_spans();
+    if spans.is_empty() {
+        return String::new();
+    }
+    spans.sort_by_key(|s| std::cmp::Reverse(s.total_ns));
+    let mut lines = String::from(if spans.iter().any(|s| s.kind == SpanKind::Task) {
+        "host waits and ITT tasks (count, total, longest):\n"
+    } else {
+        "host waits (count, total, longest):\n"
+    });
+    for span in spans.iter().take(SHOWN) {
+        lines.push_str(&format!(
+            "  {:<7} {:<48} {:>6} {:>9} {:>9}\n",
+            span_kind_str(span.kind),
+            span.label,
+            span.count,
+            format_ns(span.total_ns),
+            format_ns(span.max_ns)
+        ));
+    }
+    if spans.len() > SHOWN {
+        let rest = &spans[SHOWN..];
+        lines.push_str(&format!(
+            "  … {} more, {} in all\n",
+            rest.len(),
+            format_ns(rest.iter().map(|s| s.total_ns).sum())
+        ));
+    }
+    lines
+}
+
+/// Which windows were recorded, and what came while tracing was stopped.
+fn window_lines(graph: &TaskGraph, notes: &RunNotes, now_ns: u64) -> String {
+    let mut lines = format!("{}\n", windows::windows_line(graph.windows(), now_ns));
+    if notes.while_stopped > 0 || graph.windows().len() != 1 {
+        lines.push_str(&format!(
+            "not recorded: {} command(s) submitted while tracing was stopped{}\n",
+            notes.while_stopped,
+            match notes.edges_while_stopped {
+                0 => String::new(),
+                n => format!(" ({n} edge(s) to them)"),
+            }
+        ));
+    }
+    if notes.toggles_lost > 0 {
+        lines.push_str(&format!(
+            "lost: {} start/stop times (too many at once); windows.csv misses them\n",
+            notes.toggles_lost
+        ));
+    }
+    lines
+}
