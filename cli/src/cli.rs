@@ -54,9 +54,14 @@ Each DIR is the output directory of a traced process (syclgraph-<pid>, or the
 --output directory); its pid-<pid>/ subdirectories (other processes that wrote
 there) are printed too. Nothing is run.
 
-The table is read from summary.csv and the untimed line from kernels.csv. The
-host waits and the dropped/lost lines of the run's stderr are in no file and
-are not shown.
+A program killed by a signal leaves .syclgraph-journal: it is converted first
+(in DIR and its subdirectories two levels down) into the files the program's
+exit would have written (trace.pftrace's slices, critical_path.csv,
+idle_gaps.csv, instances.dot, windows.csv, graph.dot, summary.csv,
+summary.txt), then removed; one line on stderr says so.
+
+The end-of-run summary is read from summary.txt, the table from summary.csv
+and the untimed line from kernels.csv.
 
 A job directory (an MPI job's, with one rank-NNNNN/ per rank) gets the
 cross-rank report instead: per operation across ranks and per rank, computed
@@ -65,7 +70,8 @@ in SQL over the ranks' files and written to JOB/report/*.csv (see -o).
 process per rank, each on its own host's clock (ranks on different hosts do
 not line up).
 
-Exit status: 0, or 2 when a DIR cannot be read (the others are printed).";
+Exit status: 0, or 2 when a DIR cannot be read or a journal cannot be
+converted (the others are printed).";
 
 const QUERY_AFTER_HELP: &str = "\
 Tables: meta, kernels, summary, critical_path, idle_gaps, windows (each with

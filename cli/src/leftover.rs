@@ -82,16 +82,18 @@ fn leftover_journals(dir: &Path) -> Vec<PathBuf> {
     found
 }
 
-/// The pid in `dir`'s owner file, if that process is alive.
+/// The pid in `dir`'s owner file, if that process is alive (a zombie, a
+/// killed process its parent has not waited for yet, is not).
 fn live_owner(dir: &Path) -> Option<u32> {
     let owner: u32 = std::fs::read_to_string(dir.join(OWNER_FILE))
         .ok()?
         .trim()
         .parse()
         .ok()?;
-    Path::new(&format!("/proc/{owner}"))
-        .exists()
-        .then_some(owner)
+    let stat = std::fs::read_to_string(format!("/proc/{owner}/stat")).ok()?;
+    // `pid (comm) state ...`: the state follows the last `)`.
+    let state = stat.rsplit_once(')')?.1.trim_start().chars().next()?;
+    (!matches!(state, 'Z' | 'X')).then_some(owner)
 }
 
 /// What the killed program's `trace.pftrace` started with, if it left one.
@@ -187,4 +189,32 @@ fn convert(dir: &Path) -> Result<String, String> {
         let _ = std::fs::remove_file(&trace_tmp);
     }
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_live_owner_keeps_its_journal_and_a_gone_one_does_not() {
+        let dir = std::env::temp_dir().join(format!("syclgraph-leftover-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("pid-7")).unwrap();
+        std::fs::write(dir.join("pid-7").join(JOURNAL_FILE), b"x").unwrap();
+        assert_eq!(
+            leftover_journals(&dir),
+            [dir.join("pid-7").join(JOURNAL_FILE)]
+        );
+        std::fs::write(dir.join(OWNER_FILE), std::process::id().to_string()).unwrap();
+        assert_eq!(live_owner(&dir), Some(std::process::id()));
+        std::fs::write(dir.join(JOURNAL_FILE), b"x").unwrap();
+        let mut err = Vec::new();
+        assert!(!convert_leftovers(&dir, &mut err));
+        let err = String::from_utf8(err).unwrap();
+        assert!(err.contains("is still running"), "{err}");
+        assert!(dir.join(JOURNAL_FILE).exists());
+        std::fs::write(dir.join(OWNER_FILE), "0").unwrap();
+        assert_eq!(live_owner(&dir), None);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

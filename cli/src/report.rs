@@ -2,10 +2,10 @@
 //! the files they left, without running anything.
 //!
 //! For each directory (and each `pid-<pid>/` inside it, the other processes
-//! that wrote there): the table from `summary.csv`, formatted by the graph
-//! crate exactly as the run printed it, and the `untimed:` line counted from
-//! `kernels.csv`'s `timing` column. The host waits and the `dropped:` /
-//! `lost:` lines of the run's stderr are in no file, so they are not shown.
+//! that wrote there): the end-of-run summary (`summary.txt`), the table from
+//! `summary.csv`, formatted by the graph crate exactly as the run printed
+//! it, and the `untimed:` line counted from `kernels.csv`'s `timing` column.
+//! A killed program's journal was converted before ([`crate::leftover`]).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -217,7 +217,9 @@ mod tests {
         let r = replay(&bytes).unwrap();
         assert_eq!(r.records, 1);
         match r.end {
-            JournalEnd::Invalid(why) => assert!(why.contains(&format!("byte offset {at}")), "{why}"),
+            JournalEnd::Invalid(why) => {
+                assert!(why.contains(&format!("byte offset {at}")), "{why}")
+            }
             other => panic!("{other:?}"),
         }
         assert!(replay(b"garbage, not a journal").is_err());
