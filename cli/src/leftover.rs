@@ -10,8 +10,10 @@
 //! Looked for in DIR and in its subdirectories two levels down (`pid-N/`,
 //! `exec-N/`, an MPI job's rank directories and theirs). A directory whose
 //! owner (`.syclgraph-owner`) is still running is left alone: its journal
-//! is the live run's. Every file is written atomically; the journal is
-//! removed only after the last one.
+//! is the live run's (a process on another host cannot be seen: see
+//! docs/guide/limitations.md). Every file is written atomically; the
+//! journal is removed only after the last one. `.syclgraph-owner` stays: a
+//! dead owner is ignored by the next run.
 
 use std::fs::File;
 use std::io::{Read, Write};
@@ -179,7 +181,6 @@ fn convert(dir: &Path) -> Result<String, String> {
         write_run_files(dir, &run, now, &notes).map_err(|e| format!("{}: {e}", dir.display()))?;
         std::fs::remove_file(&journal_path)
             .map_err(|e| format!("{shown}: converted, but not removed: {e}"))?;
-        let _ = std::fs::remove_file(dir.join(OWNER_FILE));
         Ok(format!(
             "converted the journal {shown} left by a program that did not exit normally: {records} records, {how}; outputs written in {}",
             dir.display()

@@ -565,6 +565,29 @@ pub fn with_default_signals(cmd: &Command) -> Command {
     wrapped
 }
 
+/// `tests/programs/long_running` traced into `dir` (it gives up by itself
+/// after 120 s), once it printed its `ready` line: to be killed by a test.
+pub fn long_running_until_ready(dir: &Path) -> std::process::Child {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let mut cmd = runtime_command(&program("long_running"));
+    with_xpti(&mut cmd, &subscriber());
+    cmd.env("SYCLGRAPH_OUTPUT_DIR", dir)
+        .arg("120")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let mut child = cmd.spawn().expect("start long_running");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let first = lines.next().and_then(Result::ok);
+    if first.as_deref() != Some("ready") {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("long_running printed no `ready` line: {first:?}");
+    }
+    child
+}
+
 /// Sends `SIG<signal>` to the process `pid` with `kill`; whether it was
 /// sent (false: no such process, or no `kill`).
 pub fn signal_process(pid: u32, signal: &str) -> bool {

@@ -10,10 +10,9 @@
 //! journal; a garbage journal is one error line.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use syclgraph_tests::*;
@@ -24,21 +23,7 @@ const JOURNAL: &str = ".syclgraph-journal";
 /// `long_running` traced into `dir`, killed by SIGKILL once it has run
 /// `after` past its `ready` line.
 fn run_and_kill(dir: &Path, after: Duration) {
-    let mut cmd = runtime_command(&program("long_running"));
-    with_xpti(&mut cmd, &subscriber());
-    cmd.env("SYCLGRAPH_OUTPUT_DIR", dir)
-        .arg("120")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
-    let mut child = cmd.spawn().expect("start long_running");
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let first = lines.next().and_then(Result::ok);
-    if first.as_deref() != Some("ready") {
-        let _ = child.kill();
-        let _ = child.wait();
-        panic!("no `ready` line: {first:?}");
-    }
+    let mut child = long_running_until_ready(dir);
     std::thread::sleep(after);
     signal_process(child.id(), "KILL");
     let status = child.wait().expect("wait");
@@ -165,7 +150,6 @@ fn a_killed_programs_journal_converts_into_its_outputs() {
         "{err}"
     );
     assert!(!journal.exists(), "the journal is removed once converted");
-    assert!(!dir.join(".syclgraph-owner").exists());
     let summary = std::fs::read_to_string(dir.join("summary.txt")).unwrap();
     assert!(
         summary.starts_with("converted by `syclgraph report` from .syclgraph-journal, left by a program that did not exit normally"),

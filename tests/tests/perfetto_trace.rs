@@ -3,9 +3,7 @@
 //! packages, installed by scripts/setup.sh): the demo, a host-task program,
 //! a USM program, the dpnp workload, and a program killed by SIGTERM.
 
-use std::io::{BufRead, BufReader};
 use std::os::unix::process::ExitStatusExt;
-use std::process::Stdio;
 use std::time::Duration;
 
 use syclgraph_tests::*;
@@ -95,17 +93,7 @@ fn no_trace_with_a_zero_bound() {
 fn a_program_killed_by_sigterm_leaves_a_trace_that_parses() {
     const SRC: &str = "tests/programs/long_running.cpp";
     let dir = fresh_dir("pftrace-sigterm");
-    let mut cmd = runtime_command(&program("long_running"));
-    with_xpti(&mut cmd, &subscriber());
-    cmd.env("SYCLGRAPH_OUTPUT_DIR", &dir)
-        .arg("120")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
-    let mut child = cmd.spawn().expect("start long_running");
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let first = lines.next().and_then(Result::ok);
-    assert_eq!(first.as_deref(), Some("ready"));
+    let mut child = long_running_until_ready(&dir);
     std::thread::sleep(Duration::from_millis(1500));
     signal_process(child.id(), "TERM");
     let status = child.wait().expect("wait");
