@@ -202,9 +202,17 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("pid-7")).unwrap();
         std::fs::write(dir.join("pid-7").join(JOURNAL_FILE), b"x").unwrap();
+        // A rank's own pid-N/ is found, one level deeper is not.
+        let deep = dir.join("rank-00001/pid-3/pid-4");
+        std::fs::create_dir_all(&deep).unwrap();
+        std::fs::write(deep.with_file_name(JOURNAL_FILE), b"x").unwrap();
+        std::fs::write(deep.join(JOURNAL_FILE), b"x").unwrap();
         assert_eq!(
             leftover_journals(&dir),
-            [dir.join("pid-7").join(JOURNAL_FILE)]
+            [
+                dir.join("pid-7").join(JOURNAL_FILE),
+                deep.with_file_name(JOURNAL_FILE)
+            ]
         );
         std::fs::write(dir.join(OWNER_FILE), std::process::id().to_string()).unwrap();
         assert_eq!(live_owner(&dir), Some(std::process::id()));
