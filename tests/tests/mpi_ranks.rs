@@ -520,4 +520,30 @@ fn a_rank_killed_by_sigterm_stays_incomplete_and_is_named() {
     assert!(!stderr.contains("cross-rank report:"), "{stderr}");
     // What rank 3 recorded before it was killed stays.
     assert_eq!(rank_work_rows(), 4);
+
+    // `syclgraph report` converts the journal rank 3 left, then reports
+    // the job; the rank stays incomplete (its losses died with it).
+    let rank3 = dir.join("rank-00003");
+    assert!(rank3.join(".syclgraph-journal").is_file());
+    let mut report = Command::new(syclgraph_exe());
+    report.arg("report").arg(&dir);
+    let out = output_within(report, LIMIT);
+    let err = text(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.starts_with(&format!(
+            "syclgraph: converted the journal {} left by a program that did not exit normally: ",
+            rank3.join(".syclgraph-journal").display()
+        )),
+        "{err}"
+    );
+    assert!(!rank3.join(".syclgraph-journal").exists());
+    let summary = std::fs::read_to_string(rank3.join("summary.txt")).unwrap();
+    assert!(
+        summary.starts_with("converted by `syclgraph report`"),
+        "{summary}"
+    );
+    let path = read_csv(&rank3.join("critical_path.csv"));
+    assert!(path.iter().any(|r| r["name"] == "rank_work"), "{path:?}");
+    assert!(!RankMeta::read(&rank3).unwrap().complete);
 }
