@@ -48,6 +48,9 @@
 #                           (interop_kernels N; default N 500 and 1000)
 #                           or graphs (graph_replays N: one replay of a one-memcpy
 #                           SYCL graph per task; default N 1000 and 2000)
+#   --notiming              callgrind: add a configuration, syclgraph with
+#                           SYCLGRAPH_DEVICE_TIMING=0 (target 3b's configuration; the
+#                           wall clock always has it), with its own per-thread table
 #   --stopped               callgrind and wall: add a configuration, syclgraph started
 #                           paused (SYCLGRAPH_START=paused) and never started: the
 #                           cost of a stopped tracer (docs/performance.md)
@@ -92,6 +95,7 @@ sg_lib=""
 build=1
 keep=""
 stopped=0
+notiming=0
 
 # The comment block at the top of this file, without its "# ".
 usage() { sed -n '2,/^[^#]/p' "$0" | sed -n 's/^# \{0,1\}//p'; }
@@ -115,6 +119,7 @@ while (($#)); do
     --syclgraph-lib) sg_lib="$(realpath "${2:?}")"; shift ;;
     --no-build) build=0 ;;
     --stopped) stopped=1 ;;
+    --notiming) notiming=1 ;;
     --keep) keep="${2:?}"; shift ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown argument: $1" ;;
@@ -209,6 +214,7 @@ run_config() {
 }
 # callgrind: the application alone, the empty subscriber, syclgraph.
 CONFIGS=(noxpti empty syclgraph)
+((notiming)) && CONFIGS+=(notiming)
 ((stopped)) && CONFIGS+=(stopped)
 # Wall clock (issue 29 item 3): the empty subscriber twice (A/A: the noise
 # floor), the program timing its own commands (the runtime's limit for
@@ -377,7 +383,7 @@ callgrind_mode() {
   done
   echo
   echo "$MACHINE"
-  echo "command: scripts/bench.sh --callgrind$( ((stopped)) && echo ' --stopped')$([[ -n "$sg_lib" ]] && echo " --syclgraph-lib $sg_lib") --cg-workload $cg_workload --n1 $n1 --n2 $n2 --repeat $repeat"
+  echo "command: scripts/bench.sh --callgrind$( ((notiming)) && echo ' --notiming')$( ((stopped)) && echo ' --stopped')$([[ -n "$sg_lib" ]] && echo " --syclgraph-lib $sg_lib") --cg-workload $cg_workload --n1 $n1 --n2 $n2 --repeat $repeat"
   echo
   "$PY" "$REPORT" callgrind "$runs" "$n1" "$n2" "${cg_cmd[*]}"
 }
