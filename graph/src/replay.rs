@@ -4,34 +4,59 @@
 //! [`TraceWriter::write`] for each instance it finalised. The subscriber
 //! keeps only the model live and replays its journal of records through a
 //! [`Replay`] at exit; the outputs are the same bytes as if the pipeline
-//! had run live.
+//! had run live. With device timing off nothing is kept live: the replay
+//! also writes the `kernels.csv` rows ([`Replay::with_rows`]), the same
+//! bytes as rows streamed from the model alone ([`Run::apply_to_graph`]).
 
 use std::fmt::Write as _;
 use std::io::Write;
 
 use crate::instance::Completed;
+use crate::kernels_csv::KernelRowWriter;
 use crate::model::Limits;
 use crate::perfetto::TraceWriter;
 use crate::record::Record;
 use crate::run::Run;
 
-/// A run with its analyses and (optionally) its trace, fed record by record.
-pub struct Replay<W: Write> {
+/// A run with its analyses and (optionally) its trace and its
+/// `kernels.csv` rows, fed record by record.
+pub struct Replay<W: Write, R: Write = W> {
     run: Run,
     trace: Option<TraceWriter<W>>,
+    rows: Option<KernelRowWriter<R>>,
+    /// The first error writing `rows` (no more rows are written then).
+    rows_error: Option<std::io::Error>,
     done: Vec<Completed>,
 }
 
 impl<W: Write> Replay<W> {
-    /// An empty run with `limits`, writing slices to `trace` (`None`: no trace).
+    /// An empty run with `limits`, writing slices to `trace` (`None`: no
+    /// trace), and no rows.
     pub fn new(limits: Limits, trace: Option<TraceWriter<W>>) -> Replay<W> {
         Replay {
             run: Run::with_limits(limits),
             trace,
+            rows: None,
+            rows_error: None,
             done: Vec::new(),
         }
     }
 
+    /// Writes the row of each instance the replay finalises to `rows`, as
+    /// they are finalised (the order the live model streams them). Call
+    /// before the first record.
+    pub fn with_rows<R: Write>(self, rows: KernelRowWriter<R>) -> Replay<W, R> {
+        Replay {
+            run: self.run,
+            trace: self.trace,
+            rows: Some(rows),
+            rows_error: None,
+            done: self.done,
+        }
+    }
+}
+
+impl<W: Write, R: Write> Replay<W, R> {
     /// Shows `record` to the trace, applies it to the run, and writes the
     /// slices of the instances it finalised.
     pub fn apply(&mut self, record: Record) {
@@ -71,6 +96,15 @@ impl<W: Write> Replay<W> {
                 trace.write(&self.run, done);
             }
         }
+        if let Some(rows) = &mut self.rows {
+            for done in &self.done {
+                if let Err(e) = rows.write(&self.run, done) {
+                    self.rows_error = Some(e);
+                    self.rows = None;
+                    break;
+                }
+            }
+        }
         self.done.clear();
     }
 
@@ -92,6 +126,20 @@ impl<W: Write> Replay<W> {
     /// Takes the trace out (the replay writes no more slices).
     pub fn take_trace(&mut self) -> Option<TraceWriter<W>> {
         self.trace.take()
+    }
+
+    /// The rows' writer, to flush it as it grows.
+    pub fn rows_mut(&mut self) -> Option<&mut KernelRowWriter<R>> {
+        self.rows.as_mut()
+    }
+
+    /// Takes the rows' writer out (the replay writes no more rows), or the
+    /// error that stopped it.
+    pub fn take_rows(&mut self) -> std::io::Result<Option<KernelRowWriter<R>>> {
+        match self.rows_error.take() {
+            Some(e) => Err(e),
+            None => Ok(self.rows.take()),
+        }
     }
 }
 
