@@ -125,6 +125,12 @@ impl Journal {
         self.buffered = 0;
     }
 
+    /// Whether the file was created (records are journalled until a write
+    /// fails).
+    pub fn is_open(&self) -> bool {
+        self.file.is_some()
+    }
+
     /// Records not journalled, or not read back: the analyses and the
     /// trace miss them.
     pub fn lost(&self) -> u64 {

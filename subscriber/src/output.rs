@@ -5,6 +5,13 @@
 //! ([`crate::journal_file`]). At exit it replays the journal through the
 //! full pipeline ([`Replay`]: the analyses and the trace) and writes the
 //! trace, the critical files, the graph files and the stderr summary.
+//!
+//! With device timing off (`SYCLGRAPH_DEVICE_TIMING=0`) nothing is read
+//! from the device during the run, so nothing needs the model then: the
+//! collector only journals the records, and the replay at exit also writes
+//! the `kernels.csv` rows (the same bytes). No snapshot is written during
+//! such a run; a program killed by a signal leaves the journal (see
+//! docs/guide/limitations.md).
 
 use std::fs::File;
 use std::io;
@@ -76,8 +83,12 @@ pub struct Output {
     dir: PathBuf,
     quiet: bool,
     limits: Limits,
+    /// True when the model is kept during the run (device timing on, or
+    /// no journal to replay): rows streamed, snapshots. False: every
+    /// output is written at exit from the journal.
+    live: bool,
     /// The task graph, the model alone (its analyses stay empty: they are
-    /// computed at exit from the journal).
+    /// computed at exit from the journal); empty when not `live`.
     graph: Run,
     kernels: Option<KernelRowWriter<WholeRows>>,
     /// Every record applied, for the replay at exit.
@@ -110,14 +121,17 @@ impl Output {
             max_instances: config.max_instances,
             ..Limits::default()
         };
+        let journal = Journal::create(&config.output_dir);
         Output {
+            // Without a journal the model stays live whatever the mode.
+            live: config.device_timing || !journal.is_open(),
             trace: start_trace(config),
             trace_max_mb: config.trace_max_mb,
             dir: config.output_dir.clone(),
             quiet: !config.prints_summary(),
             limits,
             graph: Run::with_limits(limits),
-            journal: Journal::create(&config.output_dir),
+            journal,
             kernels,
             completed: Vec::new(),
             changed: false,
@@ -130,14 +144,22 @@ impl Output {
         &self.graph
     }
 
-    /// Journals one record and applies it to the model; streams the rows
-    /// of the instances it completed.
+    /// Journals one record and, when the model is live, applies it to the
+    /// model and streams the rows of the instances it completed.
     pub fn apply(&mut self, record: Record) {
         self.journal.append(&record);
+        self.unflushed = true;
+        if !self.live {
+            return;
+        }
         self.graph.apply_to_graph(record, &mut self.completed);
         self.changed = true;
-        self.unflushed = true;
         self.write_completed();
+    }
+
+    /// Whether the model is kept during the run (see [`Output::apply`]).
+    pub fn live(&self) -> bool {
+        self.live
     }
 
     /// Pushes streamed rows and the journal to their files, so a killed
@@ -208,7 +230,8 @@ impl Output {
     }
 
     /// Completes every instance and flushes `kernels.csv`; drops the live
-    /// model and replays the journal through the full pipeline; writes
+    /// model and replays the journal through the full pipeline (writing
+    /// the `kernels.csv` rows when the model was not live); writes
     /// `trace.pftrace`, then `graph.dot`, `summary.csv`,
     /// `critical_path.csv`, `idle_gaps.csv`, `instances.dot`,
     /// `windows.csv` and `summary.txt` atomically
@@ -217,8 +240,10 @@ impl Output {
     pub fn finish(&mut self, losses: &Losses) -> io::Result<()> {
         self.graph.finish_graph(&mut self.completed);
         self.write_completed();
-        if let Some(mut kernels) = self.kernels.take() {
-            kernels.flush()?;
+        if self.live {
+            if let Some(mut kernels) = self.kernels.take() {
+                kernels.flush()?;
+            }
         }
         // The live model's memory is free before the replay builds its own.
         drop(std::mem::take(&mut self.graph));
@@ -239,9 +264,17 @@ impl Output {
         notes.losses.push_str(&loss_lines(losses));
         if self.journal.lost() > 0 {
             notes.losses.push_str(&format!(
-                "lost: {} records not journalled (the disk was full?): trace.pftrace, critical_path.csv, idle_gaps.csv and the graph files written at exit miss them\n",
-                self.journal.lost()
+                "lost: {} records not journalled (the disk was full?): {} miss them\n",
+                self.journal.lost(),
+                if self.live {
+                    "trace.pftrace, critical_path.csv, idle_gaps.csv and the graph files written at exit"
+                } else {
+                    "kernels.csv and every file written at exit"
+                }
             ));
+        }
+        if !self.live {
+            notes.losses.push_str(UNTIMED_AT_EXIT_LINE);
         }
         // The same text in summary.txt, for `syclgraph report` (quiet or not).
         let text = write_run_files(&self.dir, &graph, now, &notes)?;
@@ -261,8 +294,21 @@ impl Output {
     /// the finished run and the trace's dropped slices.
     fn replay(&mut self) -> io::Result<(Run, u64)> {
         let mut replay = Replay::new(self.limits, self.trace.take());
+        if !self.live {
+            if let Some(rows) = self.kernels.take() {
+                replay = replay.with_rows(rows);
+            }
+        }
         self.journal.replay(|record| {
             replay.apply(record);
+            if let Some(rows) = replay.rows_mut() {
+                if rows.get_ref().pending() > MAX_PENDING_BYTES {
+                    if let Err(e) = rows.flush() {
+                        warn(format_args!("kernels.csv: {e}; no more rows are written"));
+                        let _ = replay.take_rows();
+                    }
+                }
+            }
             if let Some(trace) = replay.trace_mut() {
                 // Bound the memory: the trace reaches its file as it grows.
                 if trace.pending() + trace.get_ref().pending() > MAX_PENDING_BYTES {
@@ -276,6 +322,11 @@ impl Output {
             }
         });
         replay.finish(crate::clock::monotonic_ns());
+        match replay.take_rows() {
+            Ok(Some(mut rows)) => rows.flush()?,
+            Ok(None) => {}
+            Err(e) => warn(format_args!("kernels.csv: {e}; no more rows are written")),
+        }
         let trace_dropped = match replay.take_trace() {
             Some(mut trace) => {
                 trace.flush()?;
@@ -286,6 +337,10 @@ impl Output {
         Ok((replay.into_run(), trace_dropped))
     }
 }
+
+/// The summary's line for a run without device timing: what was written
+/// when.
+pub const UNTIMED_AT_EXIT_LINE: &str = "device timing off: kernels.csv, graph.dot and summary.csv were written at exit from the journal, none during the run\n";
 
 /// Starts `trace.pftrace` unless `SYCLGRAPH_TRACE_MAX_MB` is 0.
 fn start_trace(config: &Config) -> Option<TraceWriter<WholeRows>> {
