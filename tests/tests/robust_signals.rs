@@ -254,3 +254,37 @@ fn graph_files_keep_up_with_a_slow_program() {
         );
     }
 }
+
+/// Without device timing every output is written at exit: a killed program
+/// leaves the journal of what it did (flushed every 100 ms), `kernels.csv`
+/// with its header only, and no graph snapshot.
+#[test]
+fn sigterm_without_device_timing_leaves_the_journal() {
+    let dir = fresh_dir("robust-sigterm-untimed");
+    let mut cmd = traced_long_running(&dir);
+    cmd.env("SYCLGRAPH_DEVICE_TIMING", "0");
+    let status = run_until_signalled(cmd, "TERM", || {
+        std::thread::sleep(Duration::from_millis(1500))
+    });
+    assert_eq!(status.signal(), Some(15), "{status:?}");
+    let journal = std::fs::File::open(dir.join(".syclgraph-journal")).expect("the journal");
+    let records = syclgraph_graph::journal::JournalReader::new(BufReader::new(journal))
+        .expect("a journal header")
+        .map(|r| r.expect("a whole record"))
+        .collect::<Vec<_>>();
+    let kernels = records
+        .iter()
+        .filter(|r| {
+            matches!(
+                r,
+                syclgraph_graph::record::Record::SignalledTask { .. }
+                    | syclgraph_graph::record::Record::SubmittedTask { .. }
+                    | syclgraph_graph::record::Record::Task { .. }
+            )
+        })
+        .count();
+    assert!(kernels >= 1, "no task in the journal: {records:?}");
+    let header = std::fs::read_to_string(dir.join("kernels.csv")).unwrap();
+    assert_eq!(header.lines().count(), 1, "{header}");
+    assert!(!dir.join("graph.dot").exists());
+}
