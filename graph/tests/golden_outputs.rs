@@ -14,6 +14,7 @@
 //! `SYCLGRAPH_BLESS=1 cargo test -p syclgraph-graph --test golden_outputs`
 //! and review the diff.
 
+mod common;
 #[path = "property_strategies.rs"]
 mod strategies;
 
@@ -91,23 +92,11 @@ fn outputs(records: &[Record], limits: Limits) -> Vec<(String, Vec<u8>)> {
 /// journalled, and the run with its analyses and the trace replayed from
 /// the journal at the end ([`Replay`]).
 fn deferred_outputs(records: &[Record], limits: Limits) -> Vec<(String, Vec<u8>)> {
-    let mut live = Run::with_limits(limits);
-    let mut rows = KernelRowWriter::new(Vec::new()).unwrap();
+    let kernels = common::streamed_rows(records, limits);
     let mut journal = Journal::default();
-    let mut done = Vec::new();
     for record in records {
         journal.append(record);
-        live.apply_to_graph(record.clone(), &mut done);
-        for c in done.drain(..) {
-            rows.write(&live, &c).unwrap();
-        }
     }
-    live.finish_graph(&mut done);
-    for c in done.drain(..) {
-        rows.write(&live, &c).unwrap();
-    }
-    rows.flush().unwrap();
-    drop(live);
     let mut replay = Replay::new(limits, Some(golden_trace()));
     for record in journal.read_back() {
         replay.apply(record);
@@ -115,11 +104,7 @@ fn deferred_outputs(records: &[Record], limits: Limits) -> Vec<(String, Vec<u8>)
     replay.finish(NOW_NS);
     let mut trace = replay.take_trace().unwrap();
     trace.flush().unwrap();
-    files_of(
-        replay.run(),
-        rows.into_inner().unwrap(),
-        trace.get_ref().clone(),
-    )
+    files_of(replay.run(), kernels, trace.get_ref().clone())
 }
 
 /// The records as the subscriber journals them, read back in order.

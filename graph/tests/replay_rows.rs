@@ -4,36 +4,20 @@
 //! any record stream and limits, and the replay's run is unchanged by the
 //! rows it writes.
 
+mod common;
 #[path = "property_strategies.rs"]
 mod strategies;
 
+use common::streamed_rows;
 use proptest::prelude::*;
 use strategies::*;
 use syclgraph_graph::perfetto::TraceWriter;
 use syclgraph_graph::record::Record;
 use syclgraph_graph::replay::Replay;
-use syclgraph_graph::{KernelRowWriter, Limits, Run};
+use syclgraph_graph::{KernelRowWriter, Limits};
 
 /// The time the replay's "now" is taken at.
 const NOW_NS: u64 = 9_000_000_000;
-
-/// kernels.csv as the timed mode streams it during the run.
-fn streamed_rows(records: &[Record], limits: Limits) -> Vec<u8> {
-    let mut live = Run::with_limits(limits);
-    let mut rows = KernelRowWriter::new(Vec::new()).unwrap();
-    let mut done = Vec::new();
-    for record in records {
-        live.apply_to_graph(record.clone(), &mut done);
-        for c in done.drain(..) {
-            rows.write(&live, &c).unwrap();
-        }
-    }
-    live.finish_graph(&mut done);
-    for c in done.drain(..) {
-        rows.write(&live, &c).unwrap();
-    }
-    rows.into_inner().unwrap()
-}
 
 /// kernels.csv as the replay writes it at exit, and the replay's stats.
 fn replayed_rows(records: &[Record], limits: Limits, with_rows: bool) -> (Vec<u8>, String) {
@@ -59,30 +43,32 @@ fn replayed_rows(records: &[Record], limits: Limits, with_rows: bool) -> (Vec<u8
     (rows, stats)
 }
 
+/// The replayed rows are the streamed rows, and writing them changes
+/// nothing else of the replayed run.
+fn same_rows(records: &[Record], limits: Limits) -> Result<(), TestCaseError> {
+    let streamed = streamed_rows(records, limits);
+    let (replayed, with) = replayed_rows(records, limits, true);
+    prop_assert_eq!(
+        String::from_utf8_lossy(&replayed),
+        String::from_utf8_lossy(&streamed)
+    );
+    let (none, without) = replayed_rows(records, limits, false);
+    prop_assert!(none.is_empty());
+    prop_assert_eq!(with, without, "the rows changed the replayed run");
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(config())]
 
     #[test]
     fn replayed_rows_are_the_streamed_rows(records in stream(), limits in limits()) {
-        let streamed = streamed_rows(&records, limits);
-        let (replayed, with) = replayed_rows(&records, limits, true);
-        prop_assert_eq!(
-            String::from_utf8_lossy(&replayed),
-            String::from_utf8_lossy(&streamed)
-        );
-        let (none, without) = replayed_rows(&records, limits, false);
-        prop_assert!(none.is_empty());
-        prop_assert_eq!(with, without, "the rows changed the replayed run");
+        same_rows(&records, limits)?;
     }
 
     #[test]
     fn replayed_rows_are_the_streamed_rows_of_coherent_runs(records in run(), limits in any_limits()) {
-        let streamed = streamed_rows(&records, limits);
-        let (replayed, _) = replayed_rows(&records, limits, true);
-        prop_assert_eq!(
-            String::from_utf8_lossy(&replayed),
-            String::from_utf8_lossy(&streamed)
-        );
+        same_rows(&records, limits)?;
     }
 }
 

@@ -296,3 +296,23 @@ pub const CSV_TRICKY: [&str; 12] = [
     "tab\there",
     "é, \"ü\"\n",
 ];
+
+/// kernels.csv as the subscriber's live model streams it during a timed
+/// run: the model alone ([`Run::apply_to_graph`]), a row per instance as it
+/// is finalised, the rest at the end ([`Run::finish_graph`]).
+pub fn streamed_rows(records: &[Record], limits: syclgraph_graph::Limits) -> Vec<u8> {
+    let mut live = Run::with_limits(limits);
+    let mut rows = syclgraph_graph::KernelRowWriter::new(Vec::new()).unwrap();
+    let mut done = Vec::new();
+    for record in records {
+        live.apply_to_graph(record.clone(), &mut done);
+        for c in done.drain(..) {
+            rows.write(&live, &c).unwrap();
+        }
+    }
+    live.finish_graph(&mut done);
+    for c in done.drain(..) {
+        rows.write(&live, &c).unwrap();
+    }
+    rows.into_inner().unwrap()
+}
