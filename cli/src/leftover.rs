@@ -20,9 +20,10 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use syclgraph_graph::end_of_run::{write_run_files, RunNotes};
+use syclgraph_graph::kernels_csv::KernelRowWriter;
 use syclgraph_graph::output::tmp_path;
 use syclgraph_graph::perfetto::{TraceStart, TraceWriter};
-use syclgraph_graph::replay::{replay_journal, JournalEnd};
+use syclgraph_graph::replay::{replay_journal, JournalEnd, Replay};
 use syclgraph_graph::Limits;
 
 /// The journal's file name in an output directory (the subscriber's
@@ -132,8 +133,28 @@ fn convert(dir: &Path) -> Result<String, String> {
         ),
         None => None,
     };
+    // The rows again, from the journal: a program without device timing
+    // streams none (they come from its replay at exit), and a timed one
+    // streamed those of its instances that had finished, the journal's
+    // replay the same bytes (`graph/tests/replay_rows.rs`) and the rest.
+    // Only where the program wrote a kernels.csv (it was not turned off).
+    let kernels_path = dir.join("kernels.csv");
+    let kernels_tmp = tmp_path(&kernels_path);
+    let rows = match kernels_path.exists() {
+        true => Some(
+            File::create(&kernels_tmp)
+                .and_then(KernelRowWriter::new)
+                .map_err(|e| format!("{}: {e}", kernels_tmp.display()))?,
+        ),
+        false => None,
+    };
     let result = (|| {
-        let replayed = replay_journal(std::io::BufReader::new(journal), Limits::default(), trace)
+        let replay = Replay::new(Limits::default(), trace);
+        let replay = match rows {
+            Some(rows) => replay.with_rows(rows),
+            None => replay,
+        };
+        let replayed = replay_journal(std::io::BufReader::new(journal), replay)
             .map_err(|e| format!("{shown}: {e}; nothing converted"))?;
         let (mut replay, records, end, now) = (
             replayed.replay,
@@ -154,7 +175,7 @@ fn convert(dir: &Path) -> Result<String, String> {
             }
         };
         notes.heading = format!(
-            "converted by `syclgraph report` from {JOURNAL_FILE}, left by a program that did not exit normally ({records} records; {how}): the analyses, the trace's slices and the graph files below come from it\n"
+            "converted by `syclgraph report` from {JOURNAL_FILE}, left by a program that did not exit normally ({records} records; {how}): kernels.csv's rows, the analyses, the trace's slices and the graph files below come from it\n"
         );
         notes.losses.push_str(
             "lost: not known: the program's counts of what it could not record were in its memory (a killed program writes none)\n",
@@ -177,6 +198,16 @@ fn convert(dir: &Path) -> Result<String, String> {
                 "trace.pftrace: not written (the program left none, or its start did not read back)\n",
             );
         }
+        if let Some(rows) = replay
+            .take_rows()
+            .map_err(|e| format!("{}: {e}", kernels_tmp.display()))?
+        {
+            let file = rows
+                .into_inner()
+                .and_then(|f| f.sync_all())
+                .and_then(|()| std::fs::rename(&kernels_tmp, &kernels_path));
+            file.map_err(|e| format!("{}: {e}", kernels_path.display()))?;
+        }
         let run = replay.into_run();
         write_run_files(dir, &run, now, &notes).map_err(|e| format!("{}: {e}", dir.display()))?;
         std::fs::remove_file(&journal_path)
@@ -188,6 +219,7 @@ fn convert(dir: &Path) -> Result<String, String> {
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&trace_tmp);
+        let _ = std::fs::remove_file(&kernels_tmp);
     }
     result
 }

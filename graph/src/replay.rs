@@ -157,9 +157,9 @@ pub enum JournalEnd {
 }
 
 /// A journal replayed through a [`Replay`] (not finished yet).
-pub struct ReplayedJournal<W: Write> {
+pub struct ReplayedJournal<W: Write, R: Write = W> {
     /// The replay, fed every record that read back.
-    pub replay: Replay<W>,
+    pub replay: Replay<W, R>,
     /// Records read back.
     pub records: u64,
     /// How the journal ended.
@@ -169,18 +169,17 @@ pub struct ReplayedJournal<W: Write> {
     pub latest_ns: u64,
 }
 
-/// Feeds every record of the journal `r` (read from its first byte) to a
-/// new [`Replay`] with `limits` and `trace`, in order. Records before a cut
-/// or before bytes that are no record are replayed; the end says which.
-/// `Err` only when `r` does not start with a journal's header or cannot be
-/// read.
-pub fn replay_journal<R: std::io::Read, W: Write>(
-    r: R,
-    limits: Limits,
-    trace: Option<TraceWriter<W>>,
-) -> std::io::Result<ReplayedJournal<W>> {
+/// Feeds every record of the journal `r` (read from its first byte) to
+/// `replay` (a new [`Replay`], with its trace and rows if wanted), in
+/// order. Records before a cut or before bytes that are no record are
+/// replayed; the end says which. `Err` only when `r` does not start with a
+/// journal's header or cannot be read.
+pub fn replay_journal<J: std::io::Read, W: Write, R: Write>(
+    r: J,
+    replay: Replay<W, R>,
+) -> std::io::Result<ReplayedJournal<W, R>> {
     let mut replayed = ReplayedJournal {
-        replay: Replay::new(limits, trace),
+        replay,
         records: 0,
         end: JournalEnd::Clean,
         latest_ns: 0,
@@ -233,7 +232,7 @@ mod tests {
     }
 
     fn replay(bytes: &[u8]) -> std::io::Result<ReplayedJournal<Vec<u8>>> {
-        replay_journal::<_, Vec<u8>>(bytes, Limits::default(), None)
+        replay_journal(bytes, Replay::<Vec<u8>>::new(Limits::default(), None))
     }
 
     #[test]

@@ -137,6 +137,7 @@ fn a_killed_programs_journal_converts_into_its_outputs() {
         assert!(!dir.join(absent).exists(), "{absent} after a SIGKILL");
     }
     let cut = copy_dir(&dir, "leftover-cut");
+    let streamed = std::fs::read_to_string(dir.join("kernels.csv")).unwrap();
 
     let (code, out, err) = report(&dir);
     assert_eq!(code, Some(0), "{err}");
@@ -160,6 +161,19 @@ fn a_killed_programs_journal_converts_into_its_outputs() {
         out.contains(summary.lines().next().unwrap()),
         "the report shows it: {out}"
     );
+    // kernels.csv is written again from the journal: the rows the program
+    // streamed before the kill are there, byte for byte (the journal is
+    // flushed before the rows), with those of commands still pending.
+    let converted = std::fs::read_to_string(dir.join("kernels.csv")).unwrap();
+    let converted_rows = converted.lines().collect::<std::collections::BTreeSet<_>>();
+    assert!(streamed.lines().count() > 1, "{streamed}");
+    for line in streamed.lines() {
+        assert!(
+            converted_rows.contains(line),
+            "streamed, not converted: {line}"
+        );
+    }
+    assert!(converted.lines().count() >= streamed.lines().count());
     check_against_rows(&dir);
     // The trace's slices are the rows, its flows the instances' edges.
     let trace = check_pftrace(&dir, false);

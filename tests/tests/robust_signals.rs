@@ -287,4 +287,31 @@ fn sigterm_without_device_timing_leaves_the_journal() {
     let header = std::fs::read_to_string(dir.join("kernels.csv")).unwrap();
     assert_eq!(header.lines().count(), 1, "{header}");
     assert!(!dir.join("graph.dot").exists());
+
+    // `syclgraph report` converts the journal, the rows included: one per
+    // task instance the journal holds, none timed (timing was off), each
+    // on a node of the converted graph.
+    let instances = records
+        .iter()
+        .filter_map(|r| match r {
+            syclgraph_graph::record::Record::SignalledTask { node, instance, .. }
+            | syclgraph_graph::record::Record::SubmittedTask { node, instance, .. }
+            | syclgraph_graph::record::Record::Task { node, instance, .. } => {
+                Some((*node, *instance))
+            }
+            _ => None,
+        })
+        .collect::<std::collections::BTreeSet<_>>();
+    let mut report = Command::new(syclgraph_exe());
+    report.arg("report").arg(&dir);
+    let out = output_within(report, Duration::from_secs(120));
+    assert!(out.status.success(), "{out:?}");
+    let rows = read_csv(&dir.join("kernels.csv"));
+    assert_eq!(rows.len(), instances.len(), "{instances:?}");
+    assert!(
+        rows.iter().all(|r| r["timing"] == "unavailable"),
+        "{rows:?}"
+    );
+    check_joins(&dir);
+    assert!(!dir.join(".syclgraph-journal").exists());
 }
