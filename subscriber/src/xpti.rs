@@ -6,6 +6,7 @@
 //! take the few functions we call from it. Nothing is linked at build time.
 
 use std::ffi::{c_char, c_void, CStr};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use xpti_sys as sys;
 
@@ -20,6 +21,9 @@ pub struct Xpti {
     lookup_object: sys::XptiLookupObjectFn,
     query_metadata: sys::XptiQueryMetadataFn,
     get_stashed_tuple: Option<sys::XptiGetStashedTupleFn>,
+    /// The address of the runtime's `"queue_id"` key, once a stashed key
+    /// was found to read so ([`Xpti::stashed_queue_id`]): 0 until then.
+    queue_id_key: AtomicUsize,
 }
 
 /// Why the framework's functions could not be had.
@@ -76,6 +80,7 @@ impl Xpti {
             lookup_object: get(&library, b"xptiLookupObject\0")?,
             query_metadata: get(&library, b"xptiQueryMetadata\0")?,
             get_stashed_tuple: get(&library, b"xptiGetStashedTuple\0").ok(),
+            queue_id_key: AtomicUsize::new(0),
             _library: library,
         })
     }
@@ -120,8 +125,12 @@ impl Xpti {
 
     /// The `queue_id` the runtime stashed for the current submission on
     /// this thread, if it stashed one (DPC++ stashes the tuple
-    /// `("queue_id", id)`). The key is compared in place, without reading
-    /// it as a Rust string: this runs at every submission.
+    /// `("queue_id", id)`). This runs at every submission: the key is
+    /// compared in place, without reading it as a Rust string, and once a
+    /// key read `queue_id` its address answers alone (DPC++ stashes one
+    /// global constant, `XPTI_QUEUE_INSTANCE_ID_KEY`, so that the pointer
+    /// never goes stale: no other string can sit at that address).
+    #[inline]
     pub fn stashed_queue_id(&self) -> Option<u64> {
         let get = self.get_stashed_tuple?;
         let mut key: *mut c_char = std::ptr::null_mut();
@@ -129,9 +138,26 @@ impl Xpti {
         // SAFETY: both out-pointers are valid for writes; the key string is
         // owned by the runtime and lives for the process (a literal).
         let result = unsafe { get(&mut key, &mut value) };
-        // SAFETY: checked non-null; the runtime's key is NUL-terminated.
-        (result == 0 && !key.is_null() && unsafe { c_str_starts_with(key, b"queue_id\0") })
-            .then_some(value)
+        if result != 0 || key.is_null() {
+            return None;
+        }
+        if key as usize == self.queue_id_key.load(Ordering::Relaxed) {
+            return Some(value);
+        }
+        self.queue_id_by_text(key).then_some(value)
+    }
+
+    /// Whether a stashed `key` reads `queue_id`; remembers its address
+    /// when it does.
+    #[cold]
+    fn queue_id_by_text(&self, key: *const c_char) -> bool {
+        // SAFETY: non-null (checked by the caller); the runtime's key is
+        // NUL-terminated.
+        let is_queue_id = unsafe { c_str_starts_with(key, b"queue_id\0") };
+        if is_queue_id {
+            self.queue_id_key.store(key as usize, Ordering::Relaxed);
+        }
+        is_queue_id
     }
 
     /// Calls `visit(key, value)` for every metadata pair of `event`, values
