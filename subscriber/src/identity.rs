@@ -216,6 +216,21 @@ impl NodeTable {
                 );
             }
         }
+        self.lookup_shared(event, key, count, queue)
+    }
+
+    /// [`NodeTable::lookup`] when this thread's last node is another one:
+    /// the shared map (out of line, so that the common case, a loop
+    /// submitting the same code location, stays a comparison inlined into
+    /// the callback).
+    #[inline(never)]
+    fn lookup_shared(
+        &self,
+        event: EventRef<'_>,
+        key: PayloadKey,
+        count: bool,
+        queue: u64,
+    ) -> (Resolved, u64, NodeFlags) {
         let (resolved, entry) = match self.by_address.get(&key) {
             Some(entry) => (Resolved::Known(entry.0), *entry),
             None => self.resolve_by_text(event, key, queue),

@@ -567,6 +567,7 @@ impl Recorder {
     /// this thread made last, which only its first enqueue may claim.
     /// An enqueue with neither (no node came for it) is counted under
     /// `function`.
+    #[inline]
     pub fn enqueue_wait_list(
         &self,
         function: EnqueueFunction,
@@ -581,6 +582,19 @@ impl Recorder {
             // the runtime orders itself): only the claim above.
             return;
         }
+        self.enqueue_wait_list_edges(last_submission, events);
+    }
+
+    /// The edges of an enqueue's non-empty wait list, to the task open on
+    /// this thread or else to `last_submission` (see
+    /// [`Recorder::enqueue_wait_list`], whose common case, an empty list,
+    /// stays small enough to inline into the UR hooks).
+    #[inline(never)]
+    fn enqueue_wait_list_edges(
+        &self,
+        last_submission: Option<(NodeId, u64)>,
+        events: impl Iterator<Item = usize>,
+    ) {
         let Some(submission) = dependencies::open_task().or(last_submission) else {
             return;
         };
@@ -673,10 +687,18 @@ impl Recorder {
     }
 
     /// task_begin (`begin`) or task_end of an instance.
+    #[inline]
     pub fn task(&self, begin: bool, event: EventRef<'_>) {
         if self.running() && self.held_task(begin, event) {
             return;
         }
+        self.task_general(begin, event);
+    }
+
+    /// [`Recorder::task`] for every task but the held direct-path
+    /// submission's (out of line: the common case stays small).
+    #[inline(never)]
+    fn task_general(&self, begin: bool, event: EventRef<'_>) {
         let Some(binding) = self.followed_submission(event) else {
             return;
         };
@@ -878,7 +900,41 @@ impl Recorder {
     /// tells the collector (a null event: nothing to time). The first
     /// event that comes before the timestamp source is ready waits for it
     /// (once per process, bounded: see [`TimingSlot::wait_until_filled`]).
+    ///
+    /// The common case, timing ready and the event retained while its
+    /// submission's task is open on this thread, is this inline path; every
+    /// other case is [`Recorder::device_event_otherwise`].
+    #[inline]
     fn device_event(&self, node: NodeId, instance: u64, device_event: usize) {
+        if device_event != 0 {
+            if let Timing::Ready(source) = self.timestamps.state() {
+                if source.retain(UrEvent(device_event)) {
+                    // Usually the signal comes while the submission's task
+                    // runs on this thread: it then goes out with the task's
+                    // end, one record.
+                    if !dependencies::signal_in_task((node, instance), device_event as u64) {
+                        self.send_signal((node, instance), device_event, Some(source));
+                    }
+                    return;
+                }
+                return self.device_event_otherwise(node, instance, device_event, true);
+            }
+        }
+        self.device_event_otherwise(node, instance, device_event, false)
+    }
+
+    /// [`Recorder::device_event`] for a null event, a timing source not
+    /// ready (loading or unavailable), or an event the runtime refused to
+    /// retain (`retain_failed`: it was tried once already).
+    #[cold]
+    #[inline(never)]
+    fn device_event_otherwise(
+        &self,
+        node: NodeId,
+        instance: u64,
+        device_event: usize,
+        retain_failed: bool,
+    ) {
         let mut retained = None;
         let mut event = 0;
         if device_event != 0 {
@@ -887,16 +943,15 @@ impl Recorder {
                 timing = self.timestamps.wait_until_filled(|| self.inbox.wake());
             }
             match timing {
-                Timing::Ready(source) => {
-                    if source.retain(UrEvent(device_event)) {
-                        // Its record carries it: the collector learns its
-                        // owner from it (crate::event_owners).
-                        retained = Some(source);
-                        event = device_event as u64;
-                    } else {
-                        self.counters.not_retained.fetch_add(1, Ordering::Relaxed);
-                        event = NOT_RETAINED_EVENT;
-                    }
+                Timing::Ready(source) if !retain_failed && source.retain(UrEvent(device_event)) => {
+                    // Its record carries it: the collector learns its
+                    // owner from it (crate::event_owners).
+                    retained = Some(source);
+                    event = device_event as u64;
+                }
+                Timing::Ready(_) => {
+                    self.counters.not_retained.fetch_add(1, Ordering::Relaxed);
+                    event = NOT_RETAINED_EVENT;
                 }
                 Timing::Loading => {
                     self.counters
@@ -910,18 +965,29 @@ impl Recorder {
                 self.deps.set_owner(device_event, (node, instance));
             }
         }
-        // Usually the signal comes while the submission's task runs on
-        // this thread: it then goes out with the task's end, one record.
         if dependencies::signal_in_task((node, instance), event) {
             return;
         }
+        self.send_signal((node, instance), event as usize, retained);
+    }
+
+    /// Sends a submission's device event (`event`, retained from `retained`
+    /// unless `None`) on its own; releases it again when the queue is full.
+    #[cold]
+    #[inline(never)]
+    fn send_signal(
+        &self,
+        (node, instance): (NodeId, u64),
+        event: usize,
+        retained: Option<&Arc<dyn ze_bridge::TimestampSource>>,
+    ) {
         let queued = self.send(Record::Signal {
             node,
             instance,
-            event,
+            event: event as u64,
         });
         if let (false, Some(source)) = (queued, retained) {
-            source.release(UrEvent(device_event));
+            source.release(UrEvent(event));
         }
     }
 
