@@ -21,9 +21,8 @@ pub struct Xpti {
     lookup_object: sys::XptiLookupObjectFn,
     query_metadata: sys::XptiQueryMetadataFn,
     get_stashed_tuple: Option<sys::XptiGetStashedTupleFn>,
-    /// The address of the runtime's `"queue_id"` key, once a stashed key
-    /// was found to read so ([`Xpti::stashed_queue_id`]): 0 until then.
-    queue_id_key: AtomicUsize,
+    /// The runtime's `"queue_id"` key ([`Xpti::stashed_queue_id`]).
+    queue_id_key: RememberedKey,
 }
 
 /// Why the framework's functions could not be had.
@@ -80,7 +79,7 @@ impl Xpti {
             lookup_object: get(&library, b"xptiLookupObject\0")?,
             query_metadata: get(&library, b"xptiQueryMetadata\0")?,
             get_stashed_tuple: get(&library, b"xptiGetStashedTuple\0").ok(),
-            queue_id_key: AtomicUsize::new(0),
+            queue_id_key: RememberedKey::new(b"queue_id\0"),
             _library: library,
         })
     }
@@ -141,23 +140,9 @@ impl Xpti {
         if result != 0 || key.is_null() {
             return None;
         }
-        if key as usize == self.queue_id_key.load(Ordering::Relaxed) {
-            return Some(value);
-        }
-        self.queue_id_by_text(key).then_some(value)
-    }
-
-    /// Whether a stashed `key` reads `queue_id`; remembers its address
-    /// when it does.
-    #[cold]
-    fn queue_id_by_text(&self, key: *const c_char) -> bool {
-        // SAFETY: non-null (checked by the caller); the runtime's key is
-        // NUL-terminated.
-        let is_queue_id = unsafe { c_str_starts_with(key, b"queue_id\0") };
-        if is_queue_id {
-            self.queue_id_key.store(key as usize, Ordering::Relaxed);
-        }
-        is_queue_id
+        // SAFETY: non-null (checked above); the runtime's key is a
+        // NUL-terminated literal that stays where it is.
+        unsafe { self.queue_id_key.is(key) }.then_some(value)
     }
 
     /// Calls `visit(key, value)` for every metadata pair of `event`, values
@@ -182,6 +167,56 @@ impl Xpti {
                 (&mut visitor) as *mut &mut dyn FnMut(&str, String) as *mut c_void,
             );
         }
+    }
+}
+
+/// A C string the runtime passes again and again from one place (a
+/// literal), recognised by its text the first time and by its address
+/// after: a comparison instead of a `strncmp`.
+pub struct RememberedKey {
+    /// The text, with its NUL.
+    text: &'static [u8],
+    /// The address of a string that read `text` (0: none yet).
+    address: AtomicUsize,
+}
+
+impl RememberedKey {
+    /// A key reading `text` (which ends in its NUL and holds no other).
+    pub const fn new(text: &'static [u8]) -> RememberedKey {
+        RememberedKey {
+            text,
+            address: AtomicUsize::new(0),
+        }
+    }
+
+    /// Whether `key` reads this key's text; remembers its address when it
+    /// does, and answers by that address from then on.
+    ///
+    /// # Safety
+    /// `key` is null or a NUL-terminated string, and a string that once
+    /// read the text is never freed nor changed (a literal of a library
+    /// that stays loaded), so no other string can later sit at its address.
+    #[inline]
+    pub unsafe fn is(&self, key: *const c_char) -> bool {
+        if !key.is_null() && key as usize == self.address.load(Ordering::Relaxed) {
+            return true;
+        }
+        // SAFETY: the caller's contract.
+        unsafe { self.is_by_text(key) }
+    }
+
+    /// [`RememberedKey::is`] by the text (out of line: once per new address).
+    ///
+    /// # Safety
+    /// As [`RememberedKey::is`].
+    #[cold]
+    unsafe fn is_by_text(&self, key: *const c_char) -> bool {
+        // SAFETY: the caller's contract: null or NUL-terminated.
+        let matches = unsafe { c_str_starts_with(key, self.text) };
+        if matches {
+            self.address.store(key as usize, Ordering::Relaxed);
+        }
+        matches
     }
 }
 
@@ -501,6 +536,22 @@ mod tests {
         assert!(check(b"\0", b""));
         // SAFETY: null is allowed.
         assert!(!unsafe { super::c_str_starts_with(std::ptr::null(), b"a") });
+    }
+
+    #[test]
+    fn a_remembered_key_is_told_by_text_then_by_address() {
+        let key = super::RememberedKey::new(b"queue_id\0");
+        let (queue_id, other) = (c"queue_id".to_owned(), c"queue_idx".to_owned());
+        // SAFETY: both strings live (unchanged) to the end of the test.
+        unsafe {
+            assert!(!key.is(other.as_ptr()));
+            assert!(!key.is(std::ptr::null()));
+            assert!(key.is(queue_id.as_ptr()), "by its text");
+            assert!(key.is(queue_id.as_ptr()), "by its address");
+            assert!(!key.is(other.as_ptr()), "another address is read");
+            let again = c"queue_id".to_owned();
+            assert!(key.is(again.as_ptr()), "another copy of the text");
+        }
     }
 
     #[test]
