@@ -28,7 +28,7 @@ use crate::thread_number;
 use crate::thread_state::{HeldSubmission, STATE};
 use crate::timing_slot::{is_retained, Timing, TimingSlot, NOT_READY_EVENT, NOT_RETAINED_EVENT};
 use crate::unseen_enqueues::EnqueueFunction;
-use crate::xpti::{is_known_file, CText, EventRef, Xpti};
+use crate::xpti::{is_known_file, CText, EventRef, RememberedKey, Xpti};
 
 /// The recorder is taking events.
 pub const RUNNING: u8 = 0;
@@ -40,6 +40,12 @@ pub const FINISHED: u8 = 2;
 /// submissions are counted, not recorded; those submitted while it was on
 /// are still followed to their end.
 pub const PAUSED: u8 = 3;
+
+/// node_create's kind string of a queue's memcpy: in DPC++ (2025.0 and
+/// after) the literal `"memory_transfer_node::memcpy"` of `queue_impl`'s
+/// memcpy, the only place that passes this text; the scheduler's commands
+/// pass other kinds. Told by its address once seen.
+static MEMCPY_KIND: RememberedKey = RememberedKey::new(b"memory_transfer_node::memcpy\0");
 
 /// Everything the callbacks share.
 pub struct Recorder {
@@ -332,7 +338,7 @@ impl Recorder {
         };
         // Only the next UR USM call on this thread may be this submission's.
         // A memcpy, the most common, is told by one comparison.
-        let memcpy = kind.starts_with(b"memory_transfer_node::memcpy\0");
+        let memcpy = kind.is(&MEMCPY_KIND);
         let direct = memcpy || kind.starts_with(b"memory_transfer_node::");
         let binding = Binding {
             node,

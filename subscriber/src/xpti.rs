@@ -343,6 +343,17 @@ impl CText {
         unsafe { c_str_starts_with(self.0, prefix) }
     }
 
+    /// Whether the text is `key`'s (by its address once seen: `key` must
+    /// only stand for strings the runtime passes as literals, see
+    /// [`RememberedKey::is`]).
+    #[inline]
+    pub fn is(self, key: &RememberedKey) -> bool {
+        // SAFETY: `CText::new`'s contract (null or NUL-terminated); every
+        // `RememberedKey` a `CText` is compared with names a literal of the
+        // runtime (its callers say which).
+        unsafe { key.is(self.0) }
+    }
+
     /// The text (lossy text and null give "").
     pub fn to_str<'a>(self) -> &'a str {
         // SAFETY: `CText::new`'s contract.
