@@ -18,72 +18,75 @@ use syclgraph_graph::record::{NodeId, NodeInfo};
 
 use crate::identity::{FastMap, RecentMap, RECENT_CAPACITY};
 pub use crate::thread_state::OpenTask;
-use crate::thread_state::STATE;
+use crate::thread_state::ThreadState;
+
+// The per-thread part: functions of the calling thread's state, which the
+// callback reached once ([`crate::thread_state::with`]).
 
 /// Sets the submission this thread just made.
 #[inline]
-pub fn set_current(submission: (NodeId, u64)) {
-    STATE.with(|s| s.current.set(Some(submission)));
+pub fn set_current(t: &ThreadState, submission: (NodeId, u64)) {
+    t.current.set(Some(submission));
 }
 
 /// The submission this thread made last, if any.
 #[inline]
-pub fn current() -> Option<(NodeId, u64)> {
-    STATE.with(|s| s.current.get())
+pub fn current(t: &ThreadState) -> Option<(NodeId, u64)> {
+    t.current.get()
 }
 
 /// The submission this thread made last, forgetting it (a UR enqueue
 /// claimed it).
 #[inline]
-pub fn take_current() -> Option<(NodeId, u64)> {
-    STATE.with(|s| s.current.take())
+pub fn take_current(t: &ThreadState) -> Option<(NodeId, u64)> {
+    t.current.take()
 }
 
 /// The task this thread is inside, if any.
 #[inline]
-pub fn open_task() -> Option<(NodeId, u64)> {
-    STATE.with(|s| s.open_task.get()).map(|t| t.submission)
+pub fn open_task(t: &ThreadState) -> Option<(NodeId, u64)> {
+    t.open_task.get().map(|task| task.submission)
 }
 
 /// Marks the start of a task on this thread; returns a task this thread
 /// began before and never ended (its begin must then be sent on its own).
 #[inline]
-pub fn begin_task(task: OpenTask) -> Option<OpenTask> {
-    STATE.with(|s| s.open_task.replace(Some(task)))
+pub fn begin_task(t: &ThreadState, task: OpenTask) -> Option<OpenTask> {
+    t.open_task.replace(Some(task))
 }
 
 /// Keeps the device event signalled for `submission` with this thread's
 /// open task when it is that submission's and has none yet; false when it
 /// must be sent on its own.
 #[inline]
-pub fn signal_in_task(submission: (NodeId, u64), event: u64) -> bool {
-    STATE.with(|s| match s.open_task.get() {
+pub fn signal_in_task(t: &ThreadState, submission: (NodeId, u64), event: u64) -> bool {
+    match t.open_task.get() {
         Some(mut task) if task.submission == submission && task.signalled.is_none() => {
             task.signalled = Some(event);
-            s.open_task.set(Some(task));
+            t.open_task.set(Some(task));
             true
         }
         _ => false,
-    })
+    }
 }
 
 /// Marks the begin (`open`) or end of a merged scheduler command's task
 /// on this thread.
 #[inline]
-pub fn set_merged_task(open: bool) {
-    STATE.with(|s| s.merged_task.set(open));
+pub fn set_merged_task(t: &ThreadState, open: bool) {
+    t.merged_task.set(open);
 }
 
 /// Whether this thread is inside a task: its own or a merged one.
 #[inline]
-pub fn in_any_task() -> bool {
-    STATE.with(|s| s.open_task.get().is_some() || s.merged_task.get())
+pub fn in_any_task(t: &ThreadState) -> bool {
+    t.open_task.get().is_some() || t.merged_task.get()
 }
 
 /// Marks the end of this thread's task; returns the task that was open.
 #[inline]
-pub fn end_task() -> Option<OpenTask> {
-    STATE.with(|s| s.open_task.take())
+pub fn end_task(t: &ThreadState) -> Option<OpenTask> {
+    t.open_task.take()
 }
 
 /// A held-back virtual node.

@@ -11,11 +11,10 @@
 //! to the recorder exactly as the hooks hand them.
 //!
 //! A call is taken here only when its begin came while the hooks were not
-//! in yet ([`PENDING`], per thread): a call that entered the layer before
+//! in yet (per thread: [`crate::thread_state::ThreadState::pending_graph_call`]): a call that entered the layer before
 //! the hand-over is this path's to the end; a call made through a hook
 //! that calls on into the layer is the hook's.
 
-use std::cell::Cell;
 use std::ffi::c_void;
 
 use ur_sys::{
@@ -30,12 +29,6 @@ use crate::sycl_graphs::CommandClass;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use ur_sys::{ur_exp_command_buffer_handle_t, ur_exp_command_buffer_sync_point_t};
-
-thread_local! {
-    /// The graph call whose begin this thread saw on `ur.call.debug`
-    /// before the hooks were in, and when it began (host ns).
-    static PENDING: Cell<Option<(ur_function_t, u64)>> = const { Cell::new(None) };
-}
 
 /// Whether `id` is one of the SYCL graph calls followed here.
 #[inline]
@@ -55,7 +48,7 @@ pub fn is_graph_call(id: ur_function_t) -> bool {
 #[cold]
 pub fn begin(id: ur_function_t) {
     let now = crate::clock::monotonic_ns();
-    PENDING.with(|p| p.set(Some((id, now))));
+    crate::thread_state::with(|t| t.pending_graph_call.set(Some((id, now))));
 }
 
 /// The end of graph call `id` on `ur.call.debug`: handed to the recorder
@@ -66,13 +59,19 @@ pub fn begin(id: ur_function_t) {
 /// `ret` is null or points at its `ur_result_t`.
 #[cold]
 pub unsafe fn end(id: ur_function_t, args: *mut c_void, ret: *const c_void) {
-    let Some((begun, begin_ns)) = PENDING.with(|p| p.get()) else {
+    let pending = crate::thread_state::with(|t| {
+        let pending = t.pending_graph_call.get();
+        if pending.is_some_and(|(begun, _)| begun == id) {
+            t.pending_graph_call.set(None);
+        }
+        pending
+    });
+    let Some((begun, begin_ns)) = pending else {
         return;
     };
     if begun != id {
         return;
     }
-    PENDING.with(|p| p.set(None));
     // SAFETY: `ret` is the call's result, when given.
     let result = (!ret.is_null()).then(|| unsafe { *(ret as *const ur_result_t) });
     if !result.is_some_and(|r| r.is_success()) {

@@ -15,7 +15,7 @@ use dashmap::DashMap;
 use rustc_hash::FxBuildHasher;
 use syclgraph_graph::record::{EdgeId, NodeId, StrId};
 
-use crate::thread_state::STATE;
+use crate::thread_state::ThreadState;
 pub use crate::thread_state::{Binding, BoundKey, LastNode, NodeFlags};
 use crate::xpti::{is_known_file, EventRef, PayloadKey};
 
@@ -175,23 +175,29 @@ impl Default for NodeTable {
 }
 
 impl NodeTable {
-    /// The node of `event`'s code location, assigning a new id on first sight.
+    /// The node of `event`'s code location, assigning a new id on first
+    /// sight. `t`: the calling thread's state (its last node).
     #[inline]
-    pub fn resolve(&self, event: EventRef<'_>) -> Resolved {
-        self.lookup(event, false, 0).0
+    pub fn resolve(&self, t: &ThreadState, event: EventRef<'_>) -> Resolved {
+        self.lookup(t, event, false, 0).0
     }
 
     /// The flags of a node seen before by this payload.
-    pub fn flags(&self, event: EventRef<'_>) -> NodeFlags {
-        self.lookup(event, false, 0).2
+    pub fn flags(&self, t: &ThreadState, event: EventRef<'_>) -> NodeFlags {
+        self.lookup(t, event, false, 0).2
     }
 
     /// Like [`NodeTable::resolve`], and counts one more submission of the
     /// node: returns its instance number (1, 2, ...) and flags. `queue` is
     /// the submission's queue (0: unknown), kept as the node's first queue.
     #[inline]
-    pub fn submit(&self, event: EventRef<'_>, queue: u64) -> (Resolved, u64, NodeFlags) {
-        self.lookup(event, true, queue)
+    pub fn submit(
+        &self,
+        t: &ThreadState,
+        event: EventRef<'_>,
+        queue: u64,
+    ) -> (Resolved, u64, NodeFlags) {
+        self.lookup(t, event, true, queue)
     }
 
     /// The node of a payload seen before, by address only; never creates one.
@@ -201,12 +207,18 @@ impl NodeTable {
     }
 
     #[inline]
-    fn lookup(&self, event: EventRef<'_>, count: bool, queue: u64) -> (Resolved, u64, NodeFlags) {
+    fn lookup(
+        &self,
+        t: &ThreadState,
+        event: EventRef<'_>,
+        count: bool,
+        queue: u64,
+    ) -> (Resolved, u64, NodeFlags) {
         let key = event.payload_key();
         // A loop submits the same code location again and again: this
         // thread's last node answers without the shared map (its entries
         // never change once made).
-        if let Some(last) = STATE.with(|s| s.last_node.get()) {
+        if let Some(last) = t.last_node.get() {
             if last.key == key && last.table == self.id {
                 let entry = (last.node, last.counter, last.flags);
                 return (
@@ -216,7 +228,7 @@ impl NodeTable {
                 );
             }
         }
-        self.lookup_shared(event, key, count, queue)
+        self.lookup_shared(t, event, key, count, queue)
     }
 
     /// [`NodeTable::lookup`] when this thread's last node is another one:
@@ -226,6 +238,7 @@ impl NodeTable {
     #[inline(never)]
     fn lookup_shared(
         &self,
+        t: &ThreadState,
         event: EventRef<'_>,
         key: PayloadKey,
         count: bool,
@@ -242,7 +255,7 @@ impl NodeTable {
             counter: entry.1,
             flags: entry.2,
         };
-        STATE.with(|s| s.last_node.set(Some(last)));
+        t.last_node.set(Some(last));
         (resolved, next_instance(&entry, count), entry.2)
     }
 
@@ -303,25 +316,25 @@ impl NodeTable {
     /// [`NodeTable::bind`], and keeps the binding at hand for the task and
     /// signal events that follow on this thread ([`NodeTable::own_submission`]).
     #[inline]
-    pub fn bind_here(&self, event: EventRef<'_>, binding: Binding) {
+    pub fn bind_here(&self, t: &ThreadState, event: EventRef<'_>, binding: Binding) {
         self.bind(event.unique_id(), binding);
-        self.keep_here(event, binding);
+        self.keep_here(t, event, binding);
     }
 
     /// Keeps the binding at hand for the task and signal events that follow
     /// on this thread, without [`NodeTable::bind`]: for a submission no
     /// other thread and no edge will ask about.
     #[inline]
-    pub fn keep_here(&self, event: EventRef<'_>, binding: Binding) {
-        STATE.with(|s| s.last_bound.set(Some((BoundKey::of(event), binding))));
+    pub fn keep_here(&self, t: &ThreadState, event: EventRef<'_>, binding: Binding) {
+        t.last_bound.set(Some((BoundKey::of(event), binding)));
     }
 
     /// The submission `event` stands for: from this thread's last
     /// [`NodeTable::bind_here`] when it is the same event (same address,
     /// code location and instance), else from the table.
     #[inline]
-    pub fn own_submission(&self, event: EventRef<'_>) -> Option<Binding> {
-        if let Some((key, binding)) = STATE.with(|s| s.last_bound.get()) {
+    pub fn own_submission(&self, t: &ThreadState, event: EventRef<'_>) -> Option<Binding> {
+        if let Some((key, binding)) = t.last_bound.get() {
             if key == BoundKey::of(event) {
                 return Some(binding);
             }
@@ -340,8 +353,8 @@ impl NodeTable {
 
     /// Forgets this thread's kept binding (its task ended).
     #[inline]
-    pub fn forget_here(&self) {
-        STATE.with(|s| s.last_bound.set(None));
+    pub fn forget_here(&self, t: &ThreadState) {
+        t.last_bound.set(None);
     }
 
     /// Forgets the oldest bindings once there are many (see [`RecentMap`]).
@@ -478,7 +491,7 @@ mod tests {
             (&first, eb),
             (&first, ea),
         ] {
-            let (resolved, instance, _) = table.submit(e, 0);
+            let (resolved, instance, _) = crate::thread_state::with(|t| table.submit(t, e, 0));
             let node = match resolved {
                 Resolved::Known(id) | Resolved::New(id) => id,
             };

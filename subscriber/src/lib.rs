@@ -12,7 +12,8 @@
 //!    [`inbox`] (node metadata read once per node, see [`identity`]).
 //!    [`ur_hooks`] does the same for the few UR calls syclgraph follows,
 //!    from the adapter's dispatch table. What a thread remembers between
-//!    its callbacks is in one thread-local block ([`thread_state`]).
+//!    its callbacks is in one thread-local block ([`thread_state`]),
+//!    reached once per callback.
 //! 3. [`collector`]: a background thread builds the task graph
 //!    (`syclgraph-graph`), reads device timestamps through `ze-bridge`, and
 //!    streams `kernels.csv`.

@@ -1,6 +1,9 @@
 //! The recorder: the state the callbacks share, and the hot-path work of
 //! turning one XPTI callback into one small [`Record`] on the bounded queue.
 //!
+//! Each public entry reaches the calling thread's state once
+//! ([`thread_state::with`]) and hands it down as `t`.
+//!
 //! Nothing here takes a global lock, does I/O or waits on the device. Node
 //! and edge metadata are read once, on first sight; everything per instance
 //! is a few integers. When the queue to the collector is full the record is
@@ -25,7 +28,7 @@ use crate::identity::{
 use crate::inbox::{Inbox, Item};
 use crate::sycl_graphs::{metadata_number, Building, CommandClass, GraphBook, RecordedCommand};
 use crate::thread_number;
-use crate::thread_state::{HeldSubmission, STATE};
+use crate::thread_state::{self, HeldSubmission, ThreadState};
 use crate::timing_slot::{is_retained, Timing, TimingSlot, NOT_READY_EVENT, NOT_RETAINED_EVENT};
 use crate::unseen_enqueues::EnqueueFunction;
 use crate::xpti::{is_known_file, CText, EventRef, RememberedKey, Xpti};
@@ -151,20 +154,20 @@ impl Recorder {
     /// submission bound at its node_create (made while tracing was on, or
     /// marked [`Binding::UNRECORDED`]); none after the exit drain started.
     #[inline]
-    fn followed_submission(&self, event: EventRef<'_>) -> Option<Binding> {
+    fn followed_submission(&self, t: &ThreadState, event: EventRef<'_>) -> Option<Binding> {
         if self.running() {
-            return Some(self.submission(event));
+            return Some(self.submission(t, event));
         }
-        self.stopped_submission(event)
+        self.stopped_submission(t, event)
     }
 
     #[cold]
-    fn stopped_submission(&self, event: EventRef<'_>) -> Option<Binding> {
+    fn stopped_submission(&self, t: &ThreadState, event: EventRef<'_>) -> Option<Binding> {
         if self.finishing() {
             self.counters.after_finish.fetch_add(1, Ordering::Relaxed);
             return None;
         }
-        self.nodes.own_submission(event)
+        self.nodes.own_submission(t, event)
     }
 
     /// node_create while tracing is stopped: counted, and the event marked
@@ -172,12 +175,12 @@ impl Recorder {
     /// even if tracing starts again before they come. A scheduler command
     /// made inside a recorded submission's task is still merged into it.
     #[cold]
-    fn node_create_stopped(&self, event: EventRef<'_>) {
+    fn node_create_stopped(&self, t: &ThreadState, event: EventRef<'_>) {
         if self.finishing() {
             self.counters.after_finish.fetch_add(1, Ordering::Relaxed);
             return;
         }
-        if let Some((node, instance)) = dependencies::open_task() {
+        if let Some((node, instance)) = dependencies::open_task(t) {
             if !event.has_source_file() {
                 let binding = Binding {
                     node,
@@ -189,15 +192,15 @@ impl Recorder {
                 self.nodes.bind(event.unique_id(), binding);
                 // The submission ran through the scheduler: it goes out on
                 // its own, never taken for one recorded into a SYCL graph.
-                self.release_held();
+                self.release_held_here(t);
                 return;
             }
         }
-        self.release_held();
-        dependencies::take_current();
-        STATE.with(|s| s.direct_submission.set(None));
+        self.release_held_here(t);
+        dependencies::take_current(t);
+        t.direct_submission.set(None);
         self.counters.while_stopped.fetch_add(1, Ordering::Relaxed);
-        self.nodes.bind_here(event, Binding::UNRECORDED);
+        self.nodes.bind_here(t, event, Binding::UNRECORDED);
     }
 
     /// Queues a record; counts it when the queue is full. Returns whether it was queued.
@@ -221,8 +224,8 @@ impl Recorder {
     /// The node of `event`'s code location, announcing it (payload +
     /// metadata) on first sight.
     #[inline]
-    fn node(&self, event: EventRef<'_>, kind_hint: &str) -> NodeId {
-        match self.nodes.resolve(event) {
+    fn node(&self, t: &ThreadState, event: EventRef<'_>, kind_hint: &str) -> NodeId {
+        match self.nodes.resolve(t, event) {
             Resolved::Known(id) => id,
             Resolved::New(id) => {
                 self.define_node(id, event, kind_hint);
@@ -234,14 +237,16 @@ impl Recorder {
     /// The submission an event stands for: bound at its node_create, or
     /// (for events we saw no node_create of) its code location and instance.
     #[inline]
-    fn submission(&self, event: EventRef<'_>) -> Binding {
-        self.nodes.own_submission(event).unwrap_or_else(|| Binding {
-            node: self.node(event, ""),
-            instance: event.instance_id(),
-            flags: self.nodes.flags(event),
-            merged: false,
-            unrecorded: false,
-        })
+    fn submission(&self, t: &ThreadState, event: EventRef<'_>) -> Binding {
+        self.nodes
+            .own_submission(t, event)
+            .unwrap_or_else(|| Binding {
+                node: self.node(t, event, ""),
+                instance: event.instance_id(),
+                flags: self.nodes.flags(t, event),
+                merged: false,
+                unrecorded: false,
+            })
     }
 
     #[cold]
@@ -302,13 +307,18 @@ impl Recorder {
     /// `memory_transfer_node::memcpy`, ...): only read as text when the
     /// node is new.
     pub fn node_create(&self, event: EventRef<'_>, kind: CText) {
+        thread_state::with(|t| self.node_create_here(t, event, kind))
+    }
+
+    #[inline]
+    fn node_create_here(&self, t: &ThreadState, event: EventRef<'_>, kind: CText) {
         if !self.running() {
-            return self.node_create_stopped(event);
+            return self.node_create_stopped(t, event);
         }
-        if let Some(building) = STATE.with(|s| s.building.get()) {
-            return self.graph_member(building, event, kind);
+        if let Some(building) = t.building.get() {
+            return self.graph_member(t, building, event, kind);
         }
-        if let Some((node, instance)) = dependencies::open_task() {
+        if let Some((node, instance)) = dependencies::open_task(t) {
             // Decided from the payload itself: looking the command up in the
             // node table would give it an id that is then never defined.
             if !event.has_source_file() {
@@ -326,9 +336,9 @@ impl Recorder {
                 return;
             }
         }
-        self.release_held();
+        self.release_held_here(t);
         let queue = self.xpti.stashed_queue_id().unwrap_or(0);
-        let (resolved, instance, flags) = self.nodes.submit(event, queue);
+        let (resolved, instance, flags) = self.nodes.submit(t, event, queue);
         let node = match resolved {
             Resolved::Known(id) => id,
             Resolved::New(id) => {
@@ -352,24 +362,24 @@ impl Recorder {
             // thread inside this call, and no edge_create names its event
             // (it is no scheduler command): the thread keeps the binding,
             // the shared table is not written.
-            self.nodes.keep_here(event, binding);
+            self.nodes.keep_here(t, event, binding);
         } else {
-            self.nodes.bind_here(event, binding);
+            self.nodes.bind_here(t, event, binding);
         }
         if flags.virtual_event.is_some() {
             return;
         }
-        dependencies::set_current((node, instance));
+        dependencies::set_current(t, (node, instance));
         let class = match (memcpy, direct) {
             (true, _) => Some(CommandClass::Copy),
             (false, true) => CommandClass::of_recorded(kind),
             (false, false) => None,
         };
         let direct = direct.then_some((node, instance));
-        STATE.with(|s| s.direct_submission.set(direct));
+        t.direct_submission.set(direct);
         let held = HeldSubmission {
             submission: (node, instance),
-            thread: thread_number::current(),
+            thread: thread_number::current(t),
             ns: monotonic_ns(),
             class,
         };
@@ -377,7 +387,7 @@ impl Recorder {
         if direct.is_some() {
             // A direct-path command runs its task on this thread inside
             // this very call: it goes out with the task's end.
-            STATE.with(|s| s.held.set(Some(held)));
+            t.held.set(Some(held));
         } else {
             self.send_submitted(held);
         }
@@ -398,9 +408,14 @@ impl Recorder {
     /// Sends the submission this thread kept back, if any: called by every
     /// callback that is not that submission's own task or output event,
     /// and by the exit path, so nothing waits past the submitting call.
-    #[inline]
     pub fn release_held(&self) {
-        if let Some(held) = STATE.with(|s| s.held.take()) {
+        thread_state::with(|t| self.release_held_here(t))
+    }
+
+    /// [`Recorder::release_held`] for the thread whose state `t` is.
+    #[inline]
+    fn release_held_here(&self, t: &ThreadState) {
+        if let Some(held) = t.held.take() {
             self.send_submitted(held);
         }
     }
@@ -411,7 +426,7 @@ impl Recorder {
             self.not_running();
             return;
         }
-        self.release_held();
+        thread_state::with(|t| self.release_held_here(t));
         let ends = (
             self.nodes.submission(event.source_id()),
             self.nodes.submission(event.target_id()),
@@ -487,8 +502,8 @@ impl Recorder {
         origin: EdgeOrigin,
         metadata: impl FnOnce() -> Metadata,
     ) {
-        // The edge's ends must reach the instance graph before the edge.
-        self.release_held();
+        // The edge's ends must reach the instance graph before the edge
+        // (released above, in edge_create).
         self.edge_records(ends, origin, metadata, |record| {
             self.send(record);
         });
@@ -557,13 +572,15 @@ impl Recorder {
         if !self.accepting() {
             return;
         }
-        let Some((node, instance)) = dependencies::current() else {
-            return;
-        };
-        if call.and_then(|c| self.nodes.find(c)) != Some(node) {
-            return;
-        }
-        self.wait_list_edges((node, instance), events);
+        thread_state::with(|t| {
+            let Some((node, instance)) = dependencies::current(t) else {
+                return;
+            };
+            if call.and_then(|c| self.nodes.find(c)) != Some(node) {
+                return;
+            }
+            self.wait_list_edges(t, (node, instance), events);
+        })
     }
 
     /// An enqueue's event wait list, seen by a UR hook
@@ -579,16 +596,18 @@ impl Recorder {
         function: EnqueueFunction,
         events: impl ExactSizeIterator<Item = usize>,
     ) {
-        let last_submission = dependencies::take_current();
-        if last_submission.is_none() {
-            self.count_if_unseen(function, !dependencies::in_any_task());
-        }
-        if events.len() == 0 {
-            // Nothing to wait for (every command on an in-order queue
-            // the runtime orders itself): only the claim above.
-            return;
-        }
-        self.enqueue_wait_list_edges(last_submission, events);
+        thread_state::with(|t| {
+            let last_submission = dependencies::take_current(t);
+            if last_submission.is_none() {
+                self.count_if_unseen(function, !dependencies::in_any_task(t));
+            }
+            if events.len() == 0 {
+                // Nothing to wait for (every command on an in-order queue
+                // the runtime orders itself): only the claim above.
+                return;
+            }
+            self.enqueue_wait_list_edges(t, last_submission, events);
+        })
     }
 
     /// The edges of an enqueue's non-empty wait list, to the task open on
@@ -598,16 +617,17 @@ impl Recorder {
     #[inline(never)]
     fn enqueue_wait_list_edges(
         &self,
+        t: &ThreadState,
         last_submission: Option<(NodeId, u64)>,
         events: impl Iterator<Item = usize>,
     ) {
-        let Some(submission) = dependencies::open_task().or(last_submission) else {
+        let Some(submission) = dependencies::open_task(t).or(last_submission) else {
             return;
         };
         if !self.running() {
             return;
         }
-        self.wait_list_edges(submission, events);
+        self.wait_list_edges(t, submission, events);
     }
 
     /// Counts an enqueue of `function` that no node accompanied
@@ -624,11 +644,13 @@ impl Recorder {
     /// is open on this thread and the submission this thread made last is
     /// not at the call's code location.
     pub fn layer_enqueue(&self, function: EnqueueFunction, call: Option<EventRef<'_>>) {
-        if dependencies::in_any_task() {
+        let (in_task, current) =
+            thread_state::with(|t| (dependencies::in_any_task(t), dependencies::current(t)));
+        if in_task {
             return;
         }
-        let accompanied = dependencies::current()
-            .is_some_and(|(node, _)| call.and_then(|c| self.nodes.find(c)) == Some(node));
+        let accompanied =
+            current.is_some_and(|(node, _)| call.and_then(|c| self.nodes.find(c)) == Some(node));
         self.count_if_unseen(function, !accompanied);
     }
 
@@ -641,12 +663,17 @@ impl Recorder {
     /// Sends each event of a wait list for the collector to resolve to
     /// its submission ([`Item::WaitsFor`]), after the submission itself
     /// (the edge's ends reach the instance graph before the edge).
-    fn wait_list_edges(&self, target: (NodeId, u64), events: impl Iterator<Item = usize>) {
+    fn wait_list_edges(
+        &self,
+        t: &ThreadState,
+        target: (NodeId, u64),
+        events: impl Iterator<Item = usize>,
+    ) {
         let mut events = events.peekable();
         if events.peek().is_none() {
             return;
         }
-        self.release_held();
+        self.release_held_here(t);
         for event in events {
             if event != 0 {
                 self.send_item(Item::WaitsFor {
@@ -695,29 +722,34 @@ impl Recorder {
     /// task_begin (`begin`) or task_end of an instance.
     #[inline]
     pub fn task(&self, begin: bool, event: EventRef<'_>) {
-        if self.running() && self.held_task(begin, event) {
+        thread_state::with(|t| self.task_here(t, begin, event))
+    }
+
+    #[inline]
+    fn task_here(&self, t: &ThreadState, begin: bool, event: EventRef<'_>) {
+        if self.running() && self.held_task(t, begin, event) {
             return;
         }
-        self.task_general(begin, event);
+        self.task_general(t, begin, event);
     }
 
     /// [`Recorder::task`] for every task but the held direct-path
     /// submission's (out of line: the common case stays small).
     #[inline(never)]
-    fn task_general(&self, begin: bool, event: EventRef<'_>) {
-        let Some(binding) = self.followed_submission(event) else {
+    fn task_general(&self, t: &ThreadState, begin: bool, event: EventRef<'_>) {
+        let Some(binding) = self.followed_submission(t, event) else {
             return;
         };
         if binding.merged || binding.unrecorded {
             if binding.merged {
                 // Its UR enqueue (on a thread of the runtime's, once what
                 // it waited for is done) has a node: the merged one.
-                dependencies::set_merged_task(begin);
+                dependencies::set_merged_task(t, begin);
             }
             return;
         }
         let (node, instance) = (binding.node, binding.instance);
-        let held = STATE.with(|s| s.held.take());
+        let held = t.held.take();
         let held = match held {
             Some(h) if h.submission == (node, instance) => Some(h),
             other => {
@@ -727,27 +759,27 @@ impl Recorder {
                 None
             }
         };
-        let (thread, ns) = (thread_number::current(), monotonic_ns());
+        let (thread, ns) = (thread_number::current(t), monotonic_ns());
         if begin {
             // Its own task begins: the submission stays kept back.
-            STATE.with(|s| s.held.set(held));
+            t.held.set(held);
             // The begin waits for the end, to go out as one record.
             let task = dependencies::OpenTask {
                 submission: (node, instance),
                 begin_ns: ns,
                 signalled: None,
             };
-            if let Some(unended) = dependencies::begin_task(task) {
+            if let Some(unended) = dependencies::begin_task(t, task) {
                 self.send_task_begin(unended, thread);
             }
             return;
         }
-        self.nodes.forget_here();
-        match (dependencies::end_task(), held) {
+        self.nodes.forget_here(t);
+        match (dependencies::end_task(t), held) {
             (Some(open), Some(held))
                 if open.submission == (node, instance)
                     && open.signalled.is_none()
-                    && self.recorded_into_graph(&held, event) => {}
+                    && self.recorded_into_graph(t, &held, event) => {}
             (Some(open), Some(held)) if open.submission == (node, instance) => {
                 let record = submitted_task(&held, &open, ns);
                 self.send_with_event(record, open.signalled.unwrap_or(0));
@@ -802,49 +834,43 @@ impl Recorder {
     /// having changed nothing, for any other event or order: the general
     /// path in [`Recorder::task`] then takes it.
     #[inline]
-    fn held_task(&self, begin: bool, event: EventRef<'_>) -> bool {
-        let key = BoundKey::of(event);
-        let record = STATE.with(|s| {
-            let (Some((bound, binding)), Some(held)) = (s.last_bound.get(), s.held.get()) else {
-                return None;
-            };
-            if bound != key
-                || binding.merged
-                || binding.unrecorded
-                || held.submission != (binding.node, binding.instance)
-            {
-                return None;
-            }
-            let open = s.open_task.get();
-            if begin {
-                if open.is_some() {
-                    return None;
-                }
-                s.open_task.set(Some(dependencies::OpenTask {
-                    submission: held.submission,
-                    begin_ns: monotonic_ns(),
-                    signalled: None,
-                }));
-                return Some(None);
-            }
-            // The USM call was made and gave its event: the submission was
-            // not recorded into a SYCL graph (see `recorded_into_graph`).
-            let open = open.filter(|o| o.submission == held.submission)?;
-            let event = open.signalled?;
-            s.open_task.set(None);
-            s.held.set(None);
-            s.last_bound.set(None);
-            let record = submitted_task(&held, &open, monotonic_ns());
-            Some(Some((record, event)))
-        });
-        match record {
-            None => false,
-            Some(None) => true,
-            Some(Some((record, event))) => {
-                self.send_with_event(record, event);
-                true
-            }
+    fn held_task(&self, t: &ThreadState, begin: bool, event: EventRef<'_>) -> bool {
+        let (Some((bound, binding)), Some(held)) = (t.last_bound.get(), t.held.get()) else {
+            return false;
+        };
+        if bound != BoundKey::of(event)
+            || binding.merged
+            || binding.unrecorded
+            || held.submission != (binding.node, binding.instance)
+        {
+            return false;
         }
+        let open = t.open_task.get();
+        if begin {
+            if open.is_some() {
+                return false;
+            }
+            t.open_task.set(Some(dependencies::OpenTask {
+                submission: held.submission,
+                begin_ns: monotonic_ns(),
+                signalled: None,
+            }));
+            return true;
+        }
+        // The USM call was made and gave its event: the submission was
+        // not recorded into a SYCL graph (see `recorded_into_graph`).
+        let Some(open) = open.filter(|o| o.submission == held.submission) else {
+            return false;
+        };
+        let Some(event) = open.signalled else {
+            return false;
+        };
+        t.open_task.set(None);
+        t.held.set(None);
+        t.last_bound.set(None);
+        // Built where it is sent: no intermediate copy of the record.
+        self.send_with_event(submitted_task(&held, &open, monotonic_ns()), event);
+        true
     }
 
     /// The begin of a task whose end did not follow on this thread (and
@@ -880,26 +906,30 @@ impl Recorder {
 
     /// signal: the instance's device event (`ur_event_handle_t`, may be null).
     pub fn signal(&self, event: EventRef<'_>, device_event: usize) {
-        let Some(binding) = self.followed_submission(event) else {
-            return;
-        };
-        self.release_held();
-        if binding.unrecorded {
-            return;
-        }
-        self.device_event(binding.node, binding.instance, device_event);
+        thread_state::with(|t| {
+            let Some(binding) = self.followed_submission(t, event) else {
+                return;
+            };
+            self.release_held_here(t);
+            if binding.unrecorded {
+                return;
+            }
+            self.device_event(t, binding.node, binding.instance, device_event);
+        })
     }
 
     /// The output event of a UR USM call: the device event of the
     /// direct-path submission in progress on this thread, if any.
     pub fn direct_command_event(&self, device_event: usize) {
-        let Some((node, instance)) = STATE.with(|s| s.direct_submission.take()) else {
-            return;
-        };
-        // Set only for a recorded submission: followed while stopped too.
-        if !self.finishing() {
-            self.device_event(node, instance, device_event);
-        }
+        thread_state::with(|t| {
+            let Some((node, instance)) = t.direct_submission.take() else {
+                return;
+            };
+            // Set only for a recorded submission: followed while stopped too.
+            if !self.finishing() {
+                self.device_event(t, node, instance, device_event);
+            }
+        })
     }
 
     /// Retains a command's device event for the collector to time, and
@@ -911,22 +941,22 @@ impl Recorder {
     /// submission's task is open on this thread, is this inline path; every
     /// other case is [`Recorder::device_event_otherwise`].
     #[inline]
-    fn device_event(&self, node: NodeId, instance: u64, device_event: usize) {
+    fn device_event(&self, t: &ThreadState, node: NodeId, instance: u64, device_event: usize) {
         if device_event != 0 {
             if let Timing::Ready(source) = self.timestamps.state() {
                 if source.retain(UrEvent(device_event)) {
                     // Usually the signal comes while the submission's task
                     // runs on this thread: it then goes out with the task's
                     // end, one record.
-                    if !dependencies::signal_in_task((node, instance), device_event as u64) {
+                    if !dependencies::signal_in_task(t, (node, instance), device_event as u64) {
                         self.send_signal((node, instance), device_event, Some(source));
                     }
                     return;
                 }
-                return self.device_event_otherwise(node, instance, device_event, true);
+                return self.device_event_otherwise(t, node, instance, device_event, true);
             }
         }
-        self.device_event_otherwise(node, instance, device_event, false)
+        self.device_event_otherwise(t, node, instance, device_event, false)
     }
 
     /// [`Recorder::device_event`] for a null event, a timing source not
@@ -936,6 +966,7 @@ impl Recorder {
     #[inline(never)]
     fn device_event_otherwise(
         &self,
+        t: &ThreadState,
         node: NodeId,
         instance: u64,
         device_event: usize,
@@ -971,7 +1002,7 @@ impl Recorder {
                 self.deps.set_owner(device_event, (node, instance));
             }
         }
-        if dependencies::signal_in_task((node, instance), event) {
+        if dependencies::signal_in_task(t, (node, instance), event) {
             return;
         }
         self.send_signal((node, instance), event as usize, retained);
@@ -1004,8 +1035,11 @@ impl Recorder {
         if !self.accepting() {
             return;
         }
-        self.release_held();
-        let (thread, ns) = (thread_number::current(), monotonic_ns());
+        let thread = thread_state::with(|t| {
+            self.release_held_here(t);
+            thread_number::current(t)
+        });
+        let ns = monotonic_ns();
         if begin {
             let what = what.split('[').next().unwrap_or(what);
             let label = match event.and_then(|e| e.payload()) {
@@ -1040,32 +1074,30 @@ impl Recorder {
         if matches!(state, FINISHING | FINISHED) {
             return;
         }
-        if begin && state != RUNNING {
-            STATE.with(|s| s.unsent_span_begins.set(s.unsent_span_begins.get() + 1));
-            return;
-        }
-        let (thread, ns) = (thread_number::current(), monotonic_ns());
-        if begin {
-            let label = if labelled { label } else { self.intern("task") };
-            self.release_held();
-            self.send(Record::SpanBegin {
-                kind,
-                label,
-                thread,
-                ns,
-            });
-            return;
-        }
-        let unsent = STATE.with(|s| {
-            let n = s.unsent_span_begins.get();
-            if n > 0 {
-                s.unsent_span_begins.set(n - 1);
+        thread_state::with(|t| {
+            if begin && state != RUNNING {
+                t.unsent_span_begins.set(t.unsent_span_begins.get() + 1);
+                return;
             }
-            n > 0
-        });
-        if !unsent {
-            self.send(Record::SpanEnd { kind, thread, ns });
-        }
+            let (thread, ns) = (thread_number::current(t), monotonic_ns());
+            if begin {
+                let label = if labelled { label } else { self.intern("task") };
+                self.release_held_here(t);
+                self.send(Record::SpanBegin {
+                    kind,
+                    label,
+                    thread,
+                    ns,
+                });
+                return;
+            }
+            let n = t.unsent_span_begins.get();
+            if n > 0 {
+                t.unsent_span_begins.set(n - 1);
+            } else {
+                self.send(Record::SpanEnd { kind, thread, ns });
+            }
+        })
     }
 
     /// queue_create (`created`) or queue_destroy.
@@ -1075,7 +1107,7 @@ impl Recorder {
             self.not_running();
             return;
         }
-        self.release_held();
+        thread_state::with(|t| self.release_held_here(t));
         let Some(event) = event else {
             self.counters.without_event.fetch_add(1, Ordering::Relaxed);
             return;
@@ -1150,16 +1182,21 @@ impl Recorder {
     /// it was recorded into a SYCL graph. Never sent as a submission, it
     /// takes no place in its in-order queue ([`crate::queue_order`]).
     #[cold]
-    fn recorded_into_graph(&self, held: &HeldSubmission, event: EventRef<'_>) -> bool {
+    fn recorded_into_graph(
+        &self,
+        t: &ThreadState,
+        held: &HeldSubmission,
+        event: EventRef<'_>,
+    ) -> bool {
         let Some(class) = held.class else {
             return false;
         };
-        let unrun = STATE.with(|s| s.direct_submission.get()) == Some(held.submission);
+        let unrun = t.direct_submission.get() == Some(held.submission);
         if !unrun || !self.usm_calls_followed() {
             return false;
         }
-        STATE.with(|s| s.direct_submission.set(None));
-        dependencies::take_current();
+        t.direct_submission.set(None);
+        dependencies::take_current(t);
         let (mut ptr, mut size) = (0, 0);
         self.xpti.for_each_metadata(event, |key, value| match key {
             "dest_memory_ptr" | "memory_ptr" => ptr = metadata_number(&value).unwrap_or(0),
@@ -1182,10 +1219,10 @@ impl Recorder {
         if !self.running() {
             return;
         }
-        self.release_held();
-        let graph = self.graphs.created(thread_number::current(), buffer);
-        STATE.with(|s| {
-            s.building.set(Some(Building {
+        thread_state::with(|t| {
+            self.release_held_here(t);
+            let graph = self.graphs.created(thread_number::current(t), buffer);
+            t.building.set(Some(Building {
                 buffer,
                 graph,
                 begin_ns,
@@ -1201,18 +1238,18 @@ impl Recorder {
     /// recorded kernel's node_create at finalisation, not while recording):
     /// the node of its code location.
     #[cold]
-    fn graph_member(&self, building: Building, event: EventRef<'_>, kind: CText) {
-        self.release_held();
-        let thread = thread_number::current();
+    fn graph_member(&self, t: &ThreadState, building: Building, event: EventRef<'_>, kind: CText) {
+        self.release_held_here(t);
+        let thread = thread_number::current(t);
         if event.has_source_file() {
-            let node = self.node(event, kind.to_str());
+            let node = self.node(t, event, kind.to_str());
             self.graphs.appending_node(thread, node);
         } else {
             let info = self.node_info(NodeId::MAX, event, kind.to_str());
             self.graphs.appending(thread, Box::new(info));
         }
         self.nodes.bind(event.unique_id(), Binding::UNRECORDED);
-        STATE.with(|s| s.appending.set(Some(building.graph)));
+        t.appending.set(Some(building.graph));
     }
 
     /// A `urCommandBufferAppend…Exp` returned: the command appended last
@@ -1227,14 +1264,16 @@ impl Recorder {
         gives: Option<u32>,
     ) {
         // Whether or not a node_create announced it (a kernel's did).
-        STATE.with(|s| s.appending.set(None));
+        let thread = thread_state::with(|t| {
+            t.appending.set(None);
+            thread_number::current(t)
+        });
         if !self.running() {
             return;
         }
         let Some(graph) = self.graphs.graph_of(buffer) else {
             return;
         };
-        let thread = thread_number::current();
         let node = match self.graphs.appended(thread, class, ptr, size) {
             Ok(node) => node,
             Err(info) => {
@@ -1268,10 +1307,13 @@ impl Recorder {
     /// A failed finalisation (`finalised` false) only ends the building:
     /// the thread's later node_creates are its own again.
     pub fn graph_finalized(&self, buffer: usize, finalised: bool) {
-        let Some(building) = STATE.with(|s| s.building.take()) else {
+        let Some((building, thread)) = thread_state::with(|t| {
+            let building = t.building.take()?;
+            t.appending.set(None);
+            Some((building, thread_number::current(t)))
+        }) else {
             return;
         };
-        STATE.with(|s| s.appending.set(None));
         if !finalised || building.buffer != buffer || !self.running() {
             return;
         }
@@ -1280,7 +1322,7 @@ impl Recorder {
         self.send(Record::GraphFinalized {
             graph: building.graph,
             node,
-            thread: thread_number::current(),
+            thread,
             begin_ns: building.begin_ns,
             end_ns: monotonic_ns(),
         });
@@ -1328,7 +1370,21 @@ impl Recorder {
             }
             return;
         }
-        self.release_held();
+        let buffers = (buffer, ur_queue);
+        thread_state::with(|t| {
+            self.graph_replay_here(t, buffers, begin_ns, waits_for, device_event)
+        })
+    }
+
+    fn graph_replay_here(
+        &self,
+        t: &ThreadState,
+        (buffer, ur_queue): (usize, usize),
+        begin_ns: u64,
+        waits_for: impl Iterator<Item = usize>,
+        device_event: usize,
+    ) {
+        self.release_held_here(t);
         let (exec, new) = self.graphs.replay(buffer, || self.nodes.fresh_id());
         let Some(node) = exec.node else {
             return;
@@ -1339,7 +1395,7 @@ impl Recorder {
         }
         let instance = exec.replays;
         let queue = self.graphs.queue_of(ur_queue).unwrap_or(0);
-        let thread = thread_number::current();
+        let thread = thread_number::current(t);
         let held = HeldSubmission {
             submission: (node, instance),
             thread,
@@ -1349,8 +1405,8 @@ impl Recorder {
         // The node has no first queue: every replay names its queue.
         self.send_instance_queue(node, instance, queue, 0);
         self.send_submitted(held);
-        self.wait_list_edges((node, instance), waits_for);
-        self.device_event(node, instance, device_event);
+        self.wait_list_edges(t, (node, instance), waits_for);
+        self.device_event(t, node, instance, device_event);
         self.send(Record::Task {
             node,
             instance,

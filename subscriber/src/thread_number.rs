@@ -1,25 +1,29 @@
 //! Small per-process thread numbers (1, 2, 3, ...) in order of first event.
 //!
 //! OS thread ids are large and get reused; a dense number reads better in
-//! kernels.csv and costs one thread-local read.
+//! kernels.csv and costs one read of the thread's state
+//! ([`crate::thread_state`]).
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use crate::thread_state::STATE;
+use crate::thread_state::ThreadState;
 
 static NEXT: AtomicU32 = AtomicU32::new(1);
 
-/// This thread's number, assigned on first call.
+/// The number of the thread whose state `t` is, assigned on first call.
 #[inline]
-pub fn current() -> u32 {
-    STATE.with(|s| {
-        let n = &s.number;
-        let v = n.get();
-        if v != 0 {
-            return v;
-        }
-        let v = NEXT.fetch_add(1, Ordering::Relaxed);
-        n.set(v);
-        v
-    })
+pub fn current(t: &ThreadState) -> u32 {
+    let v = t.number.get();
+    if v != 0 {
+        return v;
+    }
+    assign(t)
+}
+
+/// Gives the thread its number (once per thread).
+#[cold]
+fn assign(t: &ThreadState) -> u32 {
+    let v = NEXT.fetch_add(1, Ordering::Relaxed);
+    t.number.set(v);
+    v
 }

@@ -1,10 +1,16 @@
 //! The hot path's per-thread state, in one thread-local block.
 //!
 //! In a shared library every access to a thread-local variable is a call
-//! to the dynamic linker (`__tls_get_addr`). Each piece of per-thread state
-//! keeps its own module and functions, but all of them live in this one
-//! block: once a callback's helpers are inlined, their accesses share one
-//! such call instead of making one per variable.
+//! to the dynamic linker (`__tls_get_addr`), and the compiler does not
+//! merge two accesses that a call separates. So every piece of per-thread
+//! state lives in this one block, reached in one place ([`with`]): a
+//! callback reaches it once, at its entry, and hands the [`ThreadState`]
+//! down to the helpers (in `dependencies`, `identity`, `thread_number`,
+//! `graph_ur_calls`), which take it as an argument.
+//!
+//! The block is constant-initialised and has no destructor: reaching it
+//! never fails and never registers anything, also on threads the runtime
+//! makes and ends (host tasks, TBB workers), at any point of their life.
 //!
 //! The types of what a thread remembers are defined here too (the modules
 //! that use them re-export them), so that this block depends on no module
@@ -13,6 +19,8 @@
 use std::cell::Cell;
 
 use syclgraph_graph::record::NodeId;
+
+use ur_sys::ur_function_t;
 
 use crate::xpti::{CText, EventRef, PayloadKey};
 
@@ -47,6 +55,10 @@ pub struct ThreadState {
     /// The graph whose next command's `urCommandBufferAppend…Exp` comes
     /// next on this thread (its node_create was seen).
     pub appending: Cell<Option<u32>>,
+    /// The SYCL graph call whose begin this thread saw on `ur.call.debug`
+    /// before the hooks were in, and when it began (host ns;
+    /// [`crate::graph_ur_calls`]).
+    pub pending_graph_call: Cell<Option<(ur_function_t, u64)>>,
 }
 
 /// A submission (node_create) kept back to go out with its task.
@@ -64,7 +76,7 @@ pub struct HeldSubmission {
 
 thread_local! {
     /// This thread's state (constant-initialised: no lazy set-up, no destructor).
-    pub static STATE: ThreadState = const {
+    static STATE: ThreadState = const {
         ThreadState {
             number: Cell::new(0),
             last_node: Cell::new(None),
@@ -77,8 +89,17 @@ thread_local! {
             unsent_span_begins: Cell::new(0),
             building: Cell::new(None),
             appending: Cell::new(None),
+            pending_graph_call: Cell::new(None),
         }
     };
+}
+
+/// Runs `f` on this thread's state: one thread-local access. Called once
+/// per callback, at its entry; what it calls takes the state as an
+/// argument instead of reaching it again.
+#[inline(always)]
+pub fn with<R>(f: impl FnOnce(&ThreadState) -> R) -> R {
+    STATE.with(f)
 }
 
 // ---- the types of what a thread remembers (their functions live in
