@@ -214,11 +214,21 @@ impl Recorder {
     fn send_item(&self, item: Item) -> bool {
         match self.inbox.push(item) {
             Ok(()) => true,
-            Err(_) => {
-                self.counters.queue_full.fetch_add(1, Ordering::Relaxed);
+            Err(item) => {
+                self.drop_unqueued(item);
                 false
             }
         }
+    }
+
+    /// Counts and drops an item the full queue refused: out of line, so
+    /// that [`Recorder::send_item`] stays small enough to inline and the
+    /// record is built where it is pushed from.
+    #[cold]
+    #[inline(never)]
+    fn drop_unqueued(&self, item: Item) {
+        self.counters.queue_full.fetch_add(1, Ordering::Relaxed);
+        drop(item);
     }
 
     /// The node of `event`'s code location, announcing it (payload +
@@ -895,10 +905,16 @@ impl Recorder {
 
     /// Sends a record carrying a retained device event (0: none); when the
     /// queue is full the event is released again (nobody will read it).
+    #[inline(always)]
     fn send_with_event(&self, record: Record, event: u64) {
-        if self.send(record) || !is_retained(event) {
-            return;
+        if !self.send(record) && is_retained(event) {
+            self.release_unsent(event);
         }
+    }
+
+    /// Releases the retained device event of a record the full queue refused.
+    #[cold]
+    fn release_unsent(&self, event: u64) {
         if let Timing::Ready(source) = self.timestamps.state() {
             source.release(UrEvent(event as usize));
         }
@@ -1439,6 +1455,7 @@ mod tests {
     //! `libxptifw.so`, found as the subscriber finds it), feeding a real
     //! inbox. Events are plain `trace_event_data_t` values without payload.
     use super::*;
+    use std::ffi::CStr;
     use std::time::Duration;
 
     /// A recorder on an inbox of `capacity`, or `None` (the test is skipped)
@@ -1531,6 +1548,74 @@ mod tests {
         assert!(drain(&inbox).is_empty());
         let counts = recorder.counters.snapshot();
         assert_eq!((counts.while_stopped, counts.after_finish), (1, 0));
+    }
+
+    /// One submission (node_create, task_begin, the UR call's output
+    /// event for a direct-path `kind`, task_end) on a new thread that then
+    /// ends, as the runtime's host-task and TBB threads do.
+    fn submit_on_a_new_thread(recorder: &Recorder, unique_id: u64, kind: &'static CStr) {
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                let mut e = event(unique_id);
+                // SAFETY: `e` lives for the calls.
+                let r = unsafe { EventRef::new(&mut e) }.unwrap();
+                // SAFETY: a NUL-terminated literal.
+                let kind_text = unsafe { CText::new(kind.as_ptr()) };
+                recorder.node_create(r, kind_text);
+                recorder.task(true, r);
+                if kind.to_bytes().starts_with(b"memory_transfer_node::") {
+                    recorder.direct_command_event(0);
+                }
+                recorder.task(false, r);
+            });
+        });
+    }
+
+    #[test]
+    fn each_thread_keeps_its_own_state_and_number() {
+        let Some((recorder, inbox)) = recorder(64, false) else {
+            return;
+        };
+        // The direct path (held submission, one record at the task's end)
+        // on one thread, the general path on the next, the direct path
+        // again on a third: nothing one thread kept may leak into another.
+        submit_on_a_new_thread(&recorder, 1, c"memory_transfer_node::memcpy");
+        submit_on_a_new_thread(&recorder, 2, c"command_group_node");
+        submit_on_a_new_thread(&recorder, 3, c"memory_transfer_node::memcpy");
+        let records = drain(&inbox);
+        let [Record::NodeDefined(_), Record::SubmittedTask {
+            instance: 1,
+            thread: first,
+            submit_ns,
+            after: None,
+            begin_ns,
+            end_ns,
+            event: Some(0),
+            ..
+        }, Record::Submitted {
+            instance: 2,
+            thread: second,
+            ns: second_submit,
+            ..
+        }, Record::Task {
+            instance: 2,
+            thread: second_task,
+            begin_ns: second_begin,
+            end_ns: second_end,
+            ..
+        }, Record::SubmittedTask {
+            instance: 3,
+            thread: third,
+            ..
+        }] = records.as_slice()
+        else {
+            panic!("{records:?}");
+        };
+        assert!(submit_ns <= begin_ns && begin_ns <= end_ns, "{records:?}");
+        assert!(second_submit <= second_begin && second_begin <= second_end);
+        assert_eq!(second, second_task);
+        assert!(first != second && second != third && first != third);
+        assert_eq!(recorder.counters.snapshot(), Default::default());
     }
 
     #[test]
