@@ -2,19 +2,37 @@
 //! a file, to be read back in order at exit ("record first, analyse later").
 //!
 //! Format: the file starts with [`JOURNAL_HEADER`] (a magic text and the
-//! format version). Then records follow each other with no framing: one
-//! tag byte naming the variant (1 ..= 27, in the order of [`Record`]'s
-//! declaration; 0 and anything above are garbage), then the variant's
-//! fields in declaration order. Integers are LEB128 varints; `bool`,
-//! [`SpanKind`] and [`TimingStatus`] one byte each (their declaration
-//! index); an `Option` one byte (0 none, 1 some) then the value; a tuple
-//! its members in order; a string its length in bytes then its UTF-8
-//! bytes; a metadata list its length then key, value, key, value, ...
-//! Timestamps after the first of a record (`end_ns` after `begin_ns`,
-//! `device_start_ns` after `end_ns`, ...) are written as the zig-zag
-//! difference from the one before them in the same record, so a record
-//! stays independent of the others and [`append_record`] is a free
-//! function; every `u64` still round-trips (the difference wraps).
+//! format version, 2). Then records follow each other with no framing: one
+//! tag byte, then the record's fields. 0 and any tag above 34 are garbage.
+//!
+//! *The general layout* (tags 1 ..= 27, the variants in the order of
+//! [`Record`]'s declaration): the variant's fields in declaration order.
+//! Integers are LEB128 varints; `bool`, [`SpanKind`] and [`TimingStatus`]
+//! one byte each (their declaration index); an `Option` one byte (0 none,
+//! 1 some) then the value; a tuple its members in order; a string its
+//! length in bytes then its UTF-8 bytes; a metadata list its length then
+//! key, value, key, value, ... Timestamps after the first of a record
+//! (`end_ns` after `begin_ns`, `device_start_ns` after `end_ns`, ...) are
+//! written as the zig-zag difference from the one before them in the same
+//! record, so a record stays independent of the others and
+//! [`append_record`] is a free function; every `u64` still round-trips
+//! (the difference wraps).
+//!
+//! *The fixed layouts* of the records every command reaches the collector
+//! as (tags 28 ..= 34): fields at fixed offsets, little-endian, no varint
+//! (a record is one copy of a constant length to write, and to read).
+//! Integers are `u32` (node, thread, instances) or `u64` (the first
+//! timestamp, the event); later timestamps the wrapping difference from
+//! the one before them as an `i32`; a [`TimingStatus`] one byte. A record
+//! takes its fixed layout when its instances fit 32 bits and each
+//! difference an `i32` (about 2.1 s), the general one otherwise.
+//!
+//! | tag | record | fields after the tag | bytes |
+//! | --- | --- | --- | ---: |
+//! | 28 | `SubmissionAnnounced`, no `after` | node, instance | 9 |
+//! | 29 | `SubmissionAnnounced` with `after` | node, instance, after's node, after's instance | 17 |
+//! | 30 | `TimedTask` | node, instance, thread, submit_ns, begin_ns, end_ns, event, device_status, device_start_ns, device_end_ns | 46 |
+//! | 31 ..= 34 | `SubmittedTask` | node, instance, thread, submit_ns, begin_ns, end_ns, then after's node and instance if tag - 31 has bit 0, then the event (`u64`) if it has bit 1 | 29 ..= 45 |
 //!
 //! [`JournalReader`] gives the records back in order and ends with `None`
 //! exactly at a record boundary. A journal whose last record was cut short
@@ -47,7 +65,14 @@ use crate::record::{
 use crate::varint::{put_varint, MAX_VARINT_LEN};
 
 /// Bytes every journal starts with (magic + format version).
-pub const JOURNAL_HEADER: &[u8] = b"syclgraph journal 1\n";
+pub const JOURNAL_HEADER: &[u8] = b"syclgraph journal 2\n";
+
+/// The header's magic, before the format version.
+const JOURNAL_MAGIC: &[u8] = b"syclgraph journal ";
+
+/// The format version in [`JOURNAL_HEADER`]: 2 since the hot records' fixed
+/// layouts (tags 28 ..= 34).
+const JOURNAL_VERSION: u32 = 2;
 
 /// The longest string a journal may hold; a longer length is garbage.
 const MAX_STRING_LEN: u64 = 1 << 30;
@@ -84,6 +109,13 @@ mod tag {
     pub const GRAPH_MEMBER: u8 = 25;
     pub const GRAPH_EDGE: u8 = 26;
     pub const GRAPH_FINALIZED: u8 = 27;
+    /// The hot records' fixed layouts ([`super::Hot`]).
+    pub const ANNOUNCED_FIXED: u8 = 28;
+    pub const ANNOUNCED_AFTER_FIXED: u8 = 29;
+    pub const TIMED_TASK_FIXED: u8 = 30;
+    /// 31 ..= 34: plus 1 with `after`, plus 2 with `event`.
+    pub const SUBMITTED_TASK_FIXED: u8 = 31;
+    pub const SUBMITTED_TASK_FIXED_LAST: u8 = 34;
 }
 
 /// `v` zig-zag coded: small magnitudes of either sign become small numbers.
@@ -224,6 +256,181 @@ fn push_metadata(out: &mut Vec<u8>, metadata: &Metadata) {
     }
 }
 
+/// A hot record's fixed layout: `N` bytes built on the stack at offsets
+/// that are constants once inlined, appended with one copy of a constant
+/// length (no varint loop, no capacity check per field).
+struct Hot<const N: usize> {
+    a: [u8; N],
+    n: usize,
+}
+
+impl<const N: usize> Hot<N> {
+    #[inline(always)]
+    fn new(tag: u8) -> Hot<N> {
+        let mut a = [0; N];
+        a[0] = tag;
+        Hot { a, n: 1 }
+    }
+
+    #[inline(always)]
+    fn put<const W: usize>(&mut self, bytes: [u8; W]) {
+        self.a[self.n..self.n + W].copy_from_slice(&bytes);
+        self.n += W;
+    }
+
+    #[inline(always)]
+    fn u32(&mut self, v: u32) {
+        self.put(v.to_le_bytes());
+    }
+
+    #[inline(always)]
+    fn u64(&mut self, v: u64) {
+        self.put(v.to_le_bytes());
+    }
+
+    #[inline(always)]
+    fn i32(&mut self, v: i32) {
+        self.put(v.to_le_bytes());
+    }
+
+    #[inline(always)]
+    fn byte(&mut self, b: u8) {
+        self.put([b]);
+    }
+
+    #[inline(always)]
+    fn append_to(&self, out: &mut Vec<u8>) {
+        debug_assert_eq!(self.n, N, "a fixed layout filled exactly");
+        out.extend_from_slice(&self.a);
+    }
+}
+
+/// `to - from` when it fits an `i32` (a timestamp after `from` in a
+/// fixed layout).
+#[inline(always)]
+fn short_delta(from: u64, to: u64) -> Option<i32> {
+    i32::try_from(to.wrapping_sub(from) as i64).ok()
+}
+
+/// Appends a `SubmissionAnnounced` in a fixed layout when its instances fit
+/// 32 bits; false when they do not (nothing appended).
+#[inline(always)]
+fn announced_fixed(node: u32, instance: u64, after: Option<(u32, u64)>, out: &mut Vec<u8>) -> bool {
+    let Ok(instance) = u32::try_from(instance) else {
+        return false;
+    };
+    match after {
+        None => {
+            let mut h = Hot::<9>::new(tag::ANNOUNCED_FIXED);
+            h.u32(node);
+            h.u32(instance);
+            h.append_to(out);
+        }
+        Some((after_node, after_instance)) => {
+            let Ok(after_instance) = u32::try_from(after_instance) else {
+                return false;
+            };
+            let mut h = Hot::<17>::new(tag::ANNOUNCED_AFTER_FIXED);
+            h.u32(node);
+            h.u32(instance);
+            h.u32(after_node);
+            h.u32(after_instance);
+            h.append_to(out);
+        }
+    }
+    true
+}
+
+/// Appends a `TimedTask` in its fixed layout when its instance fits 32 bits
+/// and each timestamp is within an `i32` of the one before it; false when
+/// not (nothing appended).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn timed_task_fixed(
+    (node, instance, thread): (u32, u64, u32),
+    submit_ns: u64,
+    begin_ns: u64,
+    end_ns: u64,
+    event: u64,
+    device_status: TimingStatus,
+    device_start_ns: u64,
+    device_end_ns: u64,
+    out: &mut Vec<u8>,
+) -> bool {
+    let (Ok(instance), Some(begin), Some(end), Some(start), Some(device_end)) = (
+        u32::try_from(instance),
+        short_delta(submit_ns, begin_ns),
+        short_delta(begin_ns, end_ns),
+        short_delta(end_ns, device_start_ns),
+        short_delta(device_start_ns, device_end_ns),
+    ) else {
+        return false;
+    };
+    let mut h = Hot::<46>::new(tag::TIMED_TASK_FIXED);
+    h.u32(node);
+    h.u32(instance);
+    h.u32(thread);
+    h.u64(submit_ns);
+    h.i32(begin);
+    h.i32(end);
+    h.u64(event);
+    h.byte(status_byte(device_status));
+    h.i32(start);
+    h.i32(device_end);
+    h.append_to(out);
+    true
+}
+
+/// Appends a `SubmittedTask` in a fixed layout (its `after` and `event`,
+/// when set, follow as 8 bytes each and the tag says which) when its
+/// instances fit 32 bits and its timestamps are within an `i32` of each
+/// other; false when not (nothing appended).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn submitted_task_fixed(
+    (node, instance, thread): (u32, u64, u32),
+    submit_ns: u64,
+    after: Option<(u32, u64)>,
+    begin_ns: u64,
+    end_ns: u64,
+    event: Option<u64>,
+    out: &mut Vec<u8>,
+) -> bool {
+    let (Ok(instance), Some(begin), Some(end)) = (
+        u32::try_from(instance),
+        short_delta(submit_ns, begin_ns),
+        short_delta(begin_ns, end_ns),
+    ) else {
+        return false;
+    };
+    let after = match after {
+        None => None,
+        Some((after_node, after_instance)) => match u32::try_from(after_instance) {
+            Ok(after_instance) => Some((after_node, after_instance)),
+            Err(_) => return false,
+        },
+    };
+    let tag = tag::SUBMITTED_TASK_FIXED + u8::from(after.is_some()) + 2 * u8::from(event.is_some());
+    let mut h = Hot::<29>::new(tag);
+    h.u32(node);
+    h.u32(instance);
+    h.u32(thread);
+    h.u64(submit_ns);
+    h.i32(begin);
+    h.i32(end);
+    h.append_to(out);
+    if let Some((after_node, after_instance)) = after {
+        let mut a = [0; 8];
+        a[..4].copy_from_slice(&after_node.to_le_bytes());
+        a[4..].copy_from_slice(&after_instance.to_le_bytes());
+        out.extend_from_slice(&a);
+    }
+    if let Some(event) = event {
+        out.extend_from_slice(&event.to_le_bytes());
+    }
+    true
+}
+
 /// Appends one record's encoding to `out` (no allocation besides `out` growing).
 pub fn append_record(record: &Record, out: &mut Vec<u8>) {
     let f = match *record {
@@ -328,6 +535,17 @@ pub fn append_record(record: &Record, out: &mut Vec<u8>) {
             end_ns,
             event,
         } => {
+            if submitted_task_fixed(
+                (node, instance, thread),
+                submit_ns,
+                after,
+                begin_ns,
+                end_ns,
+                event,
+                out,
+            ) {
+                return;
+            }
             let mut f = node_thread_ns(tag::SUBMITTED_TASK, node, instance, thread, submit_ns);
             f.opt_pair(after);
             f.delta(submit_ns, begin_ns);
@@ -340,6 +558,9 @@ pub fn append_record(record: &Record, out: &mut Vec<u8>) {
             instance,
             after,
         } => {
+            if announced_fixed(node, instance, after, out) {
+                return;
+            }
             let mut f = Fixed::new(tag::SUBMISSION_ANNOUNCED);
             f.pair((node, instance));
             f.opt_pair(after);
@@ -357,6 +578,19 @@ pub fn append_record(record: &Record, out: &mut Vec<u8>) {
             device_start_ns,
             device_end_ns,
         } => {
+            if timed_task_fixed(
+                (node, instance, thread),
+                submit_ns,
+                begin_ns,
+                end_ns,
+                event,
+                device_status,
+                device_start_ns,
+                device_end_ns,
+                out,
+            ) {
+                return;
+            }
             let mut f = node_thread_ns(tag::TIMED_TASK, node, instance, thread, submit_ns);
             f.delta(submit_ns, begin_ns);
             f.delta(begin_ns, end_ns);
@@ -524,6 +758,49 @@ enum Fail {
     },
 }
 
+/// A fixed layout's bytes, read in order ([`Hot`] backwards).
+struct Fields<const N: usize> {
+    a: [u8; N],
+    /// Bytes read.
+    n: usize,
+    /// Offset of `a[0]` in the decoder's slice.
+    at: usize,
+}
+
+impl<const N: usize> Fields<N> {
+    #[inline(always)]
+    fn take<const W: usize>(&mut self) -> [u8; W] {
+        let mut b = [0; W];
+        b.copy_from_slice(&self.a[self.n..self.n + W]);
+        self.n += W;
+        b
+    }
+
+    #[inline(always)]
+    fn u32(&mut self) -> u32 {
+        u32::from_le_bytes(self.take())
+    }
+
+    #[inline(always)]
+    fn u64(&mut self) -> u64 {
+        u64::from_le_bytes(self.take())
+    }
+
+    /// A timestamp written as its `i32` difference from `from`.
+    #[inline(always)]
+    fn delta(&mut self, from: u64) -> u64 {
+        from.wrapping_add(i32::from_le_bytes(self.take()) as u64)
+    }
+
+    /// The next byte and its offset in the decoder's slice.
+    #[inline(always)]
+    fn byte(&mut self) -> (usize, u8) {
+        let at = self.at + self.n;
+        let [b] = self.take();
+        (at, b)
+    }
+}
+
 /// Reads one record's fields from a slice.
 struct Decoder<'a> {
     s: &'a [u8],
@@ -609,10 +886,29 @@ impl Decoder<'_> {
     fn status(&mut self) -> Result<TimingStatus, Fail> {
         let at = self.p;
         let b = self.byte()?;
+        self.status_at(at, b)
+    }
+
+    /// The timing status byte `b`, read at `at`.
+    #[inline(always)]
+    fn status_at(&self, at: usize, b: u8) -> Result<TimingStatus, Fail> {
         match TimingStatus::ALL.get(usize::from(b)) {
             Some(&s) if status_byte(s) == b => Ok(s),
             _ => self.invalid(at, "an unknown timing status"),
         }
+    }
+
+    /// The next `N` bytes: a fixed layout's fields after its tag.
+    #[inline(always)]
+    fn fixed<const N: usize>(&mut self) -> Result<Fields<N>, Fail> {
+        let at = self.p;
+        let a = self
+            .s
+            .get(at..)
+            .and_then(|rest| rest.first_chunk::<N>())
+            .ok_or(Fail::Short)?;
+        self.p += N;
+        Ok(Fields { a: *a, n: 0, at })
     }
 
     fn span_kind(&mut self) -> Result<SpanKind, Fail> {
@@ -892,6 +1188,74 @@ impl Decoder<'_> {
                     end_ns: self.delta(begin_ns)?,
                 }
             }
+            tag::ANNOUNCED_FIXED => {
+                let mut f = self.fixed::<8>()?;
+                Record::SubmissionAnnounced {
+                    node: f.u32(),
+                    instance: f.u32().into(),
+                    after: None,
+                }
+            }
+            tag::ANNOUNCED_AFTER_FIXED => {
+                let mut f = self.fixed::<16>()?;
+                Record::SubmissionAnnounced {
+                    node: f.u32(),
+                    instance: f.u32().into(),
+                    after: Some((f.u32(), f.u32().into())),
+                }
+            }
+            tag::TIMED_TASK_FIXED => {
+                let mut f = self.fixed::<45>()?;
+                let (node, instance, thread) = (f.u32(), f.u32().into(), f.u32());
+                let submit_ns = f.u64();
+                let begin_ns = f.delta(submit_ns);
+                let end_ns = f.delta(begin_ns);
+                let event = f.u64();
+                let (status_at, status) = f.byte();
+                let device_status = self.status_at(status_at, status)?;
+                let device_start_ns = f.delta(end_ns);
+                Record::TimedTask {
+                    node,
+                    instance,
+                    thread,
+                    submit_ns,
+                    begin_ns,
+                    end_ns,
+                    event,
+                    device_status,
+                    device_start_ns,
+                    device_end_ns: f.delta(device_start_ns),
+                }
+            }
+            t @ tag::SUBMITTED_TASK_FIXED..=tag::SUBMITTED_TASK_FIXED_LAST => {
+                let mut f = self.fixed::<28>()?;
+                let (node, instance, thread) = (f.u32(), f.u32().into(), f.u32());
+                let submit_ns = f.u64();
+                let begin_ns = f.delta(submit_ns);
+                let end_ns = f.delta(begin_ns);
+                let parts = t - tag::SUBMITTED_TASK_FIXED;
+                let after = if parts & 1 != 0 {
+                    let mut f = self.fixed::<8>()?;
+                    Some((f.u32(), f.u32().into()))
+                } else {
+                    None
+                };
+                let event = if parts & 2 != 0 {
+                    Some(self.fixed::<8>()?.u64())
+                } else {
+                    None
+                };
+                Record::SubmittedTask {
+                    node,
+                    instance,
+                    thread,
+                    submit_ns,
+                    after,
+                    begin_ns,
+                    end_ns,
+                    event,
+                }
+            }
             _ => return self.invalid(at, "an unknown record tag"),
         };
         Ok(record)
@@ -940,10 +1304,20 @@ impl<R: Read> JournalReader<R> {
         }
         let have = reader.end.min(JOURNAL_HEADER.len());
         if reader.buf[..have] != JOURNAL_HEADER[..have] {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                "syclgraph journal: not a journal of this syclgraph (header differs)",
-            ));
+            let magic = JOURNAL_MAGIC.len();
+            let what = if have > magic && reader.buf[..magic] == *JOURNAL_MAGIC {
+                // Another format version: its records would be misread.
+                let line = &reader.buf[magic..have];
+                let version = line.split(|&b| b == b'\n').next().unwrap_or(line);
+                format!(
+                    "syclgraph journal: written by another syclgraph (format {}; this one reads format {})",
+                    String::from_utf8_lossy(version),
+                    JOURNAL_VERSION
+                )
+            } else {
+                "syclgraph journal: not a journal of this syclgraph (header differs)".to_owned()
+            };
+            return Err(io::Error::new(io::ErrorKind::InvalidData, what));
         }
         if have < JOURNAL_HEADER.len() {
             return Err(io::Error::new(

@@ -150,7 +150,7 @@ fn every_variant() -> Vec<Record> {
         },
         Record::SubmittedTask {
             node: 2,
-            instance: 1,
+            instance: 1 << 32,
             thread: 3,
             submit_ns: 0,
             after: None,
@@ -160,8 +160,8 @@ fn every_variant() -> Vec<Record> {
         },
         Record::SubmissionAnnounced {
             node: 0,
-            instance: 300,
-            after: Some((0, 299)),
+            instance: 1 << 32,
+            after: Some((0, (1 << 32) - 1)),
         },
         Record::SubmissionAnnounced {
             node: u32::MAX,
@@ -173,16 +173,17 @@ fn every_variant() -> Vec<Record> {
             instance: 300,
             thread: 1,
             submit_ns: 1_700_000_001_500_000,
-            begin_ns: 1_700_000_001_500_120,
-            end_ns: 1_700_000_001_500_900,
+            // 3 s after the submission: no fixed layout.
+            begin_ns: 1_700_003_001_500_120,
+            end_ns: 1_700_003_001_500_900,
             event: 0x5555_5f00_2a40,
             device_status: TimingStatus::Ok,
-            device_start_ns: 1_700_000_001_501_300,
-            device_end_ns: 1_700_000_001_502_000,
+            device_start_ns: 1_700_003_001_501_300,
+            device_end_ns: 1_700_003_001_502_000,
         },
         Record::TimedTask {
             node: 1,
-            instance: 0,
+            instance: m,
             thread: 0,
             submit_ns: m,
             begin_ns: 0,
@@ -291,6 +292,215 @@ fn every_variant_round_trips_alone_and_in_sequence() {
     assert_round_trips(&records);
 }
 
+/// Hot records that take their fixed layouts, in the order of the layouts'
+/// tags (28 ..= 34), values at the layouts' bounds included.
+fn fixed_layouts() -> Vec<Record> {
+    let m = u64::MAX;
+    let top = u64::from(u32::MAX);
+    let (lo, hi) = (i64::from(i32::MIN) as u64, i64::from(i32::MAX) as u64);
+    vec![
+        Record::SubmissionAnnounced {
+            node: u32::MAX,
+            instance: top,
+            after: None,
+        },
+        Record::SubmissionAnnounced {
+            node: 0,
+            instance: 0,
+            after: None,
+        },
+        Record::SubmissionAnnounced {
+            node: 0,
+            instance: 300,
+            after: Some((0, 299)),
+        },
+        Record::SubmissionAnnounced {
+            node: 1,
+            instance: 0,
+            after: Some((u32::MAX, top)),
+        },
+        Record::TimedTask {
+            node: 0,
+            instance: 300,
+            thread: 1,
+            submit_ns: 1_700_000_001_500_000,
+            begin_ns: 1_700_000_001_500_120,
+            end_ns: 1_700_000_001_500_900,
+            event: 0x5555_5f00_2a40,
+            device_status: TimingStatus::Ok,
+            device_start_ns: 1_700_000_001_501_300,
+            device_end_ns: 1_700_000_001_502_000,
+        },
+        // Every difference at a bound of i32, across u64's wrap.
+        Record::TimedTask {
+            node: u32::MAX,
+            instance: top,
+            thread: u32::MAX,
+            submit_ns: m,
+            begin_ns: m.wrapping_add(hi),
+            end_ns: m.wrapping_add(hi).wrapping_add(lo),
+            event: m,
+            device_status: TimingStatus::NotRetained,
+            device_start_ns: m.wrapping_add(hi).wrapping_add(lo).wrapping_add(lo),
+            device_end_ns: m
+                .wrapping_add(hi)
+                .wrapping_add(lo)
+                .wrapping_add(lo)
+                .wrapping_add(hi),
+        },
+        Record::SubmittedTask {
+            node: 2,
+            instance: 7,
+            thread: 3,
+            submit_ns: 1_700_000_000_000_000,
+            after: None,
+            begin_ns: 1_700_000_000_000_000 + hi,
+            end_ns: 1_700_000_000_000_000,
+            event: None,
+        },
+        Record::SubmittedTask {
+            node: 2,
+            instance: top,
+            thread: 0,
+            submit_ns: 0,
+            after: Some((u32::MAX, top)),
+            begin_ns: lo,
+            end_ns: lo.wrapping_add(hi),
+            event: None,
+        },
+        Record::SubmittedTask {
+            node: 0,
+            instance: 0,
+            thread: u32::MAX,
+            submit_ns: m,
+            after: None,
+            begin_ns: m,
+            end_ns: 0,
+            event: Some(m),
+        },
+        Record::SubmittedTask {
+            node: 5,
+            instance: 9,
+            thread: 1,
+            submit_ns: 5_000,
+            after: Some((5, 8)),
+            begin_ns: 5_120,
+            end_ns: 5_900,
+            event: Some(0),
+        },
+    ]
+}
+
+#[test]
+fn the_hot_records_take_their_fixed_layouts_and_round_trip() {
+    let records = fixed_layouts();
+    let mut tags: Vec<u8> = records
+        .iter()
+        .map(|r| {
+            let mut out = Vec::new();
+            append_record(r, &mut out);
+            out[0]
+        })
+        .collect();
+    tags.dedup();
+    assert_eq!(tags, (28..=34).collect::<Vec<u8>>(), "one tag a layout");
+    for r in &records {
+        assert_round_trips(std::slice::from_ref(r));
+    }
+    assert_round_trips(&records);
+    let mixed: Vec<Record> = every_variant().into_iter().chain(records).collect();
+    assert_round_trips(&mixed);
+}
+
+/// The tag `record` is written with.
+fn tag_of(record: &Record) -> u8 {
+    let mut out = Vec::new();
+    append_record(record, &mut out);
+    out[0]
+}
+
+#[test]
+fn one_past_a_fixed_layouts_bound_takes_the_general_layout() {
+    let top = u64::from(u32::MAX);
+    let (lo, hi) = (i64::from(i32::MIN) as u64, i64::from(i32::MAX) as u64);
+    let announced = |instance, after| Record::SubmissionAnnounced {
+        node: 1,
+        instance,
+        after,
+    };
+    let timed = |instance, deltas: [u64; 4]| Record::TimedTask {
+        node: 1,
+        instance,
+        thread: 2,
+        submit_ns: 1_000,
+        begin_ns: 1_000u64.wrapping_add(deltas[0]),
+        end_ns: 1_000u64.wrapping_add(deltas[0]).wrapping_add(deltas[1]),
+        event: 3,
+        device_status: TimingStatus::Ok,
+        device_start_ns: 1_000u64
+            .wrapping_add(deltas[0])
+            .wrapping_add(deltas[1])
+            .wrapping_add(deltas[2]),
+        device_end_ns: 1_000u64
+            .wrapping_add(deltas[0])
+            .wrapping_add(deltas[1])
+            .wrapping_add(deltas[2])
+            .wrapping_add(deltas[3]),
+    };
+    let submitted = |instance, after, deltas: [u64; 2]| Record::SubmittedTask {
+        node: 1,
+        instance,
+        thread: 2,
+        submit_ns: 1_000,
+        after,
+        begin_ns: 1_000u64.wrapping_add(deltas[0]),
+        end_ns: 1_000u64.wrapping_add(deltas[0]).wrapping_add(deltas[1]),
+        event: Some(4),
+    };
+    // (record at the bound, its fixed tag, the record one past it)
+    let mut cases = vec![
+        (announced(top, None), 28, announced(top + 1, None)),
+        (
+            announced(1, Some((1, top))),
+            29,
+            announced(1, Some((1, top + 1))),
+        ),
+        (timed(top, [0; 4]), 30, timed(top + 1, [0; 4])),
+        (
+            submitted(top, None, [0; 2]),
+            33,
+            submitted(top + 1, None, [0; 2]),
+        ),
+        (
+            submitted(1, Some((1, top)), [0; 2]),
+            34,
+            submitted(1, Some((1, top + 1)), [0; 2]),
+        ),
+    ];
+    for i in 0..4 {
+        for (bound, past) in [(hi, hi + 1), (lo, lo.wrapping_sub(1))] {
+            let (mut at, mut over) = ([0; 4], [0; 4]);
+            at[i] = bound;
+            over[i] = past;
+            cases.push((timed(1, at), 30, timed(1, over)));
+            if i < 2 {
+                let (at, over) = ([at[0], at[1]], [over[0], over[1]]);
+                cases.push((submitted(1, None, at), 33, submitted(1, None, over)));
+            }
+        }
+    }
+    for (at_bound, fixed_tag, past) in cases {
+        assert_eq!(tag_of(&at_bound), fixed_tag, "{at_bound:?}");
+        let general = match fixed_tag {
+            28 | 29 => 13,
+            30 => 14,
+            _ => 12,
+        };
+        assert_eq!(tag_of(&past), general, "{past:?}");
+        assert_round_trips(&[at_bound, past]);
+    }
+}
+
 #[test]
 fn every_timing_status_round_trips() {
     for status in TimingStatus::ALL {
@@ -307,39 +517,32 @@ fn every_timing_status_round_trips() {
 /// The bytes of a tiny memcpy's pair, laid out by hand from the format.
 #[test]
 fn a_memcpy_pair_has_the_documented_bytes() {
-    let records = every_variant();
-    let pair = [&records[16], &records[18]];
+    let records = fixed_layouts();
+    let pair = [&records[2], &records[4]];
     let mut out = Vec::new();
     for r in pair {
         append_record(r, &mut out);
     }
-    let announced = [13, 0, 0xac, 0x02, 1, 0, 0xab, 0x02];
-    let mut timed = vec![14, 0, 0xac, 0x02, 1];
-    // submit_ns = 1_700_000_001_500_000 as a varint.
-    let mut v = 1_700_000_001_500_000u64;
-    while v >= 0x80 {
-        timed.push(v as u8 | 0x80);
-        v >>= 7;
-    }
-    timed.push(v as u8);
-    // begin - submit = 120 -> zig-zag 240; end - begin = 780 -> 1560.
-    timed.extend([0xf0, 0x01, 0x98, 0x0c]);
-    // The event, 0x5555_5f00_2a40.
-    let mut e = 0x5555_5f00_2a40u64;
-    while e >= 0x80 {
-        timed.push(e as u8 | 0x80);
-        e >>= 7;
-    }
-    timed.push(e as u8);
-    // Ok; device start - end = 400 -> 800; device end - start = 700 -> 1400.
-    timed.extend([0, 0xa0, 0x06, 0xf8, 0x0a]);
+    // Tag 29; node 0, instance 300, after (0, 299): u32 little-endian.
+    let announced = [29, 0, 0, 0, 0, 0x2c, 1, 0, 0, 0, 0, 0, 0, 0x2b, 1, 0, 0];
+    let mut timed = vec![30, 0, 0, 0, 0, 0x2c, 1, 0, 0, 1, 0, 0, 0];
+    timed.extend(1_700_000_001_500_000u64.to_le_bytes());
+    // begin - submit = 120, end - begin = 780: i32 little-endian.
+    timed.extend([120, 0, 0, 0, 0x0c, 3, 0, 0]);
+    timed.extend(0x5555_5f00_2a40u64.to_le_bytes());
+    // Ok; device start - end = 400, device end - start = 700.
+    timed.extend([0, 0x90, 1, 0, 0, 0xbc, 2, 0, 0]);
     assert_eq!(out, [&announced[..], &timed[..]].concat());
-    assert_eq!(out.len(), 8 + 29);
+    assert_eq!(out.len(), 17 + 46);
 }
 
 #[test]
 fn a_journal_cut_at_every_byte_ends_clean_only_at_record_boundaries() {
-    let records: Vec<Record> = every_variant().into_iter().step_by(3).collect();
+    let records: Vec<Record> = every_variant()
+        .into_iter()
+        .step_by(3)
+        .chain(fixed_layouts())
+        .collect();
     let bytes = journal(&records);
     let mut boundaries = vec![JOURNAL_HEADER.len()];
     for r in &records {
@@ -420,6 +623,19 @@ fn garbage_is_invalid_data_naming_its_byte_offset() {
     // A node id above u32::MAX.
     let (_, msg) = garbage(&[], &[25, 0x80, 0x80, 0x80, 0x80, 0x10, 0]);
     assert!(msg.contains(&format!("byte offset {}:", h + 1)), "{msg}");
+    // An unknown timing status in a fixed TimedTask: tag, node, instance,
+    // thread, submit_ns, two differences and the event before it.
+    let mut tail = vec![30];
+    tail.extend([0; 36]);
+    tail.push(7);
+    tail.extend([0; 8]);
+    let (_, msg) = garbage(&[], &tail);
+    assert!(msg.contains(&format!("byte offset {}:", h + 37)), "{msg}");
+    assert!(msg.contains("timing status"), "{msg}");
+    // The first tag past the fixed layouts'.
+    let (_, msg) = garbage(&[], &[35, 0, 0, 0, 0]);
+    assert!(msg.contains(&format!("byte offset {h}:")), "{msg}");
+    assert!(msg.contains("unknown record tag"), "{msg}");
     // A string that is not UTF-8.
     let (_, msg) = garbage(&[], &[1, 0, 2, 0xc3, 0x28]);
     assert!(msg.contains("UTF-8"), "{msg}");
@@ -435,11 +651,35 @@ fn garbage_is_invalid_data_naming_its_byte_offset() {
 
 #[test]
 fn a_wrong_header_is_invalid_data() {
-    for bytes in [&b"syclgraph journal 2\n"[..], b"PK\x03\x04", b"x"] {
+    for bytes in [&b"syclgraph journal 3\n"[..], b"PK\x03\x04", b"x"] {
         let err = JournalReader::new(bytes).err().expect("a wrong header");
         assert_eq!(err.kind(), io::ErrorKind::InvalidData);
         assert!(err.to_string().contains("syclgraph"));
     }
+}
+
+#[test]
+fn the_header_names_the_format_version() {
+    assert_eq!(
+        JOURNAL_HEADER,
+        format!("syclgraph journal {JOURNAL_VERSION}\n").as_bytes()
+    );
+    assert!(JOURNAL_HEADER.starts_with(JOURNAL_MAGIC));
+}
+
+#[test]
+fn a_journal_of_the_varint_only_format_is_refused_not_misread() {
+    // Format 1 (before the fixed layouts): a Tracing record after its header.
+    let old = b"syclgraph journal 1\n\x12\x01\x05";
+    let err = JournalReader::new(&old[..])
+        .err()
+        .expect("format 1 refused");
+    assert_eq!(err.kind(), io::ErrorKind::InvalidData);
+    let msg = err.to_string();
+    assert!(
+        msg.contains("another syclgraph (format 1; this one reads format 2)"),
+        "{msg}"
+    );
 }
 
 fn text() -> impl Strategy<Value = String> {
@@ -701,11 +941,92 @@ fn queues_devices_and_graphs() -> impl Strategy<Value = Record> {
     ]
 }
 
+/// Instances around the fixed layouts' 32-bit bound, or anything.
+fn instance() -> impl Strategy<Value = u64> {
+    prop_oneof![0..300u64, (1u64 << 32) - 3..(1u64 << 32) + 3, any::<u64>(),]
+}
+
+/// A difference between two timestamps of a hot record: small, around the
+/// fixed layouts' `i32` bounds, or anything.
+fn gap() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        (-3_000..3_000i64).prop_map(|d| d as u64),
+        (i64::from(i32::MAX) - 2..i64::from(i32::MAX) + 3).prop_map(|d| d as u64),
+        (i64::from(i32::MIN) - 2..i64::from(i32::MIN) + 3).prop_map(|d| d as u64),
+        any::<u64>(),
+    ]
+}
+
+/// The hot records with realistic timestamps (each near the one before it,
+/// mostly in their fixed layouts) and values around the layouts' bounds.
+fn hot() -> impl Strategy<Value = Record> {
+    let after = || proptest::option::of((id(), instance()));
+    prop_oneof![
+        (id(), instance(), after()).prop_map(|(node, instance, after)| {
+            Record::SubmissionAnnounced {
+                node,
+                instance,
+                after,
+            }
+        }),
+        (
+            (id(), instance(), id()),
+            (num(), gap(), gap()),
+            (num(), status(), gap(), gap())
+        )
+            .prop_map(
+                |(
+                    (node, instance, thread),
+                    (submit_ns, d_begin, d_end),
+                    (event, device_status, d_start, d_device_end),
+                )| {
+                    let begin_ns = submit_ns.wrapping_add(d_begin);
+                    let end_ns = begin_ns.wrapping_add(d_end);
+                    let device_start_ns = end_ns.wrapping_add(d_start);
+                    Record::TimedTask {
+                        node,
+                        instance,
+                        thread,
+                        submit_ns,
+                        begin_ns,
+                        end_ns,
+                        event,
+                        device_status,
+                        device_start_ns,
+                        device_end_ns: device_start_ns.wrapping_add(d_device_end),
+                    }
+                }
+            ),
+        (
+            (id(), instance(), id()),
+            (num(), gap(), gap()),
+            after(),
+            proptest::option::of(num())
+        )
+            .prop_map(
+                |((node, instance, thread), (submit_ns, d_begin, d_end), after, event)| {
+                    let begin_ns = submit_ns.wrapping_add(d_begin);
+                    Record::SubmittedTask {
+                        node,
+                        instance,
+                        thread,
+                        submit_ns,
+                        after,
+                        begin_ns,
+                        end_ns: begin_ns.wrapping_add(d_end),
+                        event,
+                    }
+                }
+            ),
+    ]
+}
+
 fn record() -> impl Strategy<Value = Record> {
     prop_oneof![
         strings_and_definitions(),
         submissions(),
-        queues_devices_and_graphs()
+        queues_devices_and_graphs(),
+        hot()
     ]
 }
 
