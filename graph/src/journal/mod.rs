@@ -43,12 +43,11 @@
 //!
 //! Cost of a tiny memcpy's pair of records (`SubmissionAnnounced` then
 //! `TimedTask`, realistic values), from `graph/examples/journal_cost.rs`:
-//! 37.5 bytes per pair at N = 20,000 (38.8 at 40,000, the instance taking a
-//! third varint byte); under callgrind, (Ir[40,000] - Ir[20,000]) / 20,000:
-//! 669 instructions per pair for the appends (540 of them in
-//! `append_record`: about one varint byte's loop iteration, 7
-//! instructions, per byte written, plus the dispatch) and 1,094 for the
-//! read-back, at commit 020a7b8:
+//! 63 bytes per pair (their fixed layouts, 17 + 46); under callgrind,
+//! (Ir[40,000] - Ir[20,000]) / 20,000: 229 instructions per pair for the
+//! appends, building the two records in the example included, and 489
+//! for the read-back (the varint-only format 1 at af3cedd: 37.5 bytes,
+//! 669 and 1,094):
 //!
 //! ```sh
 //! cargo build --release -p syclgraph-graph --example journal_cost
@@ -433,6 +432,63 @@ fn submitted_task_fixed(
 
 /// Appends one record's encoding to `out` (no allocation besides `out` growing).
 pub fn append_record(record: &Record, out: &mut Vec<u8>) {
+    let fixed = match *record {
+        Record::SubmissionAnnounced {
+            node,
+            instance,
+            after,
+        } => announced_fixed(node, instance, after, out),
+        Record::TimedTask {
+            node,
+            instance,
+            thread,
+            submit_ns,
+            begin_ns,
+            end_ns,
+            event,
+            device_status,
+            device_start_ns,
+            device_end_ns,
+        } => timed_task_fixed(
+            (node, instance, thread),
+            submit_ns,
+            begin_ns,
+            end_ns,
+            event,
+            device_status,
+            device_start_ns,
+            device_end_ns,
+            out,
+        ),
+        Record::SubmittedTask {
+            node,
+            instance,
+            thread,
+            submit_ns,
+            after,
+            begin_ns,
+            end_ns,
+            event,
+        } => submitted_task_fixed(
+            (node, instance, thread),
+            submit_ns,
+            after,
+            begin_ns,
+            end_ns,
+            event,
+            out,
+        ),
+        _ => false,
+    };
+    if !fixed {
+        append_general(record, out);
+    }
+}
+
+/// Appends `record` in the general layout (kept out of line: the hot
+/// records' fixed layouts stay a small function).
+#[inline(never)]
+fn append_general(record: &Record, out: &mut Vec<u8>) {
     let f = match *record {
         Record::String { id, ref text } => {
             out.push(tag::STRING);
@@ -535,17 +591,6 @@ pub fn append_record(record: &Record, out: &mut Vec<u8>) {
             end_ns,
             event,
         } => {
-            if submitted_task_fixed(
-                (node, instance, thread),
-                submit_ns,
-                after,
-                begin_ns,
-                end_ns,
-                event,
-                out,
-            ) {
-                return;
-            }
             let mut f = node_thread_ns(tag::SUBMITTED_TASK, node, instance, thread, submit_ns);
             f.opt_pair(after);
             f.delta(submit_ns, begin_ns);
@@ -558,9 +603,6 @@ pub fn append_record(record: &Record, out: &mut Vec<u8>) {
             instance,
             after,
         } => {
-            if announced_fixed(node, instance, after, out) {
-                return;
-            }
             let mut f = Fixed::new(tag::SUBMISSION_ANNOUNCED);
             f.pair((node, instance));
             f.opt_pair(after);
@@ -578,19 +620,6 @@ pub fn append_record(record: &Record, out: &mut Vec<u8>) {
             device_start_ns,
             device_end_ns,
         } => {
-            if timed_task_fixed(
-                (node, instance, thread),
-                submit_ns,
-                begin_ns,
-                end_ns,
-                event,
-                device_status,
-                device_start_ns,
-                device_end_ns,
-                out,
-            ) {
-                return;
-            }
             let mut f = node_thread_ns(tag::TIMED_TASK, node, instance, thread, submit_ns);
             f.delta(submit_ns, begin_ns);
             f.delta(begin_ns, end_ns);
