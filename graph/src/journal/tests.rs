@@ -1070,3 +1070,15 @@ fn random_sequences_round_trip() {
         Ok(())
     });
 }
+
+#[test]
+fn the_hot_strategy_reaches_every_layout_of_the_hot_records() {
+    use proptest::strategy::ValueTree;
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let strategy = hot();
+    let tags: std::collections::BTreeSet<u8> = (0..3_000)
+        .map(|_| tag_of(&strategy.new_tree(&mut runner).unwrap().current()))
+        .collect();
+    let want: std::collections::BTreeSet<u8> = [12, 13, 14].into_iter().chain(28..=34).collect();
+    assert_eq!(tags, want, "the general and every fixed layout");
+}
