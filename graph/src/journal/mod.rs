@@ -271,6 +271,12 @@ impl<const N: usize> Hot<N> {
         Hot { a, n: 1 }
     }
 
+    /// A layout's continuation, with no tag.
+    #[inline(always)]
+    fn untagged() -> Hot<N> {
+        Hot { a: [0; N], n: 0 }
+    }
+
     #[inline(always)]
     fn put<const W: usize>(&mut self, bytes: [u8; W]) {
         self.a[self.n..self.n + W].copy_from_slice(&bytes);
@@ -311,133 +317,36 @@ fn short_delta(from: u64, to: u64) -> Option<i32> {
     i32::try_from(to.wrapping_sub(from) as i64).ok()
 }
 
-/// Appends a `SubmissionAnnounced` in a fixed layout when its instances fit
-/// 32 bits; false when they do not (nothing appended).
-#[inline(always)]
-fn announced_fixed(node: u32, instance: u64, after: Option<(u32, u64)>, out: &mut Vec<u8>) -> bool {
-    let Ok(instance) = u32::try_from(instance) else {
-        return false;
-    };
-    match after {
-        None => {
-            let mut h = Hot::<9>::new(tag::ANNOUNCED_FIXED);
-            h.u32(node);
-            h.u32(instance);
-            h.append_to(out);
-        }
-        Some((after_node, after_instance)) => {
-            let Ok(after_instance) = u32::try_from(after_instance) else {
-                return false;
-            };
-            let mut h = Hot::<17>::new(tag::ANNOUNCED_AFTER_FIXED);
-            h.u32(node);
-            h.u32(instance);
-            h.u32(after_node);
-            h.u32(after_instance);
-            h.append_to(out);
-        }
-    }
-    true
-}
-
-/// Appends a `TimedTask` in its fixed layout when its instance fits 32 bits
-/// and each timestamp is within an `i32` of the one before it; false when
-/// not (nothing appended).
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn timed_task_fixed(
-    (node, instance, thread): (u32, u64, u32),
-    submit_ns: u64,
-    begin_ns: u64,
-    end_ns: u64,
-    event: u64,
-    device_status: TimingStatus,
-    device_start_ns: u64,
-    device_end_ns: u64,
-    out: &mut Vec<u8>,
-) -> bool {
-    let (Ok(instance), Some(begin), Some(end), Some(start), Some(device_end)) = (
-        u32::try_from(instance),
-        short_delta(submit_ns, begin_ns),
-        short_delta(begin_ns, end_ns),
-        short_delta(end_ns, device_start_ns),
-        short_delta(device_start_ns, device_end_ns),
-    ) else {
-        return false;
-    };
-    let mut h = Hot::<46>::new(tag::TIMED_TASK_FIXED);
-    h.u32(node);
-    h.u32(instance);
-    h.u32(thread);
-    h.u64(submit_ns);
-    h.i32(begin);
-    h.i32(end);
-    h.u64(event);
-    h.byte(status_byte(device_status));
-    h.i32(start);
-    h.i32(device_end);
-    h.append_to(out);
-    true
-}
-
-/// Appends a `SubmittedTask` in a fixed layout (its `after` and `event`,
-/// when set, follow as 8 bytes each and the tag says which) when its
-/// instances fit 32 bits and its timestamps are within an `i32` of each
-/// other; false when not (nothing appended).
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn submitted_task_fixed(
-    (node, instance, thread): (u32, u64, u32),
-    submit_ns: u64,
-    after: Option<(u32, u64)>,
-    begin_ns: u64,
-    end_ns: u64,
-    event: Option<u64>,
-    out: &mut Vec<u8>,
-) -> bool {
-    let (Ok(instance), Some(begin), Some(end)) = (
-        u32::try_from(instance),
-        short_delta(submit_ns, begin_ns),
-        short_delta(begin_ns, end_ns),
-    ) else {
-        return false;
-    };
-    let after = match after {
-        None => None,
-        Some((after_node, after_instance)) => match u32::try_from(after_instance) {
-            Ok(after_instance) => Some((after_node, after_instance)),
-            Err(_) => return false,
-        },
-    };
-    let tag = tag::SUBMITTED_TASK_FIXED + u8::from(after.is_some()) + 2 * u8::from(event.is_some());
-    let mut h = Hot::<29>::new(tag);
-    h.u32(node);
-    h.u32(instance);
-    h.u32(thread);
-    h.u64(submit_ns);
-    h.i32(begin);
-    h.i32(end);
-    h.append_to(out);
-    if let Some((after_node, after_instance)) = after {
-        let mut a = [0; 8];
-        a[..4].copy_from_slice(&after_node.to_le_bytes());
-        a[4..].copy_from_slice(&after_instance.to_le_bytes());
-        out.extend_from_slice(&a);
-    }
-    if let Some(event) = event {
-        out.extend_from_slice(&event.to_le_bytes());
-    }
-    true
-}
-
 /// Appends one record's encoding to `out` (no allocation besides `out` growing).
+///
+/// The hot records take their fixed layout when their instances fit 32
+/// bits and their timestamps are each within an `i32` of the one before;
+/// every other record, and a hot one past those bounds, the general layout.
 pub fn append_record(record: &Record, out: &mut Vec<u8>) {
-    let fixed = match *record {
+    match *record {
         Record::SubmissionAnnounced {
             node,
             instance,
             after,
-        } => announced_fixed(node, instance, after, out),
+        } => match (u32::try_from(instance), after) {
+            (Ok(instance), None) => {
+                let mut h = Hot::<9>::new(tag::ANNOUNCED_FIXED);
+                h.u32(node);
+                h.u32(instance);
+                return h.append_to(out);
+            }
+            (Ok(instance), Some((after_node, after_instance))) => {
+                if let Ok(after_instance) = u32::try_from(after_instance) {
+                    let mut h = Hot::<17>::new(tag::ANNOUNCED_AFTER_FIXED);
+                    h.u32(node);
+                    h.u32(instance);
+                    h.u32(after_node);
+                    h.u32(after_instance);
+                    return h.append_to(out);
+                }
+            }
+            (Err(_), _) => {}
+        },
         Record::TimedTask {
             node,
             instance,
@@ -449,17 +358,28 @@ pub fn append_record(record: &Record, out: &mut Vec<u8>) {
             device_status,
             device_start_ns,
             device_end_ns,
-        } => timed_task_fixed(
-            (node, instance, thread),
-            submit_ns,
-            begin_ns,
-            end_ns,
-            event,
-            device_status,
-            device_start_ns,
-            device_end_ns,
-            out,
-        ),
+        } => {
+            if let (Ok(instance), Some(begin), Some(end), Some(start), Some(device_end)) = (
+                u32::try_from(instance),
+                short_delta(submit_ns, begin_ns),
+                short_delta(begin_ns, end_ns),
+                short_delta(end_ns, device_start_ns),
+                short_delta(device_start_ns, device_end_ns),
+            ) {
+                let mut h = Hot::<46>::new(tag::TIMED_TASK_FIXED);
+                h.u32(node);
+                h.u32(instance);
+                h.u32(thread);
+                h.u64(submit_ns);
+                h.i32(begin);
+                h.i32(end);
+                h.u64(event);
+                h.byte(status_byte(device_status));
+                h.i32(start);
+                h.i32(device_end);
+                return h.append_to(out);
+            }
+        }
         Record::SubmittedTask {
             node,
             instance,
@@ -469,20 +389,46 @@ pub fn append_record(record: &Record, out: &mut Vec<u8>) {
             begin_ns,
             end_ns,
             event,
-        } => submitted_task_fixed(
-            (node, instance, thread),
-            submit_ns,
-            after,
-            begin_ns,
-            end_ns,
-            event,
-            out,
-        ),
-        _ => false,
-    };
-    if !fixed {
-        append_general(record, out);
+        } => {
+            let after = match after {
+                None => Some(None),
+                Some((after_node, after_instance)) => u32::try_from(after_instance)
+                    .ok()
+                    .map(|after_instance| Some((after_node, after_instance))),
+            };
+            if let (Ok(instance), Some(after), Some(begin), Some(end)) = (
+                u32::try_from(instance),
+                after,
+                short_delta(submit_ns, begin_ns),
+                short_delta(begin_ns, end_ns),
+            ) {
+                // The tag says whether `after` and `event` follow.
+                let tag = tag::SUBMITTED_TASK_FIXED
+                    + u8::from(after.is_some())
+                    + 2 * u8::from(event.is_some());
+                let mut h = Hot::<29>::new(tag);
+                h.u32(node);
+                h.u32(instance);
+                h.u32(thread);
+                h.u64(submit_ns);
+                h.i32(begin);
+                h.i32(end);
+                h.append_to(out);
+                if let Some((after_node, after_instance)) = after {
+                    let mut h = Hot::<8>::untagged();
+                    h.u32(after_node);
+                    h.u32(after_instance);
+                    h.append_to(out);
+                }
+                if let Some(event) = event {
+                    out.extend_from_slice(&event.to_le_bytes());
+                }
+                return;
+            }
+        }
+        _ => {}
     }
+    append_general(record, out);
 }
 
 /// Appends `record` in the general layout (kept out of line: the hot

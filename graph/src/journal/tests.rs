@@ -273,23 +273,21 @@ fn every_variant() -> Vec<Record> {
     ]
 }
 
-#[test]
-fn every_variant_round_trips_alone_and_in_sequence() {
-    let records = every_variant();
-    let mut tags: Vec<u8> = records
-        .iter()
-        .map(|r| {
-            let mut out = Vec::new();
-            append_record(r, &mut out);
-            out[0]
-        })
-        .collect();
-    tags.dedup();
-    assert_eq!(tags, (1..=27).collect::<Vec<u8>>(), "one tag a variant");
-    for r in &records {
+/// `records` are written with `tags`, in order (runs of one tag as one),
+/// and round-trip alone and in sequence.
+fn assert_tags_and_round_trips(records: &[Record], tags: std::ops::RangeInclusive<u8>) {
+    let mut got: Vec<u8> = records.iter().map(tag_of).collect();
+    got.dedup();
+    assert_eq!(got, tags.collect::<Vec<u8>>(), "one tag each");
+    for r in records {
         assert_round_trips(std::slice::from_ref(r));
     }
-    assert_round_trips(&records);
+    assert_round_trips(records);
+}
+
+#[test]
+fn every_variant_round_trips_alone_and_in_sequence() {
+    assert_tags_and_round_trips(&every_variant(), 1..=27);
 }
 
 /// Hot records that take their fixed layouts, in the order of the layouts'
@@ -394,20 +392,7 @@ fn fixed_layouts() -> Vec<Record> {
 #[test]
 fn the_hot_records_take_their_fixed_layouts_and_round_trip() {
     let records = fixed_layouts();
-    let mut tags: Vec<u8> = records
-        .iter()
-        .map(|r| {
-            let mut out = Vec::new();
-            append_record(r, &mut out);
-            out[0]
-        })
-        .collect();
-    tags.dedup();
-    assert_eq!(tags, (28..=34).collect::<Vec<u8>>(), "one tag a layout");
-    for r in &records {
-        assert_round_trips(std::slice::from_ref(r));
-    }
-    assert_round_trips(&records);
+    assert_tags_and_round_trips(&records, 28..=34);
     let mixed: Vec<Record> = every_variant().into_iter().chain(records).collect();
     assert_round_trips(&mixed);
 }
