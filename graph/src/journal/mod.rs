@@ -44,7 +44,7 @@
 //! Cost of a tiny memcpy's pair of records (`SubmissionAnnounced` then
 //! `TimedTask`, realistic values), from `graph/examples/journal_cost.rs`:
 //! 63 bytes per pair (their fixed layouts, 17 + 46); under callgrind,
-//! (Ir[40,000] - Ir[20,000]) / 20,000: 229 instructions per pair for the
+//! (Ir[40,000] - Ir[20,000]) / 20,000: 234 instructions per pair for the
 //! appends, building the two records in the example included, and 489
 //! for the read-back (the varint-only format 1 at af3cedd: 37.5 bytes,
 //! 669 and 1,094):
