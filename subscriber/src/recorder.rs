@@ -600,24 +600,25 @@ impl Recorder {
     /// this thread made last, which only its first enqueue may claim.
     /// An enqueue with neither (no node came for it) is counted under
     /// `function`.
+    /// `t` is this thread's state, which the hook reached once for its
+    /// whole call.
     #[inline]
-    pub fn enqueue_wait_list(
+    pub fn enqueue_wait_list_here(
         &self,
+        t: &ThreadState,
         function: EnqueueFunction,
         events: impl ExactSizeIterator<Item = usize>,
     ) {
-        thread_state::with(|t| {
-            let last_submission = dependencies::take_current(t);
-            if last_submission.is_none() {
-                self.count_if_unseen(function, !dependencies::in_any_task(t));
-            }
-            if events.len() == 0 {
-                // Nothing to wait for (every command on an in-order queue
-                // the runtime orders itself): only the claim above.
-                return;
-            }
-            self.enqueue_wait_list_edges(t, last_submission, events);
-        })
+        let last_submission = dependencies::take_current(t);
+        if last_submission.is_none() {
+            self.count_if_unseen(function, !dependencies::in_any_task(t));
+        }
+        if events.len() == 0 {
+            // Nothing to wait for (every command on an in-order queue
+            // the runtime orders itself): only the claim above.
+            return;
+        }
+        self.enqueue_wait_list_edges(t, last_submission, events);
     }
 
     /// The edges of an enqueue's non-empty wait list, to the task open on
@@ -937,15 +938,20 @@ impl Recorder {
     /// The output event of a UR USM call: the device event of the
     /// direct-path submission in progress on this thread, if any.
     pub fn direct_command_event(&self, device_event: usize) {
-        thread_state::with(|t| {
-            let Some((node, instance)) = t.direct_submission.take() else {
-                return;
-            };
-            // Set only for a recorded submission: followed while stopped too.
-            if !self.finishing() {
-                self.device_event(t, node, instance, device_event);
-            }
-        })
+        thread_state::with(|t| self.direct_command_event_here(t, device_event))
+    }
+
+    /// [`Recorder::direct_command_event`] with this thread's state `t`,
+    /// which the UR hook reached once for its whole call.
+    #[inline]
+    pub fn direct_command_event_here(&self, t: &ThreadState, device_event: usize) {
+        let Some((node, instance)) = t.direct_submission.take() else {
+            return;
+        };
+        // Set only for a recorded submission: followed while stopped too.
+        if !self.finishing() {
+            self.device_event(t, node, instance, device_event);
+        }
     }
 
     /// Retains a command's device event for the collector to time, and

@@ -52,6 +52,7 @@ use ze_bridge::entry_table::EntryTable;
 use crate::sycl_graphs::CommandClass;
 
 use crate::counters::Counters;
+use crate::thread_state::{self, ThreadState};
 use crate::unseen_enqueues::EnqueueFunction;
 use crate::ur_calls::{profiling_change, ProfilingChange, PROFILING_PROPERTIES};
 
@@ -276,12 +277,18 @@ fn hook_address(function: Hooked) -> usize {
 }
 
 /// Records an enqueue's wait list (before the call); an enqueue of
-/// `function` that no node accompanied is counted.
+/// `function` that no node accompanied is counted. `t` is this thread's
+/// state, reached once for the whole hook.
 ///
 /// # Safety
 /// `list` holds `count` event handles (or is null), as the caller passed them.
 #[inline]
-unsafe fn before_enqueue(function: EnqueueFunction, count: u32, list: *const ur_event_handle_t) {
+unsafe fn before_enqueue(
+    t: &ThreadState,
+    function: EnqueueFunction,
+    count: u32,
+    list: *const ur_event_handle_t,
+) {
     let Some(recorder) = crate::session::recorder() else {
         return;
     };
@@ -292,7 +299,7 @@ unsafe fn before_enqueue(function: EnqueueFunction, count: u32, list: *const ur_
         unsafe { std::slice::from_raw_parts(list, count as usize) }
     };
     let _ = catch_unwind(AssertUnwindSafe(|| {
-        recorder.enqueue_wait_list(function, events.iter().map(|e| *e as usize))
+        recorder.enqueue_wait_list_here(t, function, events.iter().map(|e| *e as usize))
     }));
 }
 
@@ -301,7 +308,7 @@ unsafe fn before_enqueue(function: EnqueueFunction, count: u32, list: *const ur_
 /// # Safety
 /// `ph_event` is the call's output argument (null or written on success).
 #[inline]
-unsafe fn after_usm(result: ur_result_t, ph_event: *mut ur_event_handle_t) {
+unsafe fn after_usm(t: &ThreadState, result: ur_result_t, ph_event: *mut ur_event_handle_t) {
     if !result.is_success() {
         return;
     }
@@ -315,7 +322,7 @@ unsafe fn after_usm(result: ur_result_t, ph_event: *mut ur_event_handle_t) {
     };
     if let Some(recorder) = crate::session::recorder() {
         let _ = catch_unwind(AssertUnwindSafe(|| {
-            recorder.direct_command_event(event as usize)
+            recorder.direct_command_event_here(t, event as usize)
         }));
     }
 }
@@ -386,17 +393,22 @@ macro_rules! enqueue_hook {
             // SAFETY: see above.
             unsafe {
                 let next: $pfn = std::mem::transmute(original($hooked));
-                before_enqueue($function, wait_count, wait_list);
-                let result = next(queue, $($arg,)* wait_count, wait_list, event);
-                enqueue_hook!(@after $after, result, event);
-                result
+                // One thread-local access for the call's before and after
+                // (the runtime's callbacks on this thread in between reach
+                // the same state: its cells are not borrowed across).
+                thread_state::with(|t| {
+                    before_enqueue(t, $function, wait_count, wait_list);
+                    let result = next(queue, $($arg,)* wait_count, wait_list, event);
+                    enqueue_hook!(@after $after, t, result, event);
+                    result
+                })
             }
         }
     };
-    (@after usm, $result:ident, $event:ident) => {
-        after_usm($result, $event)
+    (@after usm, $t:ident, $result:ident, $event:ident) => {
+        after_usm($t, $result, $event)
     };
-    (@after none, $result:ident, $event:ident) => {};
+    (@after none, $t:ident, $result:ident, $event:ident) => {};
 }
 
 enqueue_hook!(
@@ -502,7 +514,7 @@ unsafe extern "C" fn usm_advise(
     // SAFETY: see above; an empty wait list is read as none.
     unsafe {
         let next: PFN_urEnqueueUSMAdvise = std::mem::transmute(original(Hooked::UsmAdvise));
-        before_enqueue(EnqueueFunction::UsmAdvise, 0, std::ptr::null());
+        thread_state::with(|t| before_enqueue(t, EnqueueFunction::UsmAdvise, 0, std::ptr::null()));
         next(queue, memory, size, advice, event)
     }
 }
