@@ -7,9 +7,8 @@
 //! collector drains the ring in batches and sleeps between them
 //! ([`Inbox::wait`]): briefly while records come, longer when none do. A
 //! producer wakes it only when it is in a long sleep (the first record after
-//! a quiet spell, so reading starts at once) or, in a ring small enough
-//! for a burst to fill a quarter of it during a short sleep, when it is a
-//! quarter full.
+//! a quiet spell, so reading starts at once) or when the ring is a quarter
+//! full (a burst cannot fill it while it sleeps).
 //!
 //! The exit path asks the collector to finish through
 //! [`Inbox::request_finish`], which wakes it at once.
@@ -34,14 +33,6 @@ pub enum Teardown {
 
 /// Sleeps from this long on may be cut short by the next record.
 pub const LONG_SLEEP: Duration = Duration::from_millis(2);
-
-/// More records than the program's threads can push in a [`LONG_SLEEP`]
-/// (a callback takes well over 100 ns; 2 ms / 100 ns = 20,000). A sleep
-/// shorter than that is never cut short, so only an inbox whose quarter is
-/// at most this many records needs a producer to check its length; the
-/// default (65,536 records, a quarter 16,384) does not, and its pushes
-/// skip that read of the ring's two indices.
-const FILLS_IN_A_SHORT_SLEEP: usize = 20_000;
 
 /// The exit path's request: write the outputs, then signal `reply`.
 pub struct FinishRequest {
@@ -94,9 +85,6 @@ pub struct Inbox {
     records: ArrayQueue<Item>,
     /// Producers wake the collector from this many queued records on.
     wake_at: usize,
-    /// Whether `wake_at` can be reached while the collector sleeps briefly
-    /// (see [`FILLS_IN_A_SHORT_SLEEP`]); when not, a push reads no length.
-    wake_on_fill: bool,
     finish_requested: AtomicBool,
     /// The collector sleeps for long ([`LONG_SLEEP`] or more).
     sleeping_long: AtomicBool,
@@ -112,7 +100,6 @@ impl Inbox {
         Inbox {
             records: ArrayQueue::new(capacity),
             wake_at: (capacity / 4).max(1),
-            wake_on_fill: (capacity / 4).max(1) <= FILLS_IN_A_SHORT_SLEEP,
             finish_requested: AtomicBool::new(false),
             sleeping_long: AtomicBool::new(false),
             finish: Mutex::new(None),
@@ -127,7 +114,7 @@ impl Inbox {
         self.records.push(item)?;
         if (self.sleeping_long.load(Ordering::Relaxed)
             && self.sleeping_long.swap(false, Ordering::AcqRel))
-            || (self.wake_on_fill && self.records.len() >= self.wake_at)
+            || self.records.len() >= self.wake_at
         {
             self.wake();
         }
