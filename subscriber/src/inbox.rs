@@ -5,7 +5,9 @@
 //! system call, and nothing waited for: when the ring is full the record is
 //! dropped (the caller counts it). Nobody is woken per record either: the
 //! collector drains the ring in batches and sleeps between them
-//! ([`Inbox::wait`]): briefly while records come, longer when none do. A
+//! ([`Inbox::wait`]): briefly while records come (with device timing off,
+//! a fixed longer wait that records do not cut short:
+//! [`Inbox::wait_for_batch`]), longer when none do. A
 //! producer wakes it only when it is in a long sleep (the first record after
 //! a quiet spell, so reading starts at once) or when the ring is a quarter
 //! full (a burst cannot fill it while it sleeps).
@@ -159,6 +161,16 @@ impl Inbox {
         if long {
             self.sleeping_long.store(false, Ordering::Release);
         }
+    }
+
+    /// Sleeps the collector until `timeout` passed, the inbox is a quarter
+    /// full or the exit path asks it to finish: unlike [`Inbox::wait`], the
+    /// next record does not wake it, however long the sleep.
+    pub fn wait_for_batch(&self, timeout: Duration) {
+        if self.finish_requested.load(Ordering::Acquire) {
+            return;
+        }
+        std::thread::park_timeout(timeout);
     }
 
     /// Asks the collector to finish; false when no collector runs (then
