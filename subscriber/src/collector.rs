@@ -402,6 +402,7 @@ impl Collector {
     fn ur_calls_via_layer(&self) -> Option<String> {
         if !self.counters.ur_stream_registered.load(Ordering::Relaxed)
             || self.counters.ur_hooks_active.load(Ordering::Relaxed)
+            || self.ur_calls_off_untimed()
         {
             return None;
         }
@@ -409,6 +410,15 @@ impl Collector {
             HookState::Off(why) => why.clone(),
             HookState::Waiting | HookState::Installed => "the runtime made no UR call".into(),
         })
+    }
+
+    /// True when the runtime sent no UR call on `ur.call.debug` because
+    /// device timing was off, so syclgraph left the UR tracing layer off
+    /// (see [`Losses`](crate::output::Losses)).
+    fn ur_calls_off_untimed(&self) -> bool {
+        !self.config.device_timing
+            && self.counters.ur_stream_registered.load(Ordering::Relaxed)
+            && !runtime_ur_ready(&self.counters)
     }
 
     /// Unsubscribes from `ur.call.debug` once the callbacks saw
@@ -736,6 +746,7 @@ impl Collector {
             ur_call_limit: counts.ur_limit_reached.then_some(self.config.max_ur_calls),
             timing_unavailable: self.config.device_timing && self.timestamps.is_none(),
             ur_calls_via_layer: self.ur_calls_via_layer(),
+            ur_calls_off_untimed: self.ur_calls_off_untimed(),
             tracing_layer_kept: self.tracing_layer_kept.clone(),
             sycl_graphs: (self.session)()
                 .map_or_else(Default::default, |s| s.recorder().graphs.losses()),

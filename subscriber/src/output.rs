@@ -64,6 +64,10 @@ pub struct Losses {
     /// instead of through the adapter's dispatch table (`None`: hooks were
     /// used, or the runtime has no `ur.call.debug`).
     pub ur_calls_via_layer: Option<String>,
+    /// True when device timing was off and the runtime therefore sent no UR
+    /// call (syclgraph turns the UR tracing layer on only to time): what
+    /// only UR calls show, `depends_on`-only dependencies, is missing.
+    pub ur_calls_off_untimed: bool,
     /// Why the UR tracing layer syclgraph turned on stayed in the runtime's
     /// call chain after the hooks took over (`None`: it was taken out, or
     /// hooks were not used).
@@ -374,6 +378,9 @@ fn start_trace(config: &Config) -> Option<TraceWriter<WholeRows>> {
 }
 
 /// One line per kind of loss the graph itself does not know about.
+/// The summary's line when device timing was off and no UR call was seen.
+const UR_CALLS_OFF_UNTIMED: &str = "UR calls: not followed (SYCLGRAPH_DEVICE_TIMING=0 leaves the UR tracing layer off): dependencies given only by depends_on are missing from the graphs or start at a virtual_node; UR_ENABLE_LAYERS=UR_LAYER_TRACING adds them\n";
+
 fn loss_lines(losses: &Losses) -> String {
     let mut lines = String::new();
     let mut line = |count: u64, what: &str| {
@@ -427,6 +434,9 @@ fn loss_lines(losses: &Losses) -> String {
         lines.push_str(&format!(
             "UR calls: followed the first {limit} only (SYCLGRAPH_MAX_UR_CALLS bounds the runtime's memory); later direct-path USM commands are untimed, later depends_on-only edges are missing, queues made later are not forced to profile\n"
         ));
+    }
+    if losses.ur_calls_off_untimed {
+        lines.push_str(UR_CALLS_OFF_UNTIMED);
     }
     if let Some(why) = &losses.ur_calls_via_layer {
         lines.push_str(&format!(

@@ -14,6 +14,10 @@ const UNTIMED: [(&str, &str); 1] = [("SYCLGRAPH_DEVICE_TIMING", "0")];
 /// The summary's line for a run without device timing.
 const UNTIMED_LINE: &str = "device timing off: kernels.csv, graph.dot and summary.csv were written at exit from the journal, none during the run";
 
+/// The summary's line for a run without device timing, where the runtime
+/// sends no UR call (the UR tracing layer is off).
+const UR_CALLS_OFF: &str = "UR calls: not followed (SYCLGRAPH_DEVICE_TIMING=0 leaves the UR tracing layer off): dependencies given only by depends_on are missing from the graphs or start at a virtual_node; UR_ENABLE_LAYERS=UR_LAYER_TRACING adds them";
+
 /// (kind, name, source file, line) → rows of kernels.csv.
 fn rows_by_command(t: &Traced) -> BTreeMap<[String; 4], usize> {
     let mut rows = BTreeMap::new();
@@ -75,6 +79,73 @@ fn untimed_matches_timed(name: &str, load: bool) {
         !timed.stderr().contains("device timing off"),
         "{}",
         timed.stderr()
+    );
+    assert!(!timed.stderr().contains("UR calls: not followed"));
+}
+
+/// The source of `usm_chain`, whose commands the tests name by tag.
+const USM_CHAIN: &str = "tests/programs/usm_chain.cpp";
+
+/// The graph.dot node of a tagged command of `usm_chain.cpp`.
+fn tagged(graph: &DotGraph, tag: &str) -> String {
+    node_at(graph, USM_CHAIN, tag_line(USM_CHAIN, tag))
+        .0
+        .clone()
+}
+
+/// The graph.dot edges between two tagged commands of `usm_chain.cpp`.
+fn edges_between_tags(t: &Traced, from: &str, to: &str) -> usize {
+    let graph = t.graph();
+    let (a, b) = (tagged(&graph, from), tagged(&graph, to));
+    graph
+        .edges
+        .iter()
+        .filter(|(x, y, _)| *x == a && *y == b)
+        .count()
+}
+
+#[test]
+fn untimed_summary_says_which_dependencies_are_missing_and_is_right() {
+    let make = || runtime_command(&program("usm_chain"));
+    let untimed = run_both("untimed-ur-calls-off", make, &UNTIMED);
+    let summary = std::fs::read_to_string(untimed.dir.join("summary.txt")).unwrap();
+    for text in [&summary, &untimed.stderr()] {
+        assert!(text.lines().any(|l| l == UR_CALLS_OFF), "{text}");
+        assert!(!text.contains("the runtime made no UR call"), "{text}");
+    }
+    // What it says is so: the kernels' depends_on are not edges, and the
+    // host task's depends_on on a memcpy starts at a virtual node.
+    assert_eq!(edges_between_tags(&untimed, "ooo_iota", "ooo_axpy"), 0);
+    assert_eq!(edges_between_tags(&untimed, "x_fill_ooo", "x_axpy_ino"), 0);
+    let graph = untimed.graph();
+    let host_task = tagged(&graph, "ooo_host_task");
+    assert!(
+        graph
+            .edges
+            .iter()
+            .any(|(a, b, _)| *b == host_task && graph.nodes[a]["kind"] == "virtual"),
+        "{:?}",
+        graph.edges
+    );
+    // And what it advises adds them, without device timing still.
+    let layer = [
+        ("SYCLGRAPH_DEVICE_TIMING", "0"),
+        ("UR_ENABLE_LAYERS", "UR_LAYER_TRACING"),
+    ];
+    let with_layer = run_both("untimed-ur-calls-layer", make, &layer);
+    assert!(
+        !with_layer.stderr().contains("UR calls:"),
+        "{}",
+        with_layer.stderr()
+    );
+    assert_eq!(edges_between_tags(&with_layer, "ooo_iota", "ooo_axpy"), 1);
+    assert_eq!(
+        edges_between_tags(&with_layer, "x_fill_ooo", "x_axpy_ino"),
+        1
+    );
+    assert_eq!(
+        edges_between_tags(&with_layer, "ooo_memcpy", "ooo_host_task"),
+        1
     );
 }
 
