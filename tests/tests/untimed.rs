@@ -16,7 +16,7 @@ const UNTIMED_LINE: &str = "device timing off: kernels.csv, graph.dot and summar
 
 /// The summary's line for a run without device timing, where the runtime
 /// sends no UR call (the UR tracing layer is off).
-const UR_CALLS_OFF: &str = "UR calls: not followed (SYCLGRAPH_DEVICE_TIMING=0 leaves the UR tracing layer off): dependencies given only by depends_on are missing from the graphs or start at a virtual_node; UR_ENABLE_LAYERS=UR_LAYER_TRACING adds them";
+const UR_CALLS_OFF: &str = "UR calls: not followed (SYCLGRAPH_DEVICE_TIMING=0 leaves the UR tracing layer off): dependencies given only by depends_on are missing or start at a virtual_node, and SYCL graphs are not followed (recorded commands are rows, replays are not); UR_ENABLE_LAYERS=UR_LAYER_TRACING brings both back";
 
 /// (kind, name, source file, line) → rows of kernels.csv.
 fn rows_by_command(t: &Traced) -> BTreeMap<[String; 4], usize> {
@@ -147,6 +147,44 @@ fn untimed_summary_says_which_dependencies_are_missing_and_is_right() {
         edges_between_tags(&with_layer, "ooo_memcpy", "ooo_host_task"),
         1
     );
+}
+
+/// kernels.csv's rows of `sycl_graphs kernel` by kind.
+fn rows_by_kind(t: &Traced) -> BTreeMap<String, usize> {
+    let mut kinds = BTreeMap::new();
+    for row in t.csv("kernels.csv") {
+        *kinds.entry(row["kind"].clone()).or_default() += 1;
+    }
+    kinds
+}
+
+#[test]
+fn untimed_summary_is_right_that_sycl_graphs_are_not_followed() {
+    // A memcpy, a kernel and a memset recorded into a graph, replayed 5 times.
+    let make = || {
+        let mut cmd = runtime_command(&program("sycl_graphs"));
+        cmd.arg("kernel");
+        cmd
+    };
+    let untimed = run_both("untimed-sycl-graphs", make, &UNTIMED);
+    assert!(
+        untimed.stderr().lines().any(|l| l == UR_CALLS_OFF),
+        "{}",
+        untimed.stderr()
+    );
+    // The recorded kernel is a row, once, as if it ran; no replay is.
+    let kinds = rows_by_kind(&untimed);
+    assert_eq!(kinds.get("graph"), None, "{kinds:?}");
+    assert_eq!(kinds.get("kernel"), Some(&1), "{kinds:?}");
+    // With the layer the user sets, the replays are the rows.
+    let layer = [
+        ("SYCLGRAPH_DEVICE_TIMING", "0"),
+        ("UR_ENABLE_LAYERS", "UR_LAYER_TRACING"),
+    ];
+    let with_layer = run_both("untimed-sycl-graphs-layer", make, &layer);
+    let kinds = rows_by_kind(&with_layer);
+    assert_eq!(kinds.get("graph"), Some(&5), "{kinds:?}");
+    assert_eq!(kinds.get("kernel"), None, "{kinds:?}");
 }
 
 #[test]
