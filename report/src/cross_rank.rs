@@ -68,8 +68,8 @@ pub fn report(job: &LoadedJob, out_dir: &Path, top: usize) -> Result<String, Str
             ns(8),
             ns(9),
             ns(10),
-            format!("rank {}", value_text(&op[11])),
-            format!("+{}", ns(12)),
+            value_int(&op[11]).map_or("-".to_string(), |r| format!("rank {r}")),
+            value_int(&op[12]).map_or("-".to_string(), |_| format!("+{}", ns(12))),
         ]);
     }
     text.push_str(&aligned(&table, 3));

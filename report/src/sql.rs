@@ -28,20 +28,23 @@ pub const VIEWS: &str = "
 -- One row per (operation, rank): the rank's calls and device time. An
 -- operation is a kind, a name and a source location (kernels that the
 -- runtime names alike, OpenCL interop ones, differ by where they are
--- submitted).
+-- submitted). The device time is NULL when no call was timed (mean_ns is
+-- empty then: SYCLGRAPH_DEVICE_TIMING=0, or no device timestamps).
 CREATE TEMP VIEW op_rank AS
 SELECT kind, name, source_file, source_line, rank,
-       SUM(count) AS calls, SUM(total_ns) AS device_ns
+       SUM(count) AS calls,
+       CASE WHEN COUNT(mean_ns) > 0 THEN SUM(total_ns) END AS device_ns
 FROM summary
 GROUP BY kind, name, source_file, source_line, rank;
 
--- One row per operation across the ranks that ran it.
+-- One row per operation across the ranks that ran it; the device time
+-- figures over the ranks that timed it (untimed ranks sort last).
 CREATE TEMP VIEW operations AS
 WITH ordered AS (
   SELECT *,
          ROW_NUMBER() OVER (PARTITION BY kind, name, source_file, source_line
-                            ORDER BY device_ns, rank DESC) AS pos,
-         COUNT(*) OVER (PARTITION BY kind, name, source_file, source_line) AS n
+                            ORDER BY device_ns IS NULL, device_ns, rank DESC) AS pos,
+         COUNT(device_ns) OVER (PARTITION BY kind, name, source_file, source_line) AS n
   FROM op_rank
 ),
 stats AS (
@@ -53,7 +56,7 @@ stats AS (
          AVG(device_ns) AS mean_ns,
          sqrt(MAX(AVG(device_ns * device_ns) - AVG(device_ns) * AVG(device_ns), 0)) AS stddev_ns,
          MAX(CASE WHEN pos = n THEN rank END) AS slowest_rank,
-         MAX(CASE WHEN pos = 1 THEN rank END) AS fastest_rank
+         MAX(CASE WHEN pos = 1 AND n > 0 THEN rank END) AS fastest_rank
   FROM ordered
   GROUP BY kind, name, source_file, source_line
 )
@@ -80,7 +83,8 @@ busy AS (
   GROUP BY rank
 ),
 device AS (
-  SELECT rank, SUM(total_ns) AS device_ns FROM summary GROUP BY rank
+  SELECT rank, CASE WHEN COUNT(mean_ns) > 0 THEN SUM(total_ns) END AS device_ns
+  FROM summary GROUP BY rank
 ),
 per_rank AS (
   SELECT m.rank, m.host, m.sampled, m.complete,

@@ -418,3 +418,56 @@ fn a_thousand_ranks_report_and_export() {
         .is_file());
     std::fs::remove_dir_all(&big).unwrap();
 }
+
+#[test]
+fn an_untimed_job_reports_no_device_time_rather_than_zero() {
+    // A real job without device timing: the launcher outside mpiexec.
+    let job = fresh_dir("mpi_report_untimed");
+    let mut cmd = mpi_command(&syclgraph_exe(), &repo_root());
+    cmd.args(["run", "-q", "--no-device-timing", "-o"])
+        .arg(&job)
+        .arg("--")
+        .arg(mpiexec())
+        .args(["-n", "2"])
+        .arg(program("mpi_ranks"));
+    let out = output_within(cmd, std::time::Duration::from_secs(180));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (code, stdout, stderr) = syclgraph(&["report"], &job);
+    assert_eq!(code, 0, "{stderr}");
+    let printed = format!("{stdout}{stderr}");
+    // Each operation is counted on both ranks, and has no device figure:
+    // not 0 ns, not a slowest rank.
+    let ops = read_csv(&job.join("report/operations.csv"));
+    assert!(ops.len() >= 4, "{ops:?}");
+    for op in &ops {
+        assert_eq!(int(op, "ranks"), 2, "{op:?}");
+        assert!(int(op, "calls") >= 2, "{op:?}");
+        for col in [
+            "min_ns",
+            "median_ns",
+            "max_ns",
+            "mean_ns",
+            "stddev_ns",
+            "slowest_rank",
+            "excess_ns",
+            "fastest_rank",
+        ] {
+            assert_eq!(op[col], "", "{col}: {op:?}");
+        }
+    }
+    let ranks = read_csv(&job.join("report/ranks.csv"));
+    assert_eq!(ranks.len(), 2, "{ranks:?}");
+    for rank in &ranks {
+        assert_eq!(rank["device_ns"], "", "{rank:?}");
+        assert_eq!(rank["vs_median_ns"], "", "{rank:?}");
+        // The untimed count is each rank's kernels.csv rows.
+        let rows = read_csv(&job.join(format!("rank-{:05}/kernels.csv", int(rank, "rank"))));
+        assert_eq!(int(rank, "untimed"), rows.len() as i64, "{rank:?}");
+    }
+    assert!(!printed.contains("0 ns"), "{printed}");
+    assert!(!printed.contains("rank 0 "), "{printed}");
+}
