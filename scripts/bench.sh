@@ -277,7 +277,7 @@ wall_mode() {
     "memcpy-2t|50000|1|1|$BIN/tiny_memcpy N 2 own"
     "memcpy-2t-shared|50000|1|1|$BIN/tiny_memcpy N 2 shared"
     "kernels|50000|1|1|$BIN/interop_kernels N"
-    "dpnp|800|28|0|$PY $ROOT/bench/programs/dpnp_pipeline.py N"
+    "dpnp|800|14|0|$PY $ROOT/bench/programs/dpnp_pipeline.py N"
   )
   local results="$WORK/wall.tsv"
   : >"$results"

@@ -4,10 +4,12 @@ launched by dpnp/dpctl, on the default SYCL device: the OpenCL CPU device here).
 
 One iteration is a small elementwise/reduction pipeline on 4096 float32
 values (multiply, add, compare, subtract, select, sum). With dpnp 0.20.0 /
-dpctl 0.22.1 it submits 28 SYCL commands per iteration: 12 kernel launches
-and 16 small USM memcpys (scalars and reduction temporaries), counted with
-SYCL_UR_TRACE=2 (urEnqueueKernelLaunchWithArgsExp, urEnqueueUSMMemcpy) on 10
-and 20 iterations. A "task" is one such command, as in the C++ workloads.
+dpctl 0.22.1 it submits 14 SYCL commands per iteration: 6 kernel launches
+and 8 small USM memcpys (scalars and reduction temporaries), counted with
+SYCL_UR_TRACE=2 (the `--->` lines of urEnqueueKernelLaunchWithArgsExp and
+urEnqueueUSMMemcpy; each call also prints a `<---` line) on 10 and 20
+iterations, and by syclgraph's kernels.csv (210 iterations: 1,262 kernels,
+1,684 memcpys). A "task" is one such command, as in the C++ workloads.
 N is the number of iterations (default 200). After an untimed warm-up (which
 also compiles or loads every kernel), the loop plus a final queue wait is
 timed, and one line is printed:
@@ -22,7 +24,7 @@ import time
 import dpnp
 
 # SYCL commands submitted per iteration (see the docstring).
-TASKS_PER_ITERATION = 28
+TASKS_PER_ITERATION = 14
 SIZE = 4096
 
 
