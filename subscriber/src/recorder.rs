@@ -868,13 +868,19 @@ impl Recorder {
             }));
             return true;
         }
-        // The USM call was made and gave its event: the submission was
-        // not recorded into a SYCL graph (see `recorded_into_graph`).
         let Some(open) = open.filter(|o| o.submission == held.submission) else {
             return false;
         };
-        let Some(event) = open.signalled else {
-            return false;
+        let event = match open.signalled {
+            // The USM call was made and gave its event: the submission was
+            // not recorded into a SYCL graph (see `recorded_into_graph`).
+            Some(event) => event,
+            // No event came: only the general path tells a command recorded
+            // into a SYCL graph from one whose UR calls are not followed
+            // (device timing off: no UR hooks), which goes out here as on
+            // the general path, without an event.
+            None if self.may_be_recorded_into_graph(t, &held) => return false,
+            None => 0,
         };
         t.open_task.set(None);
         t.held.set(None);
@@ -1199,6 +1205,17 @@ impl Recorder {
                 && !c.ur_limit_reached.load(Ordering::Relaxed))
     }
 
+    /// Whether the held direct-path submission `held`, at its task's end
+    /// without a device event, may have been recorded into a SYCL graph
+    /// rather than run: a command that may be recorded, whose UR call did
+    /// not come although UR calls are followed on this thread.
+    #[inline]
+    fn may_be_recorded_into_graph(&self, t: &ThreadState, held: &HeldSubmission) -> bool {
+        held.class.is_some()
+            && t.direct_submission.get() == Some(held.submission)
+            && self.usm_calls_followed()
+    }
+
     /// At the task end of a held direct-path submission that was not
     /// signalled: true (and nothing is sent) when it made no UR call, so
     /// it was recorded into a SYCL graph. Never sent as a submission, it
@@ -1213,8 +1230,7 @@ impl Recorder {
         let Some(class) = held.class else {
             return false;
         };
-        let unrun = t.direct_submission.get() == Some(held.submission);
-        if !unrun || !self.usm_calls_followed() {
+        if !self.may_be_recorded_into_graph(t, held) {
             return false;
         }
         t.direct_submission.set(None);
@@ -1622,6 +1638,64 @@ mod tests {
         assert_eq!(second, second_task);
         assert!(first != second && second != third && first != third);
         assert_eq!(recorder.counters.snapshot(), Default::default());
+    }
+
+    /// A direct-path memcpy whose UR call never came (no `direct_command_event`).
+    fn memcpy_without_its_ur_call(recorder: &Recorder, unique_id: u64) {
+        let mut e = event(unique_id);
+        // SAFETY: `e` lives for the calls.
+        let r = unsafe { EventRef::new(&mut e) }.unwrap();
+        // SAFETY: a NUL-terminated literal.
+        let kind = unsafe { CText::new(c"memory_transfer_node::memcpy".as_ptr()) };
+        recorder.node_create(r, kind);
+        recorder.task(true, r);
+        recorder.task(false, r);
+    }
+
+    #[test]
+    fn a_memcpy_without_its_ur_call_is_sent_untimed_unless_ur_calls_are_followed() {
+        let Some((recorder, inbox)) = recorder(16, false) else {
+            return;
+        };
+        // Device timing off: no UR hooks, no UR stream. The submission goes
+        // out whole at its task's end, without a device event.
+        memcpy_without_its_ur_call(&recorder, 1);
+        memcpy_without_its_ur_call(&recorder, 2);
+        let records = drain(&inbox);
+        let [Record::NodeDefined(_), Record::SubmittedTask {
+            instance: 1,
+            submit_ns,
+            after: None,
+            begin_ns,
+            end_ns,
+            event: None,
+            ..
+        }, Record::SubmittedTask {
+            instance: 2,
+            submit_ns: second_submit,
+            event: None,
+            ..
+        }] = records.as_slice()
+        else {
+            panic!("{records:?}");
+        };
+        assert!(submit_ns <= begin_ns && begin_ns <= end_ns && end_ns <= second_submit);
+        // UR calls followed: a memcpy that made no UR call was recorded
+        // into a SYCL graph, not run; it is not sent as a submission.
+        recorder
+            .counters
+            .ur_hooks_active
+            .store(true, Ordering::Relaxed);
+        memcpy_without_its_ur_call(&recorder, 3);
+        let records = drain(&inbox);
+        assert!(
+            !records.iter().any(|r| matches!(
+                r,
+                Record::SubmittedTask { .. } | Record::Submitted { .. } | Record::TaskEnd { .. }
+            )),
+            "{records:?}"
+        );
+        assert_eq!(recorder.counters.snapshot().queue_full, 0);
     }
 
     #[test]
