@@ -748,6 +748,9 @@ impl Recorder {
     /// submission's (out of line: the common case stays small).
     #[inline(never)]
     fn task_general(&self, t: &ThreadState, begin: bool, event: EventRef<'_>) {
+        if !begin && self.running() && self.held_task_end_without_event(t, event) {
+            return;
+        }
         let Some(binding) = self.followed_submission(t, event) else {
             return;
         };
@@ -846,16 +849,9 @@ impl Recorder {
     /// path in [`Recorder::task`] then takes it.
     #[inline]
     fn held_task(&self, t: &ThreadState, begin: bool, event: EventRef<'_>) -> bool {
-        let (Some((bound, binding)), Some(held)) = (t.last_bound.get(), t.held.get()) else {
+        let Some(held) = held_for(t, event) else {
             return false;
         };
-        if bound != BoundKey::of(event)
-            || binding.merged
-            || binding.unrecorded
-            || held.submission != (binding.node, binding.instance)
-        {
-            return false;
-        }
         let open = t.open_task.get();
         if begin {
             if open.is_some() {
@@ -871,22 +867,45 @@ impl Recorder {
         let Some(open) = open.filter(|o| o.submission == held.submission) else {
             return false;
         };
-        let event = match open.signalled {
-            // The USM call was made and gave its event: the submission was
-            // not recorded into a SYCL graph (see `recorded_into_graph`).
-            Some(event) => event,
-            // No event came: only the general path tells a command recorded
-            // into a SYCL graph from one whose UR calls are not followed
-            // (device timing off: no UR hooks), which goes out here as on
-            // the general path, without an event.
-            None if self.may_be_recorded_into_graph(t, &held) => return false,
-            None => 0,
+        // The USM call was made and gave its event: the submission was
+        // not recorded into a SYCL graph (see `recorded_into_graph`).
+        let Some(event) = open.signalled else {
+            return false;
         };
         t.open_task.set(None);
         t.held.set(None);
         t.last_bound.set(None);
         // Built where it is sent: no intermediate copy of the record.
         self.send_with_event(submitted_task(&held, &open, monotonic_ns()), event);
+        true
+    }
+
+    /// The end of the held direct-path submission's task when no device
+    /// event came, which [`Recorder::held_task`] leaves to the general
+    /// path: with device timing off (no UR hooks) the submission goes out
+    /// here, without an event, as the general path would send it; a
+    /// command that may have been recorded into a SYCL graph instead is
+    /// left to the rest of the general path (false), which alone tells the
+    /// two apart. Kept out of `held_task`, so that its timed case stays
+    /// small enough to inline into the callback.
+    #[inline]
+    fn held_task_end_without_event(&self, t: &ThreadState, event: EventRef<'_>) -> bool {
+        let Some(held) = held_for(t, event) else {
+            return false;
+        };
+        let Some(open) = t.open_task.get() else {
+            return false;
+        };
+        if open.submission != held.submission
+            || open.signalled.is_some()
+            || self.may_be_recorded_into_graph(t, &held)
+        {
+            return false;
+        }
+        t.open_task.set(None);
+        t.held.set(None);
+        t.last_bound.set(None);
+        self.send(submitted_task(&held, &open, monotonic_ns()));
         true
     }
 
@@ -1453,6 +1472,23 @@ impl Recorder {
             end_ns: monotonic_ns(),
         });
     }
+}
+
+/// The submission this thread holds back when `event` is its own (bound at
+/// its node_create on this thread, neither merged nor unrecorded).
+#[inline(always)]
+fn held_for(t: &ThreadState, event: EventRef<'_>) -> Option<HeldSubmission> {
+    let (Some((bound, binding)), Some(held)) = (t.last_bound.get(), t.held.get()) else {
+        return None;
+    };
+    if bound != BoundKey::of(event)
+        || binding.merged
+        || binding.unrecorded
+        || held.submission != (binding.node, binding.instance)
+    {
+        return None;
+    }
+    Some(held)
 }
 
 /// The one record of a held submission and its task, ended at `end_ns`.
