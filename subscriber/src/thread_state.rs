@@ -99,7 +99,12 @@ thread_local! {
 /// argument instead of reaching it again.
 #[inline(always)]
 pub fn with<R>(f: impl FnOnce(&ThreadState) -> R) -> R {
-    STATE.with(f)
+    match STATE.try_with(f) {
+        Ok(r) => r,
+        // Constant-initialised and without a destructor: reachable for the
+        // whole life of every thread.
+        Err(_) => unreachable!("the thread state has no destructor"),
+    }
 }
 
 // ---- the types of what a thread remembers (their functions live in
