@@ -27,21 +27,27 @@ extern "C" {
     pub fn clock_gettime(clock: clockid_t, tp: *mut timespec) -> c_int;
 }
 
-/// Reads `clock` in ns, or `None` if the kernel refused (unknown clock).
+/// Reads `clock` in ns, or `None` if the kernel refused (unknown clock) or
+/// the time is before the clock's epoch.
 /// Always inlined: the subscriber reads the clock in its callbacks, where
-/// a call of its own costs as much as the checks.
+/// a call of its own costs as much as the checks. Those are only the ones
+/// a time can fail: the kernel keeps `tv_nsec` in `0..1_000_000_000`, and
+/// a clock 2^64 ns (584 years) past its epoch is not a machine's uptime,
+/// so the conversion does not check for overflow.
 #[inline(always)]
 pub fn now_ns(clock: clockid_t) -> Option<u64> {
     let mut ts = timespec::default();
     // SAFETY: `ts` is a valid, writable `timespec` of the layout the kernel
     // ABI expects on 64-bit Linux; `clock_gettime` writes only into it.
     let rc = unsafe { clock_gettime(clock, &mut ts) };
-    if rc != 0 || ts.tv_sec < 0 || ts.tv_nsec < 0 {
+    if rc != 0 || ts.tv_sec < 0 {
         return None;
     }
-    (ts.tv_sec as u64)
-        .checked_mul(1_000_000_000)?
-        .checked_add(ts.tv_nsec as u64)
+    Some(
+        (ts.tv_sec as u64)
+            .wrapping_mul(1_000_000_000)
+            .wrapping_add(ts.tv_nsec as u64),
+    )
 }
 
 #[cfg(test)]
