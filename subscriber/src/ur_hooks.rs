@@ -282,7 +282,7 @@ fn hook_address(function: Hooked) -> usize {
 ///
 /// # Safety
 /// `list` holds `count` event handles (or is null), as the caller passed them.
-#[inline]
+#[inline(always)]
 unsafe fn before_enqueue(
     t: &ThreadState,
     function: EnqueueFunction,
@@ -307,7 +307,7 @@ unsafe fn before_enqueue(
 ///
 /// # Safety
 /// `ph_event` is the call's output argument (null or written on success).
-#[inline]
+#[inline(always)]
 unsafe fn after_usm(t: &ThreadState, result: ur_result_t, ph_event: *mut ur_event_handle_t) {
     if !result.is_success() {
         return;
