@@ -368,18 +368,19 @@ fn execve_without_exit() {
 /// rows recorded before on disk.
 #[test]
 fn exit_from_a_host_task_hangs_as_untraced_with_rows_on_disk() {
-    let run = |traced_dir: Option<&Path>| {
+    let start = |traced_dir: Option<&Path>, out: &str| {
         let mut cmd = faults("exit-host-task");
         if let Some(dir) = traced_dir {
             with_xpti(&mut cmd, &subscriber());
             cmd.env("SYCLGRAPH_OUTPUT_DIR", dir);
         }
-        let file = fresh_dir("faults-host-task-out").join("stdout.txt");
+        let file = fresh_dir(out).join("stdout.txt");
         cmd.stdout(std::fs::File::create(&file).unwrap())
             .stderr(Stdio::null())
             .stdin(Stdio::null());
-        let mut child = cmd.spawn().expect("start faults");
-        std::thread::sleep(Duration::from_secs(8));
+        (cmd.spawn().expect("start faults"), file)
+    };
+    let finish = |(mut child, file): (std::process::Child, PathBuf)| {
         let still_running = child.try_wait().unwrap().is_none();
         let _ = child.kill();
         let status = child.wait().unwrap();
@@ -389,9 +390,13 @@ fn exit_from_a_host_task_hangs_as_untraced_with_rows_on_disk() {
             std::fs::read_to_string(&file).unwrap(),
         )
     };
-    let (untraced_hung, untraced_status, untraced_out) = run(None);
+    // Untraced and traced side by side: each has the same 8 s to hang in.
     let dir = fresh_dir("faults-host-task");
-    let (traced_hung, traced_status, traced_out) = run(Some(&dir));
+    let untraced = start(None, "faults-host-task-untraced-out");
+    let traced = start(Some(&dir), "faults-host-task-traced-out");
+    std::thread::sleep(Duration::from_secs(8));
+    let (untraced_hung, untraced_status, untraced_out) = finish(untraced);
+    let (traced_hung, traced_status, traced_out) = finish(traced);
     assert_eq!(
         (traced_hung, traced_out.as_str()),
         (untraced_hung, untraced_out.as_str()),
