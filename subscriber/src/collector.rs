@@ -255,6 +255,7 @@ impl Collector {
         let mut last_flush = Instant::now();
         let mut snapshots = SnapshotPacing::new(last_flush, thread_cpu_time());
         let mut idle_wait = POLL_MIN;
+        let batch_wait_untimed = untimed_batch_wait(self.config.queue_capacity);
         loop {
             let mut handled = 0;
             while handled < BATCH {
@@ -300,26 +301,23 @@ impl Collector {
                 }
             }
             // Records do not wake the collector one by one: while they come
-            // it looks again soon; when nothing came it sleeps longer.
-            if handled > 0 && handled < BATCH && !self.output.live() {
-                // Device timing off: the next records can wait for the
-                // batch (see UNTIMED_BATCH_WAIT_MAX).
-                idle_wait = untimed_batch_wait(self.config.queue_capacity);
-                inbox.wait_for_batch(idle_wait);
-                continue;
-            }
-            idle_wait = if handled > 0 {
-                POLL_MIN
-            } else {
-                (idle_wait * 2).min(POLL_MAX)
+            // it looks again soon (with device timing off, after a batch
+            // wait they do not cut short: see UNTIMED_BATCH_WAIT_MAX); when
+            // nothing came it sleeps longer.
+            let untimed = !self.output.live();
+            idle_wait = match (handled > 0, untimed) {
+                (true, false) => POLL_MIN,
+                (true, true) => batch_wait_untimed,
+                (false, _) => (idle_wait * 2).min(POLL_MAX),
             };
             if handled < BATCH {
-                let wait = if self.pending.is_empty() {
-                    idle_wait
+                if handled > 0 && untimed {
+                    inbox.wait_for_batch(idle_wait);
+                } else if self.pending.is_empty() {
+                    inbox.wait(idle_wait);
                 } else {
-                    idle_wait.min(self.poll_interval)
-                };
-                inbox.wait(wait);
+                    inbox.wait(idle_wait.min(self.poll_interval));
+                }
             }
         }
     }

@@ -377,10 +377,10 @@ fn start_trace(config: &Config) -> Option<TraceWriter<WholeRows>> {
     }
 }
 
-/// One line per kind of loss the graph itself does not know about.
 /// The summary's line when device timing was off and no UR call was seen.
 const UR_CALLS_OFF_UNTIMED: &str = "UR calls: not followed (SYCLGRAPH_DEVICE_TIMING=0 leaves the UR tracing layer off): dependencies given only by depends_on are missing or start at a virtual_node, and SYCL graphs are not followed (recorded commands are rows, replays are not); UR_ENABLE_LAYERS=UR_LAYER_TRACING brings both back\n";
 
+/// One line per kind of loss the graph itself does not know about.
 fn loss_lines(losses: &Losses) -> String {
     let mut lines = String::new();
     let mut line = |count: u64, what: &str| {

@@ -872,9 +872,7 @@ impl Recorder {
         let Some(event) = open.signalled else {
             return false;
         };
-        t.open_task.set(None);
-        t.held.set(None);
-        t.last_bound.set(None);
+        forget_held(t);
         // Built where it is sent: no intermediate copy of the record.
         self.send_with_event(submitted_task(&held, &open, monotonic_ns()), event);
         true
@@ -902,9 +900,7 @@ impl Recorder {
         {
             return false;
         }
-        t.open_task.set(None);
-        t.held.set(None);
-        t.last_bound.set(None);
+        forget_held(t);
         self.send(submitted_task(&held, &open, monotonic_ns()));
         true
     }
@@ -1472,6 +1468,15 @@ impl Recorder {
             end_ns: monotonic_ns(),
         });
     }
+}
+
+/// Forgets the direct-path submission this thread held back, its open task
+/// and its binding: its record is sent now.
+#[inline(always)]
+fn forget_held(t: &ThreadState) {
+    t.open_task.set(None);
+    t.held.set(None);
+    t.last_bound.set(None);
 }
 
 /// The submission this thread holds back when `event` is its own (bound at
