@@ -1,9 +1,9 @@
 //! The bounded queue from the application's threads to the collector.
 //!
 //! A submitting thread pushes each [`Record`] into a lock-free ring
-//! (`crossbeam_queue::ArrayQueue`): a few atomic operations, no lock, no
-//! system call, and nothing waited for: when the ring is full the record is
-//! dropped (the caller counts it). Nobody is woken per record either: the
+//! ([`Ring`], which also prefetches the next push's slot): a few atomic
+//! operations, no lock, no system call, and nothing waited for: when the
+//! ring is full the record is dropped (the caller counts it). Nobody is woken per record either: the
 //! collector drains the ring in batches and sleeps between them
 //! ([`Inbox::wait`]): briefly while records come (with device timing off,
 //! a fixed longer wait that records do not cut short:
@@ -21,8 +21,9 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 use std::thread::Thread;
 use std::time::Duration;
 
-use crossbeam_queue::ArrayQueue;
 use syclgraph_graph::record::{Metadata, NodeId, Record};
+
+use crate::ring::Ring;
 
 /// How the runtime stands when the outputs are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,7 +85,7 @@ impl From<Record> for Item {
 
 /// Records on their way to the collector, and the exit path's request.
 pub struct Inbox {
-    records: ArrayQueue<Item>,
+    records: Ring<Item>,
     /// Producers wake the collector from this many queued records on.
     wake_at: usize,
     finish_requested: AtomicBool,
@@ -100,7 +101,7 @@ impl Inbox {
     pub fn new(capacity: usize) -> Inbox {
         let capacity = capacity.max(1);
         Inbox {
-            records: ArrayQueue::new(capacity),
+            records: Ring::new(capacity),
             wake_at: (capacity / 4).max(1),
             finish_requested: AtomicBool::new(false),
             sleeping_long: AtomicBool::new(false),
@@ -113,10 +114,10 @@ impl Inbox {
     /// Queues `item`; gives it back when the inbox is full.
     #[inline]
     pub fn push(&self, item: Item) -> Result<(), Item> {
-        self.records.push(item)?;
+        let before = self.records.push(item)?;
         if (self.sleeping_long.load(Ordering::Relaxed)
             && self.sleeping_long.swap(false, Ordering::AcqRel))
-            || self.records.len() >= self.wake_at
+            || before + 1 >= self.wake_at
         {
             self.wake();
         }
