@@ -91,43 +91,53 @@ impl<T> Ring<T> {
         &self.slots[index]
     }
 
+    /// Claims the next position of `counter` (the tail or the head) whose
+    /// slot's sequence is `turn(pos)`: its turn. None when the slot is a
+    /// lap behind (a full ring for producers, an empty one for the consumer).
+    #[inline(always)]
+    fn claim(&self, counter: &AtomicUsize, turn: fn(usize) -> usize) -> Option<(usize, &Slot<T>)> {
+        let mut pos = counter.load(Ordering::Relaxed);
+        loop {
+            let slot = self.slot(pos);
+            let sequence = slot.sequence.load(Ordering::Acquire);
+            let lag = sequence.wrapping_sub(turn(pos)) as isize;
+            if lag == 0 {
+                match counter.compare_exchange_weak(
+                    pos,
+                    pos.wrapping_add(1),
+                    Ordering::Relaxed,
+                    Ordering::Relaxed,
+                ) {
+                    Ok(_) => return Some((pos, slot)),
+                    Err(now) => pos = now,
+                }
+            } else if lag < 0 {
+                return None;
+            } else {
+                // Another thread claimed it first.
+                pos = counter.load(Ordering::Relaxed);
+            }
+        }
+    }
+
     /// Queues `value`, then prefetches the next push's slot; gives the
     /// value back when the ring is full. On success, returns how many
     /// values the ring held just before (an estimate when others push or
     /// pop meanwhile).
     #[inline]
     pub fn push(&self, value: T) -> Result<usize, T> {
-        let mut pos = self.tail.0.load(Ordering::Relaxed);
-        loop {
-            let slot = self.slot(pos);
-            let sequence = slot.sequence.load(Ordering::Acquire);
-            let lag = sequence.wrapping_sub(free_for(pos)) as isize;
-            if lag == 0 {
-                match self.tail.0.compare_exchange_weak(
-                    pos,
-                    pos.wrapping_add(1),
-                    Ordering::Relaxed,
-                    Ordering::Relaxed,
-                ) {
-                    Ok(_) => {
-                        // SAFETY: the CAS made this thread the one producer
-                        // of `pos`; the sequence (Acquire above) says the
-                        // consumer of the previous lap is done with the slot.
-                        unsafe { (*slot.value.get()).write(value) };
-                        slot.sequence.store(full_at(pos), Ordering::Release);
-                        self.prefetch_for_write(pos.wrapping_add(1));
-                        let head = self.head.0.load(Ordering::Relaxed);
-                        return Ok(pos.wrapping_sub(head).min(self.slots.len()));
-                    }
-                    Err(now) => pos = now,
-                }
-            } else if lag < 0 {
-                // The slot still holds the value of the previous lap: full.
-                return Err(value);
-            } else {
-                pos = self.tail.0.load(Ordering::Relaxed);
-            }
-        }
+        // A slot still holding the value of the previous lap: full.
+        let Some((pos, slot)) = self.claim(&self.tail.0, free_for) else {
+            return Err(value);
+        };
+        // SAFETY: the claim made this thread the one producer of `pos`;
+        // the sequence (Acquire) says the consumer of the previous lap is
+        // done with the slot.
+        unsafe { (*slot.value.get()).write(value) };
+        slot.sequence.store(full_at(pos), Ordering::Release);
+        self.prefetch_for_write(pos.wrapping_add(1));
+        let head = self.head.0.load(Ordering::Relaxed);
+        Ok(pos.wrapping_sub(head).min(self.slots.len()))
     }
 
     /// Asks the cache for position `pos`'s slot, for writing, so that the
@@ -153,36 +163,14 @@ impl<T> Ring<T> {
     /// The oldest value, if any.
     #[inline]
     pub fn pop(&self) -> Option<T> {
-        let mut pos = self.head.0.load(Ordering::Relaxed);
-        loop {
-            let slot = self.slot(pos);
-            let sequence = slot.sequence.load(Ordering::Acquire);
-            let lag = sequence.wrapping_sub(full_at(pos)) as isize;
-            if lag == 0 {
-                match self.head.0.compare_exchange_weak(
-                    pos,
-                    pos.wrapping_add(1),
-                    Ordering::Relaxed,
-                    Ordering::Relaxed,
-                ) {
-                    Ok(_) => {
-                        // SAFETY: the CAS made this thread the one consumer
-                        // of `pos`; the sequence (Acquire above) says its
-                        // producer wrote the value.
-                        let value = unsafe { (*slot.value.get()).assume_init_read() };
-                        let next_lap = pos.wrapping_add(self.slots.len());
-                        slot.sequence.store(free_for(next_lap), Ordering::Release);
-                        return Some(value);
-                    }
-                    Err(now) => pos = now,
-                }
-            } else if lag < 0 {
-                // Not written yet: empty (or its producer is mid-push).
-                return None;
-            } else {
-                pos = self.head.0.load(Ordering::Relaxed);
-            }
-        }
+        // Not written yet: empty (or its producer is mid-push).
+        let (pos, slot) = self.claim(&self.head.0, full_at)?;
+        // SAFETY: the claim made this thread the one consumer of `pos`; the
+        // sequence (Acquire) says its producer wrote the value.
+        let value = unsafe { (*slot.value.get()).assume_init_read() };
+        let next_lap = pos.wrapping_add(self.slots.len());
+        slot.sequence.store(free_for(next_lap), Ordering::Release);
+        Some(value)
     }
 
     /// How many values it holds (an estimate while others push or pop).
