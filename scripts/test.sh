@@ -7,6 +7,9 @@
 # wheelhouse, the C++ test programs: pip, disk and g++) runs in the
 # background while cargo builds; the packages and the tests start once all of
 # it is done.
+# The tests run in two lanes at once: the packaging, peer-suite and
+# older-runtime tests (pip, venvs, pytest, g++: long and mostly one process at
+# a time) beside every other test binary.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -49,10 +52,61 @@ cargo build --release -p syclgraph -p syclgraph-cli
 # The second XPTI subscriber of tests/tests/config_matrix.rs.
 cargo build --release -p empty-subscriber
 cargo build -p ze-test-driver
+# Every test binary, built once before the two lanes start.
+cargo test --workspace --no-run
 wait_background
 # The release packages, for tests/tests/install.rs: the wheel (maturin reuses
 # target/release) and the archive.
 bash scripts/build-wheel.sh >/dev/null
 bash scripts/package.sh >/dev/null
 
-SYCLGRAPH_REQUIRE_RUNTIME=1 cargo test --workspace -- --test-threads=2
+# The second lane: these test binaries of tests/tests/, run directly as
+# cargo would (from the package's folder): `cargo test` holds target/debug's
+# lock while its tests run, so a second one would wait for the first. The
+# first lane runs the workspace's other tests, every other file of
+# tests/tests/ included.
+SECOND_LANE=(install peer_suites runtime_versions)
+first_lane=()
+for file in tests/tests/*.rs; do
+  name="$(basename "$file" .rs)"
+  [[ " ${SECOND_LANE[*]} " == *" $name "* ]] || first_lane+=(--test "$name")
+done
+mapfile -t second_lane < <(
+  cargo test --workspace --no-run --message-format=json |
+    python3 -c '
+import json, sys
+names = sys.argv[1:]
+for line in sys.stdin:
+    m = json.loads(line)
+    if (m.get("reason") == "compiler-artifact" and m.get("executable")
+            and m["target"]["kind"] == ["test"] and m["target"]["name"] in names
+            and m["manifest_path"].endswith("/tests/Cargo.toml")):
+        print(m["executable"])
+' "${SECOND_LANE[@]}"
+)
+if ((${#second_lane[@]} != ${#SECOND_LANE[@]})); then
+  echo "test.sh: found ${#second_lane[@]} of the test binaries ${SECOND_LANE[*]}" >&2
+  exit 1
+fi
+export SYCLGRAPH_REQUIRE_RUNTIME=1
+(
+  cd tests
+  status=0
+  for exe in "${second_lane[@]}"; do
+    echo "     Running ${exe#"$ROOT"/} (the second lane)"
+    "$exe" --test-threads=2 || status=1
+  done
+  exit "$status"
+) &
+background+=("$!:the second lane of tests (${SECOND_LANE[*]})")
+status=0
+cargo test --workspace --exclude syclgraph-tests -- --test-threads=2 || status=1
+# --workspace with the test files named (not -p syclgraph-tests: the
+# dependencies' features would differ and cargo would build them again); the
+# package's library holds no tests.
+cargo test --workspace "${first_lane[@]}" -- --test-threads=2 || status=1
+if ((status != 0)); then
+  echo "test.sh: the first lane of tests failed (above)" >&2
+fi
+wait_background
+exit "$status"
