@@ -14,7 +14,20 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-bash scripts/setup.sh
+# Runs one step: on failure says which step failed and stops the run; on
+# success says how long it took (the figures of docs/architecture.md's
+# breakdown).
+step() {
+  local name="$1" start=$SECONDS
+  shift
+  if ! "$@"; then
+    echo "test.sh: $name failed (above)" >&2
+    exit 1
+  fi
+  echo "test.sh: $name took $((SECONDS - start)) s" >&2
+}
+
+step setup.sh bash scripts/setup.sh
 # shellcheck source=env.sh
 . scripts/env.sh
 
@@ -35,30 +48,30 @@ wait_background() {
 }
 # The oldest supported runtime (tests/tests/runtime_versions.rs), then the
 # pinned packaging tools and the runtime wheels (tests/tests/install.rs).
-{
+step "setup-runtime.sh 2025.0.0 / setup-packaging.sh" bash -c '
   bash scripts/setup-runtime.sh 2025.0.0 >/dev/null
   bash scripts/setup-packaging.sh
-} &
+' &
 background+=("$!:setup-runtime.sh 2025.0.0 / setup-packaging.sh")
 # The test programs (every test binary would build them first otherwise).
-bash scripts/build-programs.sh &
+step build-programs.sh bash scripts/build-programs.sh &
 background+=("$!:build-programs.sh")
 
-cargo fmt --all -- --check
+step "cargo fmt --check" cargo fmt --all -- --check
 # No crate's modules import each other in a circle.
-python3 scripts/check-layering.py
-cargo clippy --workspace --all-targets -- -D warnings
-cargo build --release -p syclgraph -p syclgraph-cli
+step check-layering.py python3 scripts/check-layering.py
+step "cargo clippy" cargo clippy --workspace --all-targets -- -D warnings
+step "the release build" cargo build --release -p syclgraph -p syclgraph-cli
 # The second XPTI subscriber of tests/tests/config_matrix.rs.
-cargo build --release -p empty-subscriber
-cargo build -p ze-test-driver
+step "the empty subscriber's build" cargo build --release -p empty-subscriber
+step "the Level Zero test driver's build" cargo build -p ze-test-driver
 # Every test binary, built once before the two lanes start.
-cargo test --workspace --no-run
+step "the test build" cargo test --workspace --no-run
 wait_background
 # The release packages, for tests/tests/install.rs: the wheel (maturin reuses
 # target/release) and the archive.
-bash scripts/build-wheel.sh >/dev/null
-bash scripts/package.sh >/dev/null
+step build-wheel.sh bash -c 'bash scripts/build-wheel.sh >/dev/null'
+step package.sh bash -c 'bash scripts/package.sh >/dev/null'
 
 # The second lane: these test binaries of tests/tests/, run directly as
 # cargo would (from the package's folder): `cargo test` holds target/debug's
@@ -91,15 +104,16 @@ fi
 export SYCLGRAPH_REQUIRE_RUNTIME=1
 (
   cd tests
-  status=0
+  status=0 start=$SECONDS
   for exe in "${second_lane[@]}"; do
     echo "     Running ${exe#"$ROOT"/} (the second lane)"
     "$exe" --test-threads=2 || status=1
   done
+  echo "test.sh: the second lane of tests took $((SECONDS - start)) s" >&2
   exit "$status"
 ) &
 background+=("$!:the second lane of tests (${SECOND_LANE[*]})")
-status=0
+status=0 start=$SECONDS
 cargo test --workspace --exclude syclgraph-tests -- --test-threads=2 || status=1
 # --workspace with the test files named (not -p syclgraph-tests: the
 # dependencies' features would differ and cargo would build them again); the
@@ -107,6 +121,8 @@ cargo test --workspace --exclude syclgraph-tests -- --test-threads=2 || status=1
 cargo test --workspace "${first_lane[@]}" -- --test-threads=2 || status=1
 if ((status != 0)); then
   echo "test.sh: the first lane of tests failed (above)" >&2
+else
+  echo "test.sh: the first lane of tests took $((SECONDS - start)) s" >&2
 fi
 wait_background
 exit "$status"
