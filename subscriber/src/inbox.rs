@@ -3,14 +3,14 @@
 //! A submitting thread pushes each [`Record`] into a lock-free ring
 //! ([`Ring`], which also prefetches the next push's slot): a few atomic
 //! operations, no lock, no system call, and nothing waited for: when the
-//! ring is full the record is dropped (the caller counts it). Nobody is woken per record either: the
-//! collector drains the ring in batches and sleeps between them
-//! ([`Inbox::wait`]): briefly while records come (with device timing off,
-//! a fixed longer wait that records do not cut short:
-//! [`Inbox::wait_for_batch`]), longer when none do. A
-//! producer wakes it only when it is in a long sleep (the first record after
-//! a quiet spell, so reading starts at once) or when the ring is a quarter
-//! full (a burst cannot fill it while it sleeps).
+//! ring is full the record is dropped (the caller counts it). Nobody is
+//! woken per record either: the collector drains the ring in batches and
+//! sleeps between them ([`Inbox::wait`]): briefly while records come (with
+//! device timing off, a fixed longer wait that records do not cut short:
+//! [`Inbox::wait_for_batch`]), longer when none do. A producer wakes it
+//! only when it is in a long sleep (the first record after a quiet spell,
+//! so reading starts at once) or when the ring is a quarter full (a burst
+//! cannot fill it while it sleeps).
 //!
 //! The exit path asks the collector to finish through
 //! [`Inbox::request_finish`], which wakes it at once.

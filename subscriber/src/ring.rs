@@ -75,11 +75,6 @@ impl<T> Ring<T> {
         }
     }
 
-    /// How many values it holds at most.
-    pub fn capacity(&self) -> usize {
-        self.slots.len()
-    }
-
     /// The slot of position `pos`.
     #[inline(always)]
     fn slot(&self, pos: usize) -> &Slot<T> {
