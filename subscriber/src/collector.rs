@@ -78,6 +78,13 @@ fn untimed_batch_wait(capacity: usize) -> Duration {
 }
 /// Records handled between two polls while the queue is busy.
 const BATCH: usize = 4096;
+
+/// How long `ur.call.debug` keeps listening once the hooks are in: a call
+/// that read the tracing layer's entry just before its hook replaced it
+/// runs through the layer, not the hook, and is seen only on the stream
+/// (its begin and end can come milliseconds later when the thread was
+/// preempted in between, as on a loaded node at start-up).
+const HANDOVER_GRACE: Duration = Duration::from_millis(100);
 /// How often streamed kernels.csv rows reach the file.
 const FLUSH_EVERY: Duration = Duration::from_millis(100);
 /// The collector thread's state.
@@ -192,14 +199,28 @@ fn why_the_tracing_layer_stays(counters: &Counters) -> Option<String> {
 }
 
 /// How far the collector got in following UR calls through hooks.
-#[derive(Clone, Debug, PartialEq, Eq)]
 enum HookState {
     /// Not yet: the runtime made no UR call so far.
     Waiting,
+    /// The hooks are in; `ur.call.debug` still listens until the
+    /// hand-over's grace ends ([`HANDOVER_GRACE`]).
+    HandingOver(Box<Handover>),
     /// The hooks are in.
     Installed,
     /// Not possible or not wanted here, and why.
     Off(String),
+}
+
+/// The rest of the move to hooks, done once [`HANDOVER_GRACE`] passed.
+struct Handover {
+    /// When the hooks went in.
+    since: Instant,
+    /// The runtime's table of UR entry points.
+    table: ze_bridge::entry_table::EntryTable,
+    /// Whether the tracing layer we turned on leaves the other entries too.
+    skip_layer: bool,
+    /// Why the layer stays otherwise (none: the user's own layer).
+    must_stay: Option<String>,
 }
 
 impl Collector {
@@ -279,6 +300,7 @@ impl Collector {
                 session.recorder().forget_old_entries();
             }
             self.follow_ur_calls();
+            self.end_handover(false);
             self.unsubscribe_ur_calls_at_limit();
             let now = Instant::now();
             if now.saturating_duration_since(last_flush) >= FLUSH_EVERY {
@@ -349,7 +371,7 @@ impl Collector {
     /// callback) and takes the tracing layer we turned on out of the other
     /// entries. Only where `ur.call.debug` exists (DPC++ 2026 and later).
     fn follow_ur_calls(&mut self) {
-        if self.hooks != HookState::Waiting
+        if !matches!(self.hooks, HookState::Waiting)
             || !self.counters.ur_stream_registered.load(Ordering::Relaxed)
             || !runtime_ur_ready(&self.counters)
         {
@@ -385,14 +407,37 @@ impl Collector {
             self.hooks = HookState::Off(e);
             return;
         }
-        self.hooks = HookState::Installed;
+        self.hooks = HookState::HandingOver(Box::new(Handover {
+            since: Instant::now(),
+            table,
+            skip_layer,
+            must_stay,
+        }));
+    }
+
+    /// Ends the hand-over to the hooks once [`HANDOVER_GRACE`] passed (or
+    /// at once with `now_anyway`): unsubscribes from `ur.call.debug` and
+    /// takes the tracing layer we turned on out of the other entries.
+    fn end_handover(&mut self, now_anyway: bool) {
+        let HookState::HandingOver(handover) = &self.hooks else {
+            return;
+        };
+        if !now_anyway && handover.since.elapsed() < HANDOVER_GRACE {
+            return;
+        }
+        let HookState::HandingOver(handover) =
+            std::mem::replace(&mut self.hooks, HookState::Installed)
+        else {
+            return;
+        };
         self.unsubscribe_ur_calls();
-        if skip_layer {
+        if handover.skip_layer {
             // SAFETY: we unsubscribed from the UR call stream, and no other
-            // subscriber or UR log wants the layer (checked above).
-            self.tracing_layer_kept = unsafe { table.bypass() }.err();
+            // subscriber or UR log wants the layer (checked when the hooks
+            // went in).
+            self.tracing_layer_kept = unsafe { handover.table.bypass() }.err();
         } else {
-            self.tracing_layer_kept = must_stay;
+            self.tracing_layer_kept = handover.must_stay;
         }
     }
 
@@ -406,7 +451,9 @@ impl Collector {
         }
         Some(match &self.hooks {
             HookState::Off(why) => why.clone(),
-            HookState::Waiting | HookState::Installed => "the runtime made no UR call".into(),
+            HookState::Waiting | HookState::HandingOver(_) | HookState::Installed => {
+                "the runtime made no UR call".into()
+            }
         })
     }
 
@@ -725,6 +772,12 @@ impl Collector {
         }
         if let Some(session) = (self.session)() {
             self.apply_toggles(session);
+        }
+        if teardown == Teardown::RuntimeAlive {
+            self.end_handover(true);
+        } else if let HookState::HandingOver(handover) = &self.hooks {
+            // The runtime is gone: nothing is taken out any more.
+            self.tracing_layer_kept = handover.must_stay.clone();
         }
         let counts = self.counters.snapshot();
         let losses = crate::output::Losses {

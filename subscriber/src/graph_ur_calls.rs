@@ -10,10 +10,14 @@
 //! calls are read here from their `function_with_args` events and handed
 //! to the recorder exactly as the hooks hand them.
 //!
-//! A call is taken here only when its begin came while the hooks were not
-//! in yet (per thread: [`crate::thread_state::ThreadState::pending_graph_call`]): a call that entered the layer before
-//! the hand-over is this path's to the end; a call made through a hook
-//! that calls on into the layer is the hook's.
+//! A call is taken here when it did not go through a hook: its begin came
+//! while this thread was not inside a graph call's hook
+//! ([`crate::thread_state::ThreadState::in_graph_hook`]), and its end
+//! matches that begin ([`crate::thread_state::ThreadState::pending_graph_call`]).
+//! That holds for a call that read the layer's entry just before its hook
+//! replaced it, even when its begin comes after the hooks are in (the
+//! stream keeps listening for a while after: the collector's hand-over);
+//! a call made through a hook that calls on into the layer is the hook's.
 
 use std::ffi::c_void;
 
@@ -44,11 +48,26 @@ pub fn is_graph_call(id: ur_function_t) -> bool {
     )
 }
 
-/// The begin of graph call `id` on `ur.call.debug`, the hooks not in yet.
+/// The begin of graph call `id` on `ur.call.debug`: this path's unless
+/// the call went through its hook.
 #[cold]
 pub fn begin(id: ur_function_t) {
     let now = crate::clock::monotonic_ns();
-    crate::thread_state::with(|t| t.pending_graph_call.set(Some((id, now))));
+    crate::thread_state::with(|t| {
+        if !t.in_graph_hook.get() {
+            t.pending_graph_call.set(Some((id, now)));
+        }
+    });
+}
+
+/// Runs `call` (a SYCL graph call's hook calling on) marked as inside
+/// that hook, so that the layer's events for it are left to the hook.
+#[inline]
+pub(crate) fn inside_graph_hook<R>(call: impl FnOnce() -> R) -> R {
+    crate::thread_state::with(|t| t.in_graph_hook.set(true));
+    let result = call();
+    crate::thread_state::with(|t| t.in_graph_hook.set(false));
+    result
 }
 
 /// The end of graph call `id` on `ur.call.debug`: handed to the recorder
@@ -198,4 +217,37 @@ pub(crate) unsafe fn after_append(
     // SAFETY: on success the call wrote the sync point here (when asked).
     let gives = (!sync_point.is_null()).then(|| unsafe { *sync_point });
     with_recorder(|r| r.graph_append(buffer as usize, command, waits, gives));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pending() -> Option<ur_function_t> {
+        crate::thread_state::with(|t| t.pending_graph_call.get()).map(|(id, _)| id)
+    }
+
+    #[test]
+    fn a_graph_call_is_this_paths_unless_it_went_through_its_hook() {
+        let replay = ur_function_t::ENQUEUE_COMMAND_BUFFER_EXP;
+        // Through the hook, which calls on into the layer: the hook's.
+        inside_graph_hook(|| begin(replay));
+        assert_eq!(pending(), None);
+        assert!(!crate::thread_state::with(|t| t.in_graph_hook.get()));
+        // Straight into the layer (its entry read before the hook went
+        // in): this path's, whenever its begin comes.
+        begin(replay);
+        assert_eq!(pending(), Some(replay));
+        // Its end takes it (a failed call: nothing reaches the recorder).
+        let failed = ur_result_t::ERROR_INVALID_VALUE;
+        // SAFETY: a failed call's arguments are not read.
+        unsafe {
+            end(
+                replay,
+                std::ptr::null_mut(),
+                (&failed as *const ur_result_t).cast(),
+            )
+        };
+        assert_eq!(pending(), None);
+    }
 }

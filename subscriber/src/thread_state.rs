@@ -59,6 +59,10 @@ pub struct ThreadState {
     /// before the hooks were in, and when it began (host ns;
     /// [`crate::graph_ur_calls`]).
     pub pending_graph_call: Cell<Option<(ur_function_t, u64)>>,
+    /// Inside the hook of a SYCL graph call ([`crate::ur_hooks`]): that
+    /// call's events on `ur.call.debug` (a layer the hook calls on) are
+    /// the hook's, not [`crate::graph_ur_calls`]'.
+    pub in_graph_hook: Cell<bool>,
 }
 
 /// A submission (node_create) kept back to go out with its task.
@@ -90,6 +94,7 @@ thread_local! {
             building: Cell::new(None),
             appending: Cell::new(None),
             pending_graph_call: Cell::new(None),
+            in_graph_hook: Cell::new(false),
         }
     };
 }

@@ -22,8 +22,10 @@
 //!
 //! This path only serves until [`crate::ur_hooks`] patched the adapter's
 //! dispatch table (the first `urQueueCreate`'s context tells which table):
-//! then every call is ignored here and the collector unsubscribes, so the
-//! runtime makes no XPTI event per UR call any more.
+//! then every call is ignored here, except the end of a call and the begin
+//! of a SYCL graph call that entered the layer just before its hook went
+//! in, and 100 ms later the collector unsubscribes, so the runtime makes no
+//! XPTI event per UR call any more.
 
 use std::ffi::c_void;
 use std::sync::atomic::Ordering;
@@ -79,6 +81,16 @@ pub unsafe extern "C" fn on_ur_call(
     // of this and its hook sees it first).
     if counters.ur_hooks_active.load(Ordering::Relaxed) && trace_type != tp::FUNCTION_WITH_ARGS_END
     {
+        // Except a SYCL graph call that read the layer's entry just before
+        // its hook went in: only this stream sees it (a replay, say).
+        if trace_type == tp::FUNCTION_WITH_ARGS_BEGIN {
+            // SAFETY: see the function's contract.
+            let id =
+                ur_function_t(unsafe { (*(user_data as *const function_with_args_t)).function_id });
+            if crate::graph_ur_calls::is_graph_call(id) {
+                crate::graph_ur_calls::begin(id);
+            }
+        }
         return;
     }
     let limit = recorder.max_ur_calls;

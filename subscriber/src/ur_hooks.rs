@@ -519,7 +519,7 @@ unsafe extern "C" fn usm_advise(
     }
 }
 
-use crate::graph_ur_calls::{after_append, wait_slice, with_recorder};
+use crate::graph_ur_calls::{after_append, inside_graph_hook, wait_slice, with_recorder};
 
 // SYCL graphs: the command buffer built at finalisation and its replays
 // (see crate::sycl_graphs). Same SAFETY as the hooks above; the recorder
@@ -536,7 +536,7 @@ unsafe extern "C" fn command_buffer_create(
         unsafe { std::mem::transmute(original(Hooked::CommandBufferCreate)) };
     let begin_ns = crate::clock::monotonic_ns();
     // SAFETY: see above.
-    let result = unsafe { next(context, device, desc, buffer) };
+    let result = inside_graph_hook(|| unsafe { next(context, device, desc, buffer) });
     if result.is_success() && !buffer.is_null() {
         // SAFETY: on success the call wrote its output handle here.
         let handle = unsafe { *buffer } as usize;
@@ -568,10 +568,10 @@ macro_rules! append_hook {
             // SAFETY: see above.
             unsafe {
                 let next: $pfn = std::mem::transmute(original($hooked));
-                let result = next(
+                let result = inside_graph_hook(|| next(
                     buffer, $($arg,)* sync_count, sync_list, event_count, event_list,
                     sync_point, event, command,
-                );
+                ));
                 let appended = ($class, $target as u64, $size as u64);
                 after_append(result, buffer, appended, sync_count, sync_list, sync_point);
                 result
@@ -626,7 +626,7 @@ unsafe extern "C" fn command_buffer_finalize(
     let next: PFN_urCommandBufferFinalizeExp =
         unsafe { std::mem::transmute(original(Hooked::CommandBufferFinalize)) };
     // SAFETY: see above.
-    let result = unsafe { next(buffer) };
+    let result = inside_graph_hook(|| unsafe { next(buffer) });
     with_recorder(|r| r.graph_finalized(buffer as usize, result.is_success()));
     result
 }
@@ -643,7 +643,7 @@ unsafe extern "C" fn enqueue_command_buffer(
         unsafe { std::mem::transmute(original(Hooked::EnqueueCommandBuffer)) };
     let begin_ns = crate::clock::monotonic_ns();
     // SAFETY: see above.
-    let result = unsafe { next(queue, buffer, wait_count, wait_list, event) };
+    let result = inside_graph_hook(|| unsafe { next(queue, buffer, wait_count, wait_list, event) });
     if result.is_success() {
         // SAFETY: the caller's wait list, valid for the call.
         let waits = unsafe { wait_slice(wait_count, wait_list) };
