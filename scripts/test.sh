@@ -113,12 +113,14 @@ export SYCLGRAPH_REQUIRE_RUNTIME=1
   exit "$status"
 ) &
 background+=("$!:the second lane of tests (${SECOND_LANE[*]})")
+# --no-fail-fast: a failing test binary does not hide the results of the
+# binaries after it.
 status=0 start=$SECONDS
-cargo test --workspace --exclude syclgraph-tests -- --test-threads=2 || status=1
+cargo test --workspace --no-fail-fast --exclude syclgraph-tests -- --test-threads=2 || status=1
 # --workspace with the test files named (not -p syclgraph-tests: the
 # dependencies' features would differ and cargo would build them again); the
 # package's library holds no tests.
-cargo test --workspace "${first_lane[@]}" -- --test-threads=2 || status=1
+cargo test --workspace --no-fail-fast "${first_lane[@]}" -- --test-threads=2 || status=1
 if ((status != 0)); then
   echo "test.sh: the first lane of tests failed (above)" >&2
 else
