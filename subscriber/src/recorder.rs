@@ -357,9 +357,53 @@ impl Recorder {
             }
         };
         // Only the next UR USM call on this thread may be this submission's.
-        // A memcpy, the most common, is told by one comparison.
-        let memcpy = kind.is(&MEMCPY_KIND);
-        let direct = memcpy || kind.starts_with(b"memory_transfer_node::");
+        // A memcpy, the most common, is told by one comparison and takes
+        // the short way here; every other command the way out of line.
+        if kind.is(&MEMCPY_KIND) && flags.virtual_event.is_none() {
+            let submission = (node, instance);
+            // A direct-path command's task and output event come on this
+            // thread inside this call, and no edge_create names its event
+            // (it is no scheduler command): the thread keeps the binding,
+            // the shared table is not written.
+            let binding = Binding {
+                node,
+                instance,
+                flags,
+                merged: false,
+                unrecorded: false,
+            };
+            self.nodes.keep_here(t, event, binding);
+            dependencies::set_current(t, submission);
+            t.direct_submission.set(Some(submission));
+            let held = HeldSubmission {
+                submission,
+                thread: thread_number::current(t),
+                ns: monotonic_ns(),
+                class: Some(CommandClass::Copy),
+            };
+            self.send_instance_queue(node, instance, queue, flags.first_queue);
+            // It runs its task on this thread inside this very call: it
+            // goes out with the task's end.
+            t.held.set(Some(held));
+            return;
+        }
+        self.node_create_other(t, event, kind, (node, instance, flags), queue);
+    }
+
+    /// The rest of [`Recorder::node_create_here`] for every submission but
+    /// a memcpy's (out of line: the memcpy's way stays short), given its
+    /// node, instance and flags and its queue (0: unknown).
+    #[inline(never)]
+    fn node_create_other(
+        &self,
+        t: &ThreadState,
+        event: EventRef<'_>,
+        kind: CText,
+        (node, instance, flags): (NodeId, u64, NodeFlags),
+        queue: u64,
+    ) {
+        // Only the next UR USM call on this thread may be this submission's.
+        let direct = kind.starts_with(b"memory_transfer_node::");
         let binding = Binding {
             node,
             instance,
@@ -368,10 +412,7 @@ impl Recorder {
             unrecorded: false,
         };
         if direct && flags.virtual_event.is_none() {
-            // A direct-path command's task and output event come on this
-            // thread inside this call, and no edge_create names its event
-            // (it is no scheduler command): the thread keeps the binding,
-            // the shared table is not written.
+            // As a memcpy's: the thread keeps the binding.
             self.nodes.keep_here(t, event, binding);
         } else {
             self.nodes.bind_here(t, event, binding);
@@ -380,10 +421,10 @@ impl Recorder {
             return;
         }
         dependencies::set_current(t, (node, instance));
-        let class = match (memcpy, direct) {
-            (true, _) => Some(CommandClass::Copy),
-            (false, true) => CommandClass::of_recorded(kind),
-            (false, false) => None,
+        let class = if direct {
+            CommandClass::of_recorded(kind)
+        } else {
+            None
         };
         let direct = direct.then_some((node, instance));
         t.direct_submission.set(direct);
@@ -426,8 +467,17 @@ impl Recorder {
     #[inline]
     fn release_held_here(&self, t: &ThreadState) {
         if let Some(held) = t.held.take() {
-            self.send_submitted(held);
+            self.send_released(held);
         }
+    }
+
+    /// [`Recorder::send_submitted`] for [`Recorder::release_held_here`],
+    /// out of line: the callbacks that release nothing (a memcpy's
+    /// node_create: its task's end sent the one before) stay short.
+    #[cold]
+    #[inline(never)]
+    fn send_released(&self, held: HeldSubmission) {
+        self.send_submitted(held);
     }
 
     /// edge_create: a dependency between two submissions.
