@@ -781,12 +781,12 @@ impl Recorder {
     }
 
     /// task_begin (`begin`) or task_end of an instance.
-    #[inline]
+    #[inline(always)]
     pub fn task(&self, begin: bool, event: EventRef<'_>) {
         thread_state::with(|t| self.task_here(t, begin, event))
     }
 
-    #[inline]
+    #[inline(always)]
     fn task_here(&self, t: &ThreadState, begin: bool, event: EventRef<'_>) {
         if self.running() && self.held_task(t, begin, event) {
             return;
@@ -798,9 +798,6 @@ impl Recorder {
     /// submission's (out of line: the common case stays small).
     #[inline(never)]
     fn task_general(&self, t: &ThreadState, begin: bool, event: EventRef<'_>) {
-        if !begin && self.running() && self.held_task_end_without_event(t, event) {
-            return;
-        }
         let Some(binding) = self.followed_submission(t, event) else {
             return;
         };
@@ -897,7 +894,7 @@ impl Recorder {
     /// begin and end as on the general path. Returns false,
     /// having changed nothing, for any other event or order: the general
     /// path in [`Recorder::task`] then takes it.
-    #[inline]
+    #[inline(always)]
     fn held_task(&self, t: &ThreadState, begin: bool, event: EventRef<'_>) -> bool {
         let Some(held) = held_for(t, event) else {
             return false;
@@ -920,7 +917,7 @@ impl Recorder {
         // The USM call was made and gave its event: the submission was
         // not recorded into a SYCL graph (see `recorded_into_graph`).
         let Some(event) = open.signalled else {
-            return false;
+            return self.held_task_end_without_event(t);
         };
         forget_held(t);
         // Built where it is sent: no intermediate copy of the record.
@@ -929,25 +926,21 @@ impl Recorder {
     }
 
     /// The end of the held direct-path submission's task when no device
-    /// event came, which [`Recorder::held_task`] leaves to the general
-    /// path: with device timing off (no UR hooks) the submission goes out
-    /// here, without an event, as the general path would send it; a
-    /// command that may have been recorded into a SYCL graph instead is
-    /// left to the rest of the general path (false), which alone tells the
-    /// two apart. Kept out of `held_task`, so that its timed case stays
-    /// small enough to inline into the callback.
-    #[inline]
-    fn held_task_end_without_event(&self, t: &ThreadState, event: EventRef<'_>) -> bool {
-        let Some(held) = held_for(t, event) else {
+    /// event came (the thread's held submission and open task, which
+    /// [`Recorder::held_task`] matched to the event and to each other):
+    /// with device timing off (no UR hooks) the submission goes out here,
+    /// without an event, as the general path would send it; a command that
+    /// may have been recorded into a SYCL graph instead is left to the
+    /// general path (false), which alone tells the two apart. Out of line,
+    /// so that `held_task`'s timed case stays small enough to inline into
+    /// the callback (given only the thread's state: what `held_task` read
+    /// would be passed through memory), and not matching them again.
+    #[inline(never)]
+    fn held_task_end_without_event(&self, t: &ThreadState) -> bool {
+        let (Some(held), Some(open)) = (t.held.get(), t.open_task.get()) else {
             return false;
         };
-        let Some(open) = t.open_task.get() else {
-            return false;
-        };
-        if open.submission != held.submission
-            || open.signalled.is_some()
-            || self.may_be_recorded_into_graph(t, &held)
-        {
+        if self.may_be_recorded_into_graph(t, &held) {
             return false;
         }
         forget_held(t);
