@@ -16,7 +16,7 @@ use rustc_hash::FxBuildHasher;
 use syclgraph_graph::record::{EdgeId, NodeId, StrId};
 
 use crate::thread_state::ThreadState;
-pub use crate::thread_state::{Binding, BoundKey, LastNode, NodeFlags};
+pub use crate::thread_state::{Binding, BoundKey, LastNode, NodeCell, NodeFlags};
 use crate::xpti::{is_known_file, EventRef, PayloadKey};
 
 /// A concurrent map keyed by our own small keys (addresses, ids): Fx
@@ -136,13 +136,9 @@ struct PayloadText {
 /// unseen addresses are compared by text every time instead of remembered.
 const MAX_EXTRA_ADDRESSES: usize = 65_536;
 
-/// A node's id and its submission counter (our instance numbers: the
-/// runtime's `instance_id` also counts UR calls made at the same code
-/// location when the UR tracing layer is on). The counter lives as long as
-/// the process (8 bytes per node, kept like the node's table entries), so
-/// that a thread can keep it at hand ([`LastNode`]) without a reference
-/// count.
-type Entry = (NodeId, &'static AtomicU64, NodeFlags);
+/// A node's entry in the tables: its [`NodeCell`], made once and kept
+/// for the life of the process (like the node's table entries).
+type Entry = &'static NodeCell;
 
 /// Tells [`NodeTable`]s apart in the threads' [`LastNode`] (tests make
 /// several in one process).
@@ -179,12 +175,13 @@ impl NodeTable {
     /// sight. `t`: the calling thread's state (its last node).
     #[inline]
     pub fn resolve(&self, t: &ThreadState, event: EventRef<'_>) -> Resolved {
-        self.lookup(t, event, false, 0).0
+        let (new, _, cell) = self.lookup(t, event, false, 0);
+        resolved(new, cell)
     }
 
     /// The flags of a node seen before by this payload.
     pub fn flags(&self, t: &ThreadState, event: EventRef<'_>) -> NodeFlags {
-        self.lookup(t, event, false, 0).2
+        self.lookup(t, event, false, 0).2.flags
     }
 
     /// Like [`NodeTable::resolve`], and counts one more submission of the
@@ -197,15 +194,19 @@ impl NodeTable {
         event: EventRef<'_>,
         queue: u64,
     ) -> (Resolved, u64, NodeFlags) {
-        self.lookup(t, event, true, queue)
+        let (new, instance, cell) = self.lookup(t, event, true, queue);
+        (resolved(new, cell), instance, cell.flags)
     }
 
     /// The node of a payload seen before, by address only; never creates one.
     #[inline]
     pub fn find(&self, event: EventRef<'_>) -> Option<NodeId> {
-        self.by_address.get(&event.payload_key()).map(|e| e.0)
+        self.by_address.get(&event.payload_key()).map(|e| e.node)
     }
 
+    /// Whether the node is new, the instance counted (0 unless `count`)
+    /// and the node: three words, so that the two ways below meet in
+    /// registers, not through a copy on the stack.
     #[inline]
     fn lookup(
         &self,
@@ -213,50 +214,41 @@ impl NodeTable {
         event: EventRef<'_>,
         count: bool,
         queue: u64,
-    ) -> (Resolved, u64, NodeFlags) {
+    ) -> (bool, u64, &'static NodeCell) {
         let key = event.payload_key();
         // A loop submits the same code location again and again: this
         // thread's last node answers without the shared map (its entries
         // never change once made).
-        if let Some(last) = t.last_node.get() {
-            if last.key == key && last.table == self.id {
-                let entry = (last.node, last.counter, last.flags);
-                return (
-                    Resolved::Known(last.node),
-                    next_instance(&entry, count),
-                    last.flags,
-                );
-            }
-        }
-        self.lookup_shared(t, event, key, count, queue)
+        let (new, cell) = match t.last_node.get() {
+            Some(last) if last.key == key && last.table == self.id => (false, last.cell),
+            _ => self.lookup_shared(t, event, key, queue),
+        };
+        (new, next_instance(cell, count), cell)
     }
 
     /// [`NodeTable::lookup`] when this thread's last node is another one:
     /// the shared map (out of line, so that the common case, a loop
     /// submitting the same code location, stays a comparison inlined into
-    /// the callback).
+    /// the callback). Makes the node this thread's last.
     #[inline(never)]
     fn lookup_shared(
         &self,
         t: &ThreadState,
         event: EventRef<'_>,
         key: PayloadKey,
-        count: bool,
         queue: u64,
-    ) -> (Resolved, u64, NodeFlags) {
-        let (resolved, entry) = match self.by_address.get(&key) {
-            Some(entry) => (Resolved::Known(entry.0), *entry),
+    ) -> (bool, &'static NodeCell) {
+        let (new, cell) = match self.by_address.get(&key) {
+            Some(entry) => (false, *entry),
             None => self.resolve_by_text(event, key, queue),
         };
         let last = LastNode {
             table: self.id,
             key,
-            node: entry.0,
-            counter: entry.1,
-            flags: entry.2,
+            cell,
         };
         t.last_node.set(Some(last));
-        (resolved, next_instance(&entry, count), entry.2)
+        (new, cell)
     }
 
     #[cold]
@@ -265,7 +257,7 @@ impl NodeTable {
         event: EventRef<'_>,
         key: PayloadKey,
         first_queue: u64,
-    ) -> (Resolved, Entry) {
+    ) -> (bool, Entry) {
         let (name, file) = event
             .payload()
             .map(|p| (p.name, p.source_file))
@@ -284,21 +276,16 @@ impl NodeTable {
         let mut new = false;
         let entry = *self.by_text.entry(text).or_insert_with(|| {
             new = true;
-            (
-                self.next.fetch_add(1, Ordering::Relaxed),
-                &*Box::leak(Box::new(AtomicU64::new(0))),
+            &*Box::leak(Box::new(NodeCell {
+                counter: AtomicU64::new(0),
+                node: self.next.fetch_add(1, Ordering::Relaxed),
                 flags,
-            )
+            }))
         });
         if new || self.extra_addresses.fetch_add(1, Ordering::Relaxed) < MAX_EXTRA_ADDRESSES {
             self.by_address.insert(key, entry);
         }
-        let resolved = if new {
-            Resolved::New(entry.0)
-        } else {
-            Resolved::Known(entry.0)
-        };
-        (resolved, entry)
+        (new, entry)
     }
 
     /// A new node id that no code location stands for (the node of a SYCL
@@ -376,11 +363,23 @@ pub fn virtual_event(name: &str) -> Option<usize> {
     usize::from_str_radix(hex, 16).ok()
 }
 
-fn next_instance(entry: &Entry, count: bool) -> u64 {
+/// The next instance of `cell`'s node when `count`, else 0.
+#[inline]
+fn next_instance(cell: &NodeCell, count: bool) -> u64 {
     if count {
-        entry.1.fetch_add(1, Ordering::Relaxed) + 1
+        cell.counter.fetch_add(1, Ordering::Relaxed) + 1
     } else {
         0
+    }
+}
+
+/// What a lookup found: `cell`'s node, `new` or seen before.
+#[inline]
+fn resolved(new: bool, cell: &NodeCell) -> Resolved {
+    if new {
+        Resolved::New(cell.node)
+    } else {
+        Resolved::Known(cell.node)
     }
 }
 

@@ -135,11 +135,25 @@ pub struct LastNode {
     pub table: u64,
     /// Its payload's identity.
     pub key: PayloadKey,
+    /// The node: its id, flags and submission counter.
+    pub cell: &'static NodeCell,
+}
+
+/// A node as the table keeps it: made once, on the node's first sight,
+/// and kept for the life of the process (a few dozen bytes per code
+/// location), so that a thread can keep a reference at hand ([`LastNode`])
+/// without a reference count; aligned so that one cache line holds all a
+/// repeated submission reads of it.
+#[derive(Debug)]
+#[repr(align(64))]
+pub struct NodeCell {
+    /// Its submission counter (our instance numbers: the runtime's
+    /// `instance_id` also counts UR calls made at the same code location
+    /// when the UR tracing layer is on).
+    pub counter: std::sync::atomic::AtomicU64,
     /// The node.
     pub node: NodeId,
-    /// Its submission counter.
-    pub counter: &'static std::sync::atomic::AtomicU64,
-    /// Its flags.
+    /// Its flags (never changed once made).
     pub flags: NodeFlags,
 }
 
