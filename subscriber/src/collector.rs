@@ -79,12 +79,19 @@ fn untimed_batch_wait(capacity: usize) -> Duration {
 /// Records handled between two polls while the queue is busy.
 const BATCH: usize = 4096;
 
-/// How long `ur.call.debug` keeps listening once the hooks are in: a call
-/// that read the tracing layer's entry just before its hook replaced it
-/// runs through the layer, not the hook, and is seen only on the stream
-/// (its begin and end can come milliseconds later when the thread was
-/// preempted in between, as on a loaded node at start-up).
-const HANDOVER_GRACE: Duration = Duration::from_millis(100);
+/// How long `ur.call.debug` keeps listening at least once the hooks are
+/// in: a call that read the tracing layer's entry just before its hook
+/// replaced it runs through the layer, not the hook, and is seen only on
+/// the stream (its begin comes a few instructions later, or later still
+/// when the thread is preempted in between). While the stream listens the
+/// runtime keeps an event per UR call (about 60 bytes; ~1.5 MB in 10 ms of
+/// tiny memcpys).
+const HANDOVER_GRACE: Duration = Duration::from_millis(10);
+
+/// How long at most `ur.call.debug` keeps listening for a SYCL graph call
+/// that began in the layer to end (a replay runs inside its call on some
+/// adapters; [`Counters::graph_calls_in_layer`]).
+const HANDOVER_MAX: Duration = Duration::from_secs(1);
 /// How often streamed kernels.csv rows reach the file.
 const FLUSH_EVERY: Duration = Duration::from_millis(100);
 /// The collector thread's state.
@@ -203,7 +210,7 @@ enum HookState {
     /// Not yet: the runtime made no UR call so far.
     Waiting,
     /// The hooks are in; `ur.call.debug` still listens until the
-    /// hand-over's grace ends ([`HANDOVER_GRACE`]).
+    /// hand-over ends ([`Collector::end_handover`]).
     HandingOver(Box<Handover>),
     /// The hooks are in.
     Installed,
@@ -415,14 +422,17 @@ impl Collector {
         }));
     }
 
-    /// Ends the hand-over to the hooks once [`HANDOVER_GRACE`] passed (or
-    /// at once with `now_anyway`): unsubscribes from `ur.call.debug` and
+    /// Ends the hand-over to the hooks once [`HANDOVER_GRACE`] passed and
+    /// no graph call that began in the layer is still under way (at most
+    /// [`HANDOVER_MAX`]; at once with `now_anyway`): unsubscribes from `ur.call.debug` and
     /// takes the tracing layer we turned on out of the other entries.
     fn end_handover(&mut self, now_anyway: bool) {
         let HookState::HandingOver(handover) = &self.hooks else {
             return;
         };
-        if !now_anyway && handover.since.elapsed() < HANDOVER_GRACE {
+        let waited = handover.since.elapsed();
+        let under_way = self.counters.graph_calls_in_layer.load(Ordering::Relaxed) > 0;
+        if !now_anyway && (waited < HANDOVER_GRACE || (under_way && waited < HANDOVER_MAX)) {
             return;
         }
         let HookState::HandingOver(handover) =

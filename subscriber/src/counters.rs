@@ -60,6 +60,10 @@ pub struct Counters {
     /// Set once the hooks in the adapter's dispatch table are in: from then
     /// on `ur.call.debug` stands down.
     pub ur_hooks_active: AtomicBool,
+    /// SYCL graph calls that entered the tracing layer (not a hook) and
+    /// have not ended yet ([`crate::graph_ur_calls`]): the collector keeps
+    /// listening on `ur.call.debug` while any is under way.
+    pub graph_calls_in_layer: AtomicU64,
 }
 
 /// The counters' values at one moment.

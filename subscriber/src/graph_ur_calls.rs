@@ -49,15 +49,17 @@ pub fn is_graph_call(id: ur_function_t) -> bool {
 }
 
 /// The begin of graph call `id` on `ur.call.debug`: this path's unless
-/// the call went through its hook.
+/// the call went through its hook. Returns whether it took the call.
 #[cold]
-pub fn begin(id: ur_function_t) {
+pub fn begin(id: ur_function_t) -> bool {
     let now = crate::clock::monotonic_ns();
     crate::thread_state::with(|t| {
-        if !t.in_graph_hook.get() {
+        let taken = !t.in_graph_hook.get();
+        if taken {
             t.pending_graph_call.set(Some((id, now)));
         }
-    });
+        taken
+    })
 }
 
 /// Runs `call` (a SYCL graph call's hook calling on) marked as inside
@@ -71,13 +73,14 @@ pub(crate) fn inside_graph_hook<R>(call: impl FnOnce() -> R) -> R {
 }
 
 /// The end of graph call `id` on `ur.call.debug`: handed to the recorder
-/// if its begin was this path's.
+/// if its begin was this path's. Returns whether it was (the call taken
+/// by [`begin`] has ended).
 ///
 /// # Safety
 /// `args` is the params struct of function `id` after the call returned;
 /// `ret` is null or points at its `ur_result_t`.
 #[cold]
-pub unsafe fn end(id: ur_function_t, args: *mut c_void, ret: *const c_void) {
+pub unsafe fn end(id: ur_function_t, args: *mut c_void, ret: *const c_void) -> bool {
     let pending = crate::thread_state::with(|t| {
         let pending = t.pending_graph_call.get();
         if pending.is_some_and(|(begun, _)| begun == id) {
@@ -86,11 +89,21 @@ pub unsafe fn end(id: ur_function_t, args: *mut c_void, ret: *const c_void) {
         pending
     });
     let Some((begun, begin_ns)) = pending else {
-        return;
+        return false;
     };
     if begun != id {
-        return;
+        return false;
     }
+    // SAFETY: the caller's contract.
+    unsafe { end_taken(id, args, ret, begin_ns) };
+    true
+}
+
+/// [`end`] of a call this path took, begun at `begin_ns`.
+///
+/// # Safety
+/// As [`end`].
+unsafe fn end_taken(id: ur_function_t, args: *mut c_void, ret: *const c_void, begin_ns: u64) {
     // SAFETY: `ret` is the call's result, when given.
     let result = (!ret.is_null()).then(|| unsafe { *(ret as *const ur_result_t) });
     if !result.is_some_and(|r| r.is_success()) {
@@ -231,12 +244,12 @@ mod tests {
     fn a_graph_call_is_this_paths_unless_it_went_through_its_hook() {
         let replay = ur_function_t::ENQUEUE_COMMAND_BUFFER_EXP;
         // Through the hook, which calls on into the layer: the hook's.
-        inside_graph_hook(|| begin(replay));
+        assert!(!inside_graph_hook(|| begin(replay)));
         assert_eq!(pending(), None);
         assert!(!crate::thread_state::with(|t| t.in_graph_hook.get()));
         // Straight into the layer (its entry read before the hook went
         // in): this path's, whenever its begin comes.
-        begin(replay);
+        assert!(begin(replay));
         assert_eq!(pending(), Some(replay));
         // Its end takes it (a failed call: nothing reaches the recorder).
         let failed = ur_result_t::ERROR_INVALID_VALUE;

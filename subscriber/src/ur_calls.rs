@@ -24,7 +24,8 @@
 //! dispatch table (the first `urQueueCreate`'s context tells which table):
 //! then every call is ignored here, except the end of a call and the begin
 //! of a SYCL graph call that entered the layer just before its hook went
-//! in, and 100 ms later the collector unsubscribes, so the runtime makes no
+//! in, and once no such graph call is under way (10 ms at least, 1 s at
+//! most) the collector unsubscribes, so the runtime makes no
 //! XPTI event per UR call any more.
 
 use std::ffi::c_void;
@@ -87,8 +88,10 @@ pub unsafe extern "C" fn on_ur_call(
             // SAFETY: see the function's contract.
             let id =
                 ur_function_t(unsafe { (*(user_data as *const function_with_args_t)).function_id });
-            if crate::graph_ur_calls::is_graph_call(id) {
-                crate::graph_ur_calls::begin(id);
+            if crate::graph_ur_calls::is_graph_call(id) && crate::graph_ur_calls::begin(id) {
+                counters
+                    .graph_calls_in_layer
+                    .fetch_add(1, Ordering::Relaxed);
             }
         }
         return;
@@ -116,12 +119,18 @@ pub unsafe extern "C" fn on_ur_call(
             }
         }
         tp::FUNCTION_WITH_ARGS_BEGIN if crate::graph_ur_calls::is_graph_call(id) => {
-            crate::graph_ur_calls::begin(id)
+            let taken = crate::graph_ur_calls::begin(id);
+            counters
+                .graph_calls_in_layer
+                .fetch_add(u64::from(taken), Ordering::Relaxed);
         }
         tp::FUNCTION_WITH_ARGS_END if crate::graph_ur_calls::is_graph_call(id) => {
             // SAFETY: args_data is the params struct of `id` after the call,
             // ret_data its result.
-            unsafe { crate::graph_ur_calls::end(id, call.args_data, call.ret_data) }
+            let ended = unsafe { crate::graph_ur_calls::end(id, call.args_data, call.ret_data) };
+            counters
+                .graph_calls_in_layer
+                .fetch_sub(u64::from(ended), Ordering::Relaxed);
         }
         tp::FUNCTION_WITH_ARGS_BEGIN => {
             let Some(function) = EnqueueFunction::of_function_id(id) else {
