@@ -296,8 +296,14 @@ impl NodeSummaryRow {
         let opt = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_default();
         let d = &self.device;
         let timed = d.mean_ns().map(|mean| (mean, d.min_ns, d.max_ns));
-        let steady_mean = (self.steady_count > 0)
-            .then(|| (self.steady_total_ns + self.steady_count / 2) / self.steady_count);
+        // In 128 bits, as `mean_ns`: a total near u64::MAX must not overflow.
+        let steady_mean = (self.steady_count > 0).then(|| {
+            let (total, n) = (
+                u128::from(self.steady_total_ns),
+                u128::from(self.steady_count),
+            );
+            ((total + n / 2) / n) as u64
+        });
         [
             self.node_id.clone(),
             self.kind.as_str().to_string(),
