@@ -77,10 +77,8 @@ step package.sh bash -c 'bash scripts/package.sh >/dev/null'
 # cargo would (from the package's folder): `cargo test` holds target/debug's
 # lock while its tests run, so a second one would wait for the first. The
 # first lane runs the workspace's other tests, every other file of
-# tests/tests/ included. The lanes are balanced by their times in a fresh
-# clone (first lane 389 s, second 170 s at ff172df before config_matrix
-# and dependencies moved here: the wall time is the longer lane's).
-SECOND_LANE=(install peer_suites runtime_versions config_matrix dependencies)
+# tests/tests/ included.
+SECOND_LANE=(install peer_suites runtime_versions)
 first_lane=()
 for file in tests/tests/*.rs; do
   name="$(basename "$file" .rs)"
