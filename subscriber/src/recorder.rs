@@ -359,19 +359,19 @@ impl Recorder {
         // Only the next UR USM call on this thread may be this submission's.
         // A memcpy, the most common, is told by one comparison and takes
         // the short way here; every other command the way out of line.
+        let binding = Binding {
+            node,
+            instance,
+            flags,
+            merged: false,
+            unrecorded: false,
+        };
         if kind.is(&MEMCPY_KIND) && flags.virtual_event.is_none() {
             let submission = (node, instance);
             // A direct-path command's task and output event come on this
             // thread inside this call, and no edge_create names its event
             // (it is no scheduler command): the thread keeps the binding,
             // the shared table is not written.
-            let binding = Binding {
-                node,
-                instance,
-                flags,
-                merged: false,
-                unrecorded: false,
-            };
             self.nodes.keep_here(t, event, binding);
             dependencies::set_current(t, submission);
             t.direct_submission.set(Some(submission));
@@ -387,30 +387,29 @@ impl Recorder {
             t.held.set(Some(held));
             return;
         }
-        self.node_create_other(t, event, kind, (node, instance, flags), queue);
+        self.node_create_other(t, event, kind, binding, queue);
     }
 
     /// The rest of [`Recorder::node_create_here`] for every submission but
     /// a memcpy's (out of line: the memcpy's way stays short), given its
-    /// node, instance and flags and its queue (0: unknown).
+    /// binding (node, instance, flags) and its queue (0: unknown).
     #[inline(never)]
     fn node_create_other(
         &self,
         t: &ThreadState,
         event: EventRef<'_>,
         kind: CText,
-        (node, instance, flags): (NodeId, u64, NodeFlags),
+        binding: Binding,
         queue: u64,
     ) {
-        // Only the next UR USM call on this thread may be this submission's.
-        let direct = kind.starts_with(b"memory_transfer_node::");
-        let binding = Binding {
+        let Binding {
             node,
             instance,
             flags,
-            merged: false,
-            unrecorded: false,
-        };
+            ..
+        } = binding;
+        // Only the next UR USM call on this thread may be this submission's.
+        let direct = kind.starts_with(b"memory_transfer_node::");
         if direct && flags.virtual_event.is_none() {
             // As a memcpy's: the thread keeps the binding.
             self.nodes.keep_here(t, event, binding);
