@@ -218,7 +218,7 @@ enum HookState {
     Off(String),
 }
 
-/// The rest of the move to hooks, done once [`HANDOVER_GRACE`] passed.
+/// The rest of the move to hooks, done by [`Collector::end_handover`].
 struct Handover {
     /// When the hooks went in.
     since: Instant,
@@ -424,8 +424,9 @@ impl Collector {
 
     /// Ends the hand-over to the hooks once [`HANDOVER_GRACE`] passed and
     /// no graph call that began in the layer is still under way (at most
-    /// [`HANDOVER_MAX`]; at once with `now_anyway`): unsubscribes from `ur.call.debug` and
-    /// takes the tracing layer we turned on out of the other entries.
+    /// [`HANDOVER_MAX`]; at once with `now_anyway`): unsubscribes from
+    /// `ur.call.debug` and takes the tracing layer we turned on out of the
+    /// other entries.
     fn end_handover(&mut self, now_anyway: bool) {
         let HookState::HandingOver(handover) = &self.hooks else {
             return;

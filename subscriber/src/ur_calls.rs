@@ -88,10 +88,8 @@ pub unsafe extern "C" fn on_ur_call(
             // SAFETY: see the function's contract.
             let id =
                 ur_function_t(unsafe { (*(user_data as *const function_with_args_t)).function_id });
-            if crate::graph_ur_calls::is_graph_call(id) && crate::graph_ur_calls::begin(id) {
-                counters
-                    .graph_calls_in_layer
-                    .fetch_add(1, Ordering::Relaxed);
+            if crate::graph_ur_calls::is_graph_call(id) {
+                graph_call_begins(counters, id);
             }
         }
         return;
@@ -119,10 +117,7 @@ pub unsafe extern "C" fn on_ur_call(
             }
         }
         tp::FUNCTION_WITH_ARGS_BEGIN if crate::graph_ur_calls::is_graph_call(id) => {
-            let taken = crate::graph_ur_calls::begin(id);
-            counters
-                .graph_calls_in_layer
-                .fetch_add(u64::from(taken), Ordering::Relaxed);
+            graph_call_begins(counters, id);
         }
         tp::FUNCTION_WITH_ARGS_END if crate::graph_ur_calls::is_graph_call(id) => {
             // SAFETY: args_data is the params struct of `id` after the call,
@@ -155,6 +150,16 @@ pub unsafe extern "C" fn on_ur_call(
         }
         _ => {}
     }));
+}
+
+/// The begin of SYCL graph call `id` on the stream: counted as under way
+/// when this path takes it ([`crate::graph_ur_calls::begin`]).
+#[cold]
+fn graph_call_begins(counters: &crate::counters::Counters, id: ur_function_t) {
+    let taken = crate::graph_ur_calls::begin(id);
+    counters
+        .graph_calls_in_layer
+        .fetch_add(u64::from(taken), Ordering::Relaxed);
 }
 
 /// What a queue's creation properties must become for it to give device
