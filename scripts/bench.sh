@@ -27,6 +27,9 @@
 #
 # Options:
 #   -r, --rounds R          wall clock: rounds per configuration (default 21, or $BENCH_ROUNDS)
+#   --seed S                wall clock: the seed of the configurations' order in each
+#                           round (shuffled anew every round; default: a new seed, printed
+#                           on the command line of the results, to run the same order again)
 #   -w, --workloads LIST    wall clock: comma-separated subset of
 #                           memcpy-1t,memcpy-2t,memcpy-2t-shared,kernels,dpnp
 #                           (default memcpy-1t, the targets' case; dpnp has no self-timed form)
@@ -83,6 +86,7 @@ RUN_TIMEOUT="${BENCH_TIMEOUT:-600}"
 
 mode=all
 rounds="${BENCH_ROUNDS:-21}"
+seed=""
 workloads="memcpy-1t"
 quick=0
 noxpti=0
@@ -109,6 +113,7 @@ while (($#)); do
     --wall) mode=wall ;;
     --no-xpti) noxpti=1 ;;
     -r|--rounds) rounds="${2:?}"; shift ;;
+    --seed) seed="${2:?}"; shift ;;
     -w|--workloads) workloads="${2:?}"; shift ;;
     -n|--tasks) tasks_n="${2:?}"; shift ;;
     --quick) quick=1 ;;
@@ -128,6 +133,8 @@ while (($#)); do
 done
 [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || die "--rounds wants a positive number"
 [[ "$repeat" =~ ^[1-9][0-9]*$ ]] || die "--repeat wants a positive number"
+[[ -z "$seed" || "$seed" =~ ^[0-9]+$ ]] || die "--seed wants a number"
+seed="${seed:-$(( (RANDOM << 15) | RANDOM ))}"
 [[ -z "$tasks_n" || "$tasks_n" =~ ^[1-9][0-9]*$ ]] || die "--tasks wants a positive number"
 case "$cg_workload" in
   memcpy) cg_cmd=(tiny_memcpy N 1); n1="${n1:-12000}"; n2="${n2:-24000}" ;;
@@ -262,6 +269,20 @@ self_timed_check() {
   fi
 }
 
+# round_orders SEED ROUNDS K: ROUNDS lines, each a permutation of 0..K-1
+# (the configurations' order in one round), the same for the same SEED.
+round_orders() {
+  "$PY" -c '
+import random, sys
+seed, rounds, k = map(int, sys.argv[1:])
+rng = random.Random(seed)
+for _ in range(rounds):
+    order = list(range(k))
+    rng.shuffle(order)
+    print(" ".join(map(str, order)))
+' "$@"
+}
+
 wall_mode() {
   local scale=1
   ((quick)) && scale=10
@@ -305,11 +326,17 @@ wall_mode() {
     done
     log "$name: ${words[*]##*/} x ${#configs[@]} configurations x $rounds rounds"
     local r k config value out
+    # Each round runs the configurations in an order of its own, shuffled
+    # from --seed: no configuration always runs first or right after the
+    # same other one. (A fixed rotation did that: the empty subscriber ran
+    # after syclgraph's configurations, its A/A copy after the empty one,
+    # and the A/A ratio sat below 1 in 8 of 10 series.)
+    local -a orders order
+    mapfile -t orders < <(round_orders "$seed" "$rounds" "${#configs[@]}")
     for ((r = 0; r < rounds; r++)); do
-      # Round-robin, each round starting with the next configuration, so
-      # that no configuration always runs first (or right after another).
-      for ((k = 0; k < ${#configs[@]}; k++)); do
-        config="${configs[$(((r + k) % ${#configs[@]}))]}"
+      read -r -a order <<<"${orders[r]}"
+      for k in "${order[@]}"; do
+        config="${configs[k]}"
         local -a argv=("${words[@]}")
         [[ $config == selftimed ]] && argv+=(self-timed)
         out="$(run_config "$config" "${argv[@]}" 2>"$WORK/stderr")" || true
@@ -329,7 +356,7 @@ wall_mode() {
   done
   echo
   echo "$MACHINE"
-  echo "command: scripts/bench.sh --wall$( ((stopped)) && echo ' --stopped')$( ((noxpti)) && echo ' --no-xpti')$([[ -n "$sg_lib" ]] && echo " --syclgraph-lib $sg_lib") --rounds $rounds --workloads $workloads$([[ -n "$tasks_n" ]] && echo " --tasks $tasks_n")$( ((quick)) && echo ' --quick')"
+  echo "command: scripts/bench.sh --wall$( ((stopped)) && echo ' --stopped')$( ((noxpti)) && echo ' --no-xpti')$([[ -n "$sg_lib" ]] && echo " --syclgraph-lib $sg_lib") --rounds $rounds --seed $seed --workloads $workloads$([[ -n "$tasks_n" ]] && echo " --tasks $tasks_n")$( ((quick)) && echo ' --quick')"
   echo
   echo "$check"
   echo
