@@ -874,18 +874,25 @@ pub fn check_pftrace(dir: &Path, partial: bool) -> String {
 }
 
 /// One busy-loop process per core, killed on drop: the loaded machine
-/// every rank of an MPI job starts on.
+/// every rank of an MPI job starts on. A loop also ends by itself once the
+/// test process is gone (a killed test runs no drop).
 pub struct Load(Vec<std::process::Child>);
 
 impl Load {
     /// Starts one busy loop per core.
     pub fn every_core() -> Load {
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let test_process = std::process::id().to_string();
         Load(
             (0..cores)
                 .map(|_| {
                     std::process::Command::new("sh")
-                        .args(["-c", "while :; do :; done"])
+                        .args([
+                            "-c",
+                            "while kill -0 \"$1\" 2>/dev/null; do :; done",
+                            "busy-loop",
+                            &test_process,
+                        ])
                         .stdin(std::process::Stdio::null())
                         .spawn()
                         .expect("start a busy loop")
