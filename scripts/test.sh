@@ -73,42 +73,45 @@ wait_background
 step build-wheel.sh bash -c 'bash scripts/build-wheel.sh >/dev/null'
 step package.sh bash -c 'bash scripts/package.sh >/dev/null'
 
-# The second lane: these test binaries of tests/tests/, run directly as
-# cargo would (from the package's folder): `cargo test` holds target/debug's
-# lock while its tests run, so a second one would wait for the first. The
-# first lane runs the workspace's other tests, every other file of
-# tests/tests/ included.
+# The second lane: these modules of tests/tests/ (one test binary,
+# `runtime_tests`, a module per file), run from the binary directly as cargo
+# would (from the package's folder): `cargo test` holds target/debug's lock
+# while its tests run, so a second one would wait for the first. The first
+# lane runs the workspace's other tests and every other module of
+# tests/tests/ (the same binary, these modules skipped).
 SECOND_LANE=(install peer_suites runtime_versions)
-first_lane=()
-for file in tests/tests/*.rs; do
-  name="$(basename "$file" .rs)"
-  [[ " ${SECOND_LANE[*]} " == *" $name "* ]] || first_lane+=(--test "$name")
+second_lane_filters=() first_lane_skips=()
+for name in "${SECOND_LANE[@]}"; do
+  if [[ ! -f "tests/tests/$name.rs" ]]; then
+    echo "test.sh: the second lane's tests/tests/$name.rs is gone" >&2
+    exit 1
+  fi
+  second_lane_filters+=("$name::")
+  first_lane_skips+=(--skip "$name::")
 done
 mapfile -t second_lane < <(
   cargo test --workspace --no-run --message-format=json |
     python3 -c '
 import json, sys
-names = sys.argv[1:]
 for line in sys.stdin:
     m = json.loads(line)
     if (m.get("reason") == "compiler-artifact" and m.get("executable")
-            and m["target"]["kind"] == ["test"] and m["target"]["name"] in names
+            and m["target"]["kind"] == ["test"] and m["target"]["name"] == "runtime_tests"
             and m["manifest_path"].endswith("/tests/Cargo.toml")):
         print(m["executable"])
-' "${SECOND_LANE[@]}"
+'
 )
-if ((${#second_lane[@]} != ${#SECOND_LANE[@]})); then
-  echo "test.sh: found ${#second_lane[@]} of the test binaries ${SECOND_LANE[*]}" >&2
+if ((${#second_lane[@]} != 1)); then
+  echo "test.sh: found ${#second_lane[@]} runtime_tests binaries, not 1" >&2
   exit 1
 fi
 export SYCLGRAPH_REQUIRE_RUNTIME=1
 (
   cd tests
   status=0 start=$SECONDS
-  for exe in "${second_lane[@]}"; do
-    echo "     Running ${exe#"$ROOT"/} (the second lane)"
-    "$exe" --test-threads=2 || status=1
-  done
+  exe="${second_lane[0]}"
+  echo "     Running ${exe#"$ROOT"/} ${second_lane_filters[*]} (the second lane)"
+  "$exe" "${second_lane_filters[@]}" --test-threads=2 || status=1
   echo "test.sh: the second lane of tests took $((SECONDS - start)) s" >&2
   exit "$status"
 ) &
@@ -117,10 +120,10 @@ background+=("$!:the second lane of tests (${SECOND_LANE[*]})")
 # binaries after it.
 status=0 start=$SECONDS
 cargo test --workspace --no-fail-fast --exclude syclgraph-tests -- --test-threads=2 || status=1
-# --workspace with the test files named (not -p syclgraph-tests: the
+# --workspace with the test binary named (not -p syclgraph-tests: the
 # dependencies' features would differ and cargo would build them again); the
 # package's library holds no tests.
-cargo test --workspace --no-fail-fast "${first_lane[@]}" -- --test-threads=2 || status=1
+cargo test --workspace --no-fail-fast --test runtime_tests -- "${first_lane_skips[@]}" --test-threads=2 || status=1
 if ((status != 0)); then
   echo "test.sh: the first lane of tests failed (above)" >&2
 else

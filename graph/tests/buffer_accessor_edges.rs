@@ -1,7 +1,7 @@
 //! Buffers with write, read and read_write accessors give memory edges that
 //! carry the access mode and the buffer, and the right node kinds.
 
-mod common;
+use crate::common;
 use common::*;
 use syclgraph_graph::record::Record;
 use syclgraph_graph::{EdgeKind, NodeKind};

@@ -3,9 +3,8 @@
 //! once per run of steps): on tricky strings (commas, quotes, CR, LF,
 //! empty fields) and on random record streams.
 
-mod common;
-#[path = "property_strategies.rs"]
-mod strategies;
+use crate::common;
+use crate::property_strategies as strategies;
 
 use common::*;
 use proptest::prelude::*;

@@ -1,7 +1,7 @@
 //! The timestamp collector's Device record can overtake the submitting
 //! thread's records: the instance still completes once, with its times.
 
-mod common;
+use crate::common;
 use common::*;
 use syclgraph_graph::record::TimingStatus;
 use syclgraph_graph::InstanceStatus;

@@ -4,7 +4,7 @@
 //! memcpy whose metadata names no device. Each instance lands on its
 //! queue's device: its own `device_id`, busy time and idle gaps.
 
-mod common;
+use crate::common;
 
 use common::*;
 use syclgraph_graph::idle_gaps_csv::write_idle_gaps_csv;

@@ -2,7 +2,7 @@
 //! even for names with quotes, backslashes, line breaks and angle brackets;
 //! graphviz renders it; no attribute is called `name`.
 
-mod common;
+use crate::common;
 use common::*;
 use syclgraph_graph::render_dot;
 use syclgraph_graph::Run;

@@ -1,7 +1,7 @@
 //! A second NodeDefined for the same id keeps the first description, adds
 //! metadata keys it did not have, and is counted.
 
-mod common;
+use crate::common;
 use common::*;
 
 #[test]

@@ -1,7 +1,7 @@
 //! An edge (and its repeats) can arrive before the nodes it joins are
 //! defined: placeholders stand in, and the definitions fill them in.
 
-mod common;
+use crate::common;
 use common::*;
 use syclgraph_graph::{EdgeKind, NodeKind};
 

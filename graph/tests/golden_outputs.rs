@@ -14,9 +14,8 @@
 //! `SYCLGRAPH_BLESS=1 cargo test -p syclgraph-graph --test golden_outputs`
 //! and review the diff.
 
-mod common;
-#[path = "property_strategies.rs"]
-mod strategies;
+use crate::common;
+use crate::property_strategies as strategies;
 
 use std::fmt::Write as _;
 use std::fs;

@@ -1,7 +1,7 @@
 //! Host tasks complete at task_end (no device record is waited for), keep
 //! their host duration, and never appear in kernels.csv or the summary.
 
-mod common;
+use crate::common;
 use common::*;
 use syclgraph_graph::{summary_rows, write_kernel_rows, InstanceStatus, NodeKind};
 

@@ -3,7 +3,7 @@
 //! `EXACT_LIMIT` timed instances a node's durations for percentiles become a
 //! bounded histogram; a full pending table flushes its oldest instance.
 
-mod common;
+use crate::common;
 use common::*;
 use syclgraph_graph::duration_samples::{EXACT_LIMIT, RELATIVE_ERROR};
 use syclgraph_graph::record::TimingStatus;

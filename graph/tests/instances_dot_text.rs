@@ -4,7 +4,7 @@
 //! queue order on the same pair). The text was written by the renderer
 //! before it was rewritten without `core::fmt`.
 
-mod common;
+use crate::common;
 use common::*;
 use syclgraph_graph::record::{InstanceEdge, Record};
 use syclgraph_graph::{instances_dot, Limits, Run};

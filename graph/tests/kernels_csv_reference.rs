@@ -4,9 +4,8 @@
 //! metadata or definition changes between two of their rows, and on random
 //! record streams.
 
-mod common;
-#[path = "property_strategies.rs"]
-mod strategies;
+use crate::common;
+use crate::property_strategies as strategies;
 
 use common::*;
 use proptest::prelude::*;

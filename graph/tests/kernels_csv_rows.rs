@@ -1,7 +1,7 @@
 //! kernels.csv: the exact header, one row per device command instance, times
 //! only when timed, and the streamed rows equal the all-at-once ones.
 
-mod common;
+use crate::common;
 use common::*;
 use syclgraph_graph::record::{Record, TimingStatus};
 use syclgraph_graph::{write_kernel_rows, KernelRowWriter, Run};

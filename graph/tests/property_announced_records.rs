@@ -13,8 +13,7 @@
 //! large enough not to fill up (the announced instance does not wait in
 //! it, so a full table would push out different instances).
 
-#[path = "property_strategies.rs"]
-mod strategies;
+use crate::property_strategies as strategies;
 
 use proptest::collection::vec;
 use proptest::prelude::*;

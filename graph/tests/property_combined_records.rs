@@ -8,8 +8,7 @@
 //! stats, instance graph and graph files as the same stream with each
 //! combined record written out as its two records.
 
-#[path = "property_strategies.rs"]
-mod strategies;
+use crate::property_strategies as strategies;
 
 use proptest::collection::vec;
 use proptest::prelude::*;

@@ -6,8 +6,7 @@
 //! no attribute called `name` anywhere. Loop-carried edges are marked, and
 //! without them graph.dot has no cycle.
 
-#[path = "property_strategies.rs"]
-mod strategies;
+use crate::property_strategies as strategies;
 
 use std::collections::HashSet;
 

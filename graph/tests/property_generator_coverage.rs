@@ -5,8 +5,7 @@
 //! instances complete, are flushed, evicted, dropped or followed by late and
 //! duplicate records. Without this, a property could pass vacuously.
 
-#[path = "property_strategies.rs"]
-mod strategies;
+use crate::property_strategies as strategies;
 
 use std::collections::{HashMap, HashSet};
 

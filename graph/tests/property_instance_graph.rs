@@ -4,8 +4,7 @@
 //! counts every Submitted and InstanceEdge record, and says it was cut
 //! exactly when a submission was left out.
 
-#[path = "property_strategies.rs"]
-mod strategies;
+use crate::property_strategies as strategies;
 
 use std::collections::{BTreeMap, HashSet};
 

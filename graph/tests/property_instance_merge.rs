@@ -7,8 +7,7 @@
 //! duplicates and records after it was handed out as late, and they never
 //! change what was handed out.
 
-#[path = "property_strategies.rs"]
-mod strategies;
+use crate::property_strategies as strategies;
 
 use std::collections::HashMap;
 

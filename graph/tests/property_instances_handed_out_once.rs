@@ -7,8 +7,7 @@
 //! Holds while the memory of finalised keys covers the stream (the default);
 //! with a shorter memory every hand-out is still accounted for.
 
-#[path = "property_strategies.rs"]
-mod strategies;
+use crate::property_strategies as strategies;
 
 use std::collections::HashSet;
 

@@ -4,8 +4,7 @@
 //! untimed; the rows parse back as CSV with the header, the instance, the
 //! timing word and times only when timed (end never before start).
 
-#[path = "property_strategies.rs"]
-mod strategies;
+use crate::property_strategies as strategies;
 
 use proptest::prelude::*;
 use strategies::*;

@@ -4,8 +4,7 @@
 //! starts, unbalanced spans, a pending table of one, no memory of finalised
 //! instances, a second `finish`, nor names full of quotes and line breaks.
 
-#[path = "property_strategies.rs"]
-mod strategies;
+use crate::property_strategies as strategies;
 
 use proptest::prelude::*;
 use strategies::*;

@@ -6,8 +6,7 @@
 //! number of distinct submitted instances. Each node's `times.finalised`
 //! counts the instances handed out for it.
 
-#[path = "property_strategies.rs"]
-mod strategies;
+use crate::property_strategies as strategies;
 
 use std::collections::{HashMap, HashSet};
 

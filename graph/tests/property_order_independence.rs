@@ -14,8 +14,7 @@
 //! would not see its span; the counts and rows stay the same, which
 //! `record_order_shuffles.rs` and the never-panics property check.)
 
-#[path = "property_strategies.rs"]
-mod strategies;
+use crate::property_strategies as strategies;
 
 use std::collections::{HashMap, HashSet, VecDeque};
 

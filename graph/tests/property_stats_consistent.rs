@@ -5,8 +5,7 @@
 //! nodes and edges, submissions, strings, queues, unmatched and open spans)
 //! equals what a plain replay of the stream counts.
 
-#[path = "property_strategies.rs"]
-mod strategies;
+use crate::property_strategies as strategies;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 

@@ -1,5 +1,5 @@
-//! Shared by the `property_*` tests (each includes this file with
-//! `#[path = "property_strategies.rs"] mod strategies;`): proptest strategies
+//! Shared by the `property_*` tests (each names this module with
+//! `use crate::property_strategies as strategies;`): proptest strategies
 //! for arbitrary record streams and limits, and a driver that applies a
 //! stream the way the subscriber does (streaming every handed-out instance
 //! through a [`KernelRowWriter`]) while remembering what was handed out when.
@@ -9,8 +9,7 @@
 //! node, repeated and missing instance records, late records. Strings mix the
 //! runtime's real vocabulary with quotes, backslashes, line breaks, control
 //! characters and unicode.
-//!
-//! Built on its own as a test target it holds no tests.
+
 #![allow(dead_code)]
 
 use std::collections::HashMap;

@@ -5,8 +5,7 @@
 //! counts are by the handed-out timing words, shares add up to 1, and the
 //! CSV reads back with the same fields.
 
-#[path = "property_strategies.rs"]
-mod strategies;
+use crate::property_strategies as strategies;
 
 use std::collections::HashSet;
 

@@ -2,7 +2,7 @@
 //! may arrive after the records using them; waits pair per thread and add up
 //! per label.
 
-mod common;
+use crate::common;
 use common::*;
 use syclgraph_graph::record::{Record, SpanKind};
 

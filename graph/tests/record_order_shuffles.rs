@@ -2,7 +2,7 @@
 //! without panicking: every instance is finalised exactly once, and counts
 //! do not depend on the order.
 
-mod common;
+use crate::common;
 use common::*;
 use std::collections::HashSet;
 use syclgraph_graph::record::{Record, TimingStatus};

@@ -1,7 +1,7 @@
 //! One code location submitted many times is one node whose count is the
 //! number of submissions; its edges count every time the runtime made them.
 
-mod common;
+use crate::common;
 use common::*;
 use syclgraph_graph::render_dot;
 

@@ -4,9 +4,8 @@
 //! any record stream and limits, and the replay's run is unchanged by the
 //! rows it writes.
 
-mod common;
-#[path = "property_strategies.rs"]
-mod strategies;
+use crate::common;
+use crate::property_strategies as strategies;
 
 use common::streamed_rows;
 use proptest::prelude::*;

@@ -2,7 +2,7 @@
 //! with totals, means, nearest-rank percentiles and shares computed by hand
 //! below; the text table ends with the untimed counts.
 
-mod common;
+use crate::common;
 use common::*;
 use syclgraph_graph::record::{Record, TimingStatus};
 use syclgraph_graph::summary::{format_table, read_summary_csv, summary_rows};

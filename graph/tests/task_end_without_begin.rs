@@ -1,7 +1,7 @@
 //! A task_end with no task_begin still completes the instance; it just has
 //! no begin time and no host duration.
 
-mod common;
+use crate::common;
 use common::*;
 use syclgraph_graph::InstanceStatus;
 

@@ -2,7 +2,7 @@
 //! stay undefined placeholders, their instances are flushed at the end, and
 //! they are marked in the DOT output.
 
-mod common;
+use crate::common;
 use common::*;
 use syclgraph_graph::record::{Metadata, Record, TimingStatus};
 use syclgraph_graph::{render_dot, write_kernel_rows, InstanceStatus};

@@ -2,7 +2,7 @@
 //! the caller) and the `copy usm` command group created inside it are both
 //! memcpy nodes; the fast path gets no signal, so it is untimed.
 
-mod common;
+use crate::common;
 use common::*;
 use syclgraph_graph::record::{Record, TimingStatus};
 use syclgraph_graph::{write_kernel_rows, InstanceStatus, NodeKind};

@@ -2,7 +2,7 @@
 //! into the directory (creating it),
 //! write_kernels_csv adds kernels.csv, and no .tmp file is left behind.
 
-mod common;
+use crate::common;
 use common::*;
 use std::fs;
 use syclgraph_graph::{render_dot, write_all, write_kernels_csv};

@@ -1,0 +1,39 @@
+//! The tests on the real runtime, one module per former test file (each
+//! was its own test binary: linking about 30 of them took a large part of
+//! the test build, and each built the test programs again). Run one module
+//! with a filter on its path:
+//! `cargo test --workspace --test runtime_tests docs_match::`.
+
+mod bad_configuration;
+mod buffer_graph;
+mod cli_run;
+mod config_matrix;
+mod critical_path;
+mod dependencies;
+mod device_timing;
+mod docs_match;
+mod dpnp_workload;
+mod faults;
+mod features;
+mod graph_readability;
+mod host_tasks_and_usm;
+mod install;
+mod instances;
+mod leftover_journal;
+mod loaded_start;
+mod mpi_ranks;
+mod mpi_report;
+mod mpi_timeline;
+mod output_files;
+mod peer_suites;
+mod perfetto_trace;
+mod robust_exit;
+mod robust_fork;
+mod robust_signals;
+mod robust_threads;
+mod runtime_versions;
+mod start_stop;
+mod sub_devices;
+mod sycl_graphs;
+mod sycl_graphs_level_zero;
+mod untimed;
