@@ -155,6 +155,15 @@ impl Traced {
     }
 }
 
+/// The demo (`pipeline`) run untraced and traced with the default settings
+/// ([`run_both`]: same behaviour, outputs checked), once per test process:
+/// the tests that only read its outputs share it rather than each running
+/// the same program again. Its directory is never written after the run.
+pub fn pipeline_run() -> &'static Traced {
+    static RUN: OnceLock<Traced> = OnceLock::new();
+    RUN.get_or_init(|| run_both("pipeline", || runtime_command(&program("pipeline")), &[]))
+}
+
 /// Runs `cmd` untraced, then traced with syclgraph writing to a fresh
 /// directory; asserts the program behaved the same (stdout, exit code).
 pub fn run_both(test: &str, make: impl Fn() -> Command, env: &[(&str, &str)]) -> Traced {

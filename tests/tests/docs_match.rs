@@ -96,7 +96,7 @@ fn code_lines<'t>(text: &'t str, prefix: &str) -> Vec<&'t str> {
 
 #[test]
 fn documented_csv_headers_and_columns_are_a_real_runs() {
-    let traced = run_both("docs-demo", || runtime_command(&program("pipeline")), &[]);
+    let traced = pipeline_run();
     let text = outputs_page();
     for (file, first, table) in [
         ("kernels.csv", "name,kind,node_id,", "| # | Column |"),
@@ -124,7 +124,7 @@ fn documented_csv_headers_and_columns_are_a_real_runs() {
 
 #[test]
 fn documented_graph_attributes_are_the_ones_written() {
-    let traced = run_both("docs-attrs", || runtime_command(&program("pipeline")), &[]);
+    let traced = pipeline_run();
     // A SYCL graph's attributes come from a program that records one.
     let sycl_graphs = run_both(
         "docs-attrs-sycl-graphs",
@@ -194,7 +194,7 @@ fn documented_graph_attributes_are_the_ones_written() {
     // An edge is marked critical only when two consecutive steps of the
     // path are linked by a data dependency: a path made of host, queue and
     // device steps alone (the demo's, on a loaded machine) marks none.
-    let linked_steps = [&traced, &sycl_graphs].iter().any(|t| {
+    let linked_steps = [traced, &sycl_graphs].iter().any(|t| {
         t.csv("critical_path.csv")
             .iter()
             .any(|r| r["gap_cause"] == "dependency")
@@ -235,7 +235,7 @@ fn documented_graph_attributes_are_the_ones_written() {
 
 #[test]
 fn documented_files_are_the_files_written() {
-    let traced = run_both("docs-files", || runtime_command(&program("pipeline")), &[]);
+    let traced = pipeline_run();
     let written: BTreeSet<String> = std::fs::read_dir(&traced.dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())

@@ -100,7 +100,7 @@ fn assert_readable(graph: &DotGraph, text: &str) {
 
 #[test]
 fn the_demo_reads_top_to_bottom_with_loop_carried_edges_marked() {
-    let traced = pipeline("readable-demo");
+    let traced = pipeline_run();
     let text = std::fs::read_to_string(traced.dir.join("graph.dot")).unwrap();
     let graph = traced.graph();
     assert_readable(&graph, &text);

@@ -23,7 +23,7 @@ fn instance_at(graph: &DotGraph, file: &str, line: u32, instance: u64) -> String
 #[test]
 fn each_iteration_feeds_its_own_successor() {
     const SRC: &str = "examples/pipeline.cpp";
-    let traced = run_both("instances", || runtime_command(&program("pipeline")), &[]);
+    let traced = pipeline_run();
     let graph = DotGraph::read(&traced.dir.join("instances.dot"));
     let (saxpy, scale) = (tag_line(SRC, "saxpy"), tag_line(SRC, "scale"));
     for k in 1..=3 {

@@ -4,8 +4,8 @@
 
 use syclgraph_tests::*;
 
-fn pipeline() -> Traced {
-    run_both("pipeline", || runtime_command(&program("pipeline")), &[])
+fn pipeline() -> &'static Traced {
+    pipeline_run()
 }
 
 #[test]
