@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use graphviz_rust::dot_structures as dot;
 
@@ -155,13 +155,26 @@ impl Traced {
     }
 }
 
-/// The demo (`pipeline`) run untraced and traced with the default settings
+/// The test program `name` run untraced and traced with the default settings
 /// ([`run_both`]: same behaviour, outputs checked), once per test process:
-/// the tests that only read its outputs share it rather than each running
-/// the same program again. Its directory is never written after the run.
+/// the tests that only read such a run's outputs share it rather than each
+/// running the same program again. Its directory is never written after the
+/// run. A failed run panics in the test that made it, and the next test
+/// that asks runs it again.
+pub fn shared_run(name: &'static str) -> &'static Traced {
+    type Runs = BTreeMap<&'static str, &'static OnceLock<Traced>>;
+    static RUNS: Mutex<Runs> = Mutex::new(BTreeMap::new());
+    let run: &'static OnceLock<Traced> = RUNS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .entry(name)
+        .or_insert_with(|| Box::leak(Box::default()));
+    run.get_or_init(|| run_both(name, || runtime_command(&program(name)), &[]))
+}
+
+/// The demo (`pipeline`) as [`shared_run`] gives it.
 pub fn pipeline_run() -> &'static Traced {
-    static RUN: OnceLock<Traced> = OnceLock::new();
-    RUN.get_or_init(|| run_both("pipeline", || runtime_command(&program("pipeline")), &[]))
+    shared_run("pipeline")
 }
 
 /// Runs `cmd` untraced, then traced with syclgraph writing to a fresh

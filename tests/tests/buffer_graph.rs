@@ -8,7 +8,7 @@ const SRC: &str = "tests/programs/buffers.cpp";
 
 #[test]
 fn buffer_accessors_become_memory_edges_at_their_source_lines() {
-    let traced = run_both("buffers", || runtime_command(&program("buffers")), &[]);
+    let traced = shared_run("buffers");
     let graph = traced.graph();
     let at = |label: &str| node_at(&graph, SRC, tag_line(SRC, label));
 
@@ -66,11 +66,7 @@ fn buffer_accessors_become_memory_edges_at_their_source_lines() {
 
 #[test]
 fn kernel_durations_equal_the_applications_profiling_info() {
-    let traced = run_both(
-        "buffers-timing",
-        || runtime_command(&program("buffers")),
-        &[],
-    );
+    let traced = shared_run("buffers");
     let measured = profiling_lines(&traced.stdout());
     let rows = traced.csv("kernels.csv");
     let mut compared = 0;

@@ -63,8 +63,8 @@ const LAYER_KEPT: &str = "UR tracing layer: stayed in the runtime's call chain";
 
 #[test]
 fn every_depends_on_is_an_edge_between_the_right_nodes() {
-    let traced = run_both("deps", || runtime_command(&program("usm_chain")), &[]);
-    assert_depends_on_edges(&traced);
+    let traced = shared_run("usm_chain");
+    assert_depends_on_edges(traced);
 }
 
 #[test]
@@ -107,11 +107,7 @@ fn depends_on_edges_are_the_same_through_hooks_and_through_the_tracing_layer() {
 
 #[test]
 fn one_user_memcpy_is_one_timed_node_at_its_line() {
-    let traced = run_both(
-        "deps-memcpy",
-        || runtime_command(&program("usm_chain")),
-        &[],
-    );
+    let traced = shared_run("usm_chain");
     let graph = traced.graph();
     assert!(
         graph.nodes.values().all(|a| a["operation"] != "copy usm"),

@@ -135,11 +135,7 @@ fn the_demo_reads_top_to_bottom_with_loop_carried_edges_marked() {
 
 #[test]
 fn the_buffer_program_is_readable_too() {
-    let traced = run_both(
-        "readable-buffers",
-        || runtime_command(&program("buffers")),
-        &[],
-    );
+    let traced = shared_run("buffers");
     let text = std::fs::read_to_string(traced.dir.join("graph.dot")).unwrap();
     assert_readable(&traced.graph(), &text);
 }

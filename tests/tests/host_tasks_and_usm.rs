@@ -60,7 +60,7 @@ fn host_tasks_are_nodes_wired_by_their_buffers() {
 #[test]
 fn usm_commands_keep_their_kinds_lines_and_counts() {
     const SRC: &str = "tests/programs/usm_chain.cpp";
-    let traced = run_both("usm_chain", || runtime_command(&program("usm_chain")), &[]);
+    let traced = shared_run("usm_chain");
     let graph = traced.graph();
     let at = |label: &str| node_at(&graph, SRC, tag_line(SRC, label));
     for (label, kind) in [

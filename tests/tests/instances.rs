@@ -52,11 +52,7 @@ fn each_iteration_feeds_its_own_successor() {
 #[test]
 fn in_order_queues_chain_their_submissions_as_queue_order() {
     const SRC: &str = "tests/programs/usm_chain.cpp";
-    let traced = run_both(
-        "instances-inorder",
-        || runtime_command(&program("usm_chain")),
-        &[],
-    );
+    let traced = shared_run("usm_chain");
     let graph = DotGraph::read(&traced.dir.join("instances.dot"));
     let chain = ["ino_memset", "ino_iota", "ino_scale", "ino_memcpy"];
     for pair in chain.windows(2) {
@@ -83,11 +79,7 @@ fn depends_on_chains_are_instance_edges() {
     // syclgraph keeps back until its task ends: its wait list's edge must
     // still find it in the instance graph.
     const SRC: &str = "tests/programs/usm_chain.cpp";
-    let traced = run_both(
-        "instances-depends-on",
-        || runtime_command(&program("usm_chain")),
-        &[],
-    );
+    let traced = shared_run("usm_chain");
     let graph = DotGraph::read(&traced.dir.join("instances.dot"));
     for (from, to) in [
         ("ooo_memset", "ooo_iota"),

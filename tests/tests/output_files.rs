@@ -63,7 +63,7 @@ fn both_dot_files_render_with_graphviz_and_load_with_pydot_and_networkx() {
 fn node_id_is_unique_where_the_runtime_unique_id_is_not() {
     // Four direct-path USM commands: the runtime may give them one
     // unique_id (an address it reuses); node_id tells them apart.
-    let traced = run_both("usm-ids", || runtime_command(&program("usm_chain")), &[]);
+    let traced = shared_run("usm_chain");
     let graph = traced.graph();
     let rows = traced.csv("kernels.csv");
     use std::collections::{BTreeMap, BTreeSet};

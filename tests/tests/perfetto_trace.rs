@@ -22,11 +22,7 @@ fn count(summary: &str, label: &str) -> u64 {
 
 #[test]
 fn the_demo_trace_has_every_timed_command_and_every_instance_edge() {
-    let traced = run_both(
-        "pftrace-pipeline",
-        || runtime_command(&program("pipeline")),
-        &[],
-    );
+    let traced = pipeline_run();
     let summary = check_pftrace(&traced.dir, false);
     // The demo's 16 timed commands and its instance edges (39 on this
     // runtime; the checker compares them one by one).
