@@ -172,6 +172,17 @@ pub fn shared_run(name: &'static str) -> &'static Traced {
     run.get_or_init(|| run_both(name, || runtime_command(&program(name)), &[]))
 }
 
+/// The dpnp workload (`tests/programs/dpnp_workload.py`) run untraced and
+/// traced with the default settings, once per test process, as
+/// [`shared_run`] does for the C++ programs.
+pub fn shared_dpnp_run() -> &'static Traced {
+    static RUN: OnceLock<Traced> = OnceLock::new();
+    RUN.get_or_init(|| {
+        let script = repo_root().join("tests/programs/dpnp_workload.py");
+        run_both("dpnp", || python_command(&script), &[])
+    })
+}
+
 /// The demo (`pipeline`) as [`shared_run`] gives it.
 pub fn pipeline_run() -> &'static Traced {
     shared_run("pipeline")

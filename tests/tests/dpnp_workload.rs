@@ -5,8 +5,7 @@ use syclgraph_tests::*;
 
 #[test]
 fn dpnp_kernels_appear_with_demangled_names() {
-    let script = repo_root().join("tests/programs/dpnp_workload.py");
-    let traced = run_both("dpnp", || python_command(&script), &[]);
+    let traced = shared_dpnp_run();
     let graph = traced.graph();
     let kernels: Vec<&String> = graph
         .nodes
@@ -78,8 +77,7 @@ fn dpnp_queues_are_profiled_and_timed_with_only_the_xpti_variables() {
     // runtime starts; syclgraph still turns the UR tracing layer on, safely
     // (a new environ array, nothing freed), so dpnp's queues, made without
     // enable_profiling, give device times and every dependency resolves.
-    let script = repo_root().join("tests/programs/dpnp_workload.py");
-    let traced = run_both("dpnp-default", || python_command(&script), &[]);
+    let traced = shared_dpnp_run();
     let stderr = traced.stderr();
     assert!(
         stderr.contains("device profiling: turned on for"),

@@ -66,8 +66,7 @@ fn host_task_and_usm_programs_give_valid_traces() {
 
 #[test]
 fn the_dpnp_workload_gives_a_valid_trace() {
-    let script = repo_root().join("tests/programs/dpnp_workload.py");
-    let traced = run_both("pftrace-dpnp", || python_command(&script), &[]);
+    let traced = shared_dpnp_run();
     let summary = check_pftrace(&traced.dir, false);
     assert!(count(&summary, "device)") > 0, "{summary}");
 }

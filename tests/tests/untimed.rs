@@ -48,14 +48,14 @@ fn nodes_by_place(t: &Traced) -> BTreeMap<[String; 4], String> {
 }
 
 /// The untimed run of `name` against its timed run.
-fn untimed_matches_timed(name: &str, load: bool) {
+fn untimed_matches_timed(name: &'static str, load: bool) {
     let make = || runtime_command(&program(name));
-    let timed = run_both(&format!("untimed-{name}-timed"), make, &[]);
+    let timed = shared_run(name);
     let _load = load.then(Load::every_core);
     let untimed = run_both(&format!("untimed-{name}"), make, &UNTIMED);
     let rows = rows_by_command(&untimed);
     assert!(rows.values().sum::<usize>() >= 5, "{name}: {rows:?}");
-    assert_eq!(rows, rows_by_command(&timed), "{name}: rows per command");
+    assert_eq!(rows, rows_by_command(timed), "{name}: rows per command");
     for row in untimed.csv("kernels.csv") {
         assert_eq!(row["timing"], "unavailable", "{name}: {row:?}");
         assert!(row["start_ns"].is_empty() && row["duration_ns"].is_empty());
@@ -63,7 +63,7 @@ fn untimed_matches_timed(name: &str, load: bool) {
     }
     assert_eq!(
         nodes_by_place(&untimed),
-        nodes_by_place(&timed),
+        nodes_by_place(timed),
         "{name}: graph.dot's nodes and counts"
     );
     // The analyses and the trace, from the journal at exit, which is gone.
