@@ -37,3 +37,25 @@ mod sub_devices;
 mod sycl_graphs;
 mod sycl_graphs_level_zero;
 mod untimed;
+
+/// Every `.rs` file of this folder is a module above: with `autotests =
+/// false` cargo builds no file that is left out, and its tests would
+/// silently not run.
+#[test]
+fn every_test_file_is_a_module() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let main = std::fs::read_to_string(dir.join("main.rs")).unwrap();
+    let mut files = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let stem = path.file_stem().unwrap().to_str().unwrap().to_owned();
+        if path.extension().is_some_and(|e| e == "rs") && stem != "main" {
+            files += 1;
+            assert!(
+                main.lines().any(|l| l == format!("mod {stem};")),
+                "tests/{stem}.rs is not a module of tests/main.rs"
+            );
+        }
+    }
+    assert!(files > 1, "{files} test files in {}", dir.display());
+}
