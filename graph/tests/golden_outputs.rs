@@ -11,7 +11,7 @@
 //! strategy drawn with proptest's deterministic RNG.
 //!
 //! After an intended change of an output, regenerate the goldens with
-//! `SYCLGRAPH_BLESS=1 cargo test -p syclgraph-graph --test golden_outputs`
+//! `SYCLGRAPH_BLESS=1 cargo test -p syclgraph-graph --test graph_tests golden_outputs::`
 //! and review the diff.
 
 use crate::common;
