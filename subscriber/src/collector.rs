@@ -285,6 +285,9 @@ impl Collector {
         let mut idle_wait = POLL_MIN;
         let batch_wait_untimed = untimed_batch_wait(self.config.queue_capacity);
         loop {
+            // The program threads' host clock: decided at the first pass,
+            // fitted after 10 ms, refitted at doubling intervals up to 1 s.
+            crate::host_clock::global().maintain();
             let mut handled = 0;
             while handled < BATCH {
                 let Some(record) = inbox.pop() else {

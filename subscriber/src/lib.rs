@@ -34,6 +34,7 @@ pub mod environment;
 pub mod event_owners;
 pub mod exports;
 pub mod graph_ur_calls;
+pub mod host_clock;
 pub mod identity;
 pub mod inbox;
 pub mod itt;
