@@ -215,6 +215,16 @@ fn read_tsc_ordered() -> u64 {
     0
 }
 
+#[cfg(target_arch = "x86_64")]
+fn tsc_allowed() -> bool {
+    ze_sys::host::tsc_allowed()
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn tsc_allowed() -> bool {
+    false
+}
+
 impl HostClock {
     /// A clock that reads `clock_gettime` until [`HostClock::maintain`]
     /// decided and fitted.
@@ -473,15 +483,17 @@ fn take_pair() -> Pair {
 }
 
 /// Whether the TSC is a clock here: the kernel keeps time with it (so it is
-/// synchronised across CPUs and `CLOCK_MONOTONIC` is derived from it) and the
-/// CPU says it ticks at one rate in every state.
+/// synchronised across CPUs and `CLOCK_MONOTONIC` is derived from it), the
+/// CPU says it ticks at one rate in every state, and the program did not ask
+/// for `rdtsc` to fault (`PR_SET_TSC`; asked later, after this decision, it
+/// would: no program is known to).
 fn tsc_is_a_clock() -> bool {
     let source =
         std::fs::read_to_string("/sys/devices/system/clocksource/clocksource0/current_clocksource");
     let Ok(source) = source else {
         return false;
     };
-    source.trim() == "tsc" && cpu_flags_ok(&first_flags_line())
+    source.trim() == "tsc" && cpu_flags_ok(&first_flags_line()) && tsc_allowed()
 }
 
 /// The first `flags` line of `/proc/cpuinfo` (empty if none).

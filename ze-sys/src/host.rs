@@ -25,6 +25,24 @@ pub struct timespec {
 extern "C" {
     /// `int clock_gettime(clockid_t, struct timespec *)`.
     pub fn clock_gettime(clock: clockid_t, tp: *mut timespec) -> c_int;
+    /// `int prctl(int option, ...)` (glibc), as [`tsc_allowed`] calls it.
+    pub fn prctl(option: c_int, ...) -> c_int;
+}
+
+/// `PR_GET_TSC` (Linux).
+pub const PR_GET_TSC: c_int = 25;
+/// `PR_TSC_ENABLE` (Linux): `rdtsc` allowed in user mode.
+pub const PR_TSC_ENABLE: c_int = 1;
+
+/// Whether this process may execute `rdtsc` (false if it asked the kernel
+/// to make it fault, `prctl(PR_SET_TSC, PR_TSC_SIGSEGV)`, or the kernel does
+/// not say).
+pub fn tsc_allowed() -> bool {
+    let mut mode: c_int = 0;
+    // SAFETY: PR_GET_TSC writes one int through its second argument, a valid
+    // writable `c_int` here; it changes nothing.
+    let rc = unsafe { prctl(PR_GET_TSC, &mut mode as *mut c_int) };
+    rc == 0 && mode == PR_TSC_ENABLE
 }
 
 /// Reads `clock` in ns, or `None` if the kernel refused (unknown clock) or
@@ -111,5 +129,6 @@ mod tests {
         let b = tsc_ordered();
         let c = tsc();
         assert!(b > a && c > a);
+        assert!(tsc_allowed());
     }
 }
