@@ -54,8 +54,11 @@ const BOUNDARY_AHEAD_NS: u64 = 50_000;
 const FIRST_FIT_AFTER_NS: u64 = 10_000_000;
 /// Refits at doubling intervals from [`FIRST_FIT_AFTER_NS`] up to this: the
 /// slope is measured over the last interval, so its error, the pairs' jitter
-/// over the interval, stays about the same in ns over the next one.
-const REFIT_EVERY_MAX_NS: u64 = 1_000_000_000;
+/// over the interval, stays about the same in ns over the next one. Short,
+/// so that a change of `CLOCK_MONOTONIC`'s rate (NTP changes its frequency
+/// by up to 500 ppm) leaves at most ~25 µs between two refits; a refit
+/// costs the collector 7 pairs of reads (about a microsecond).
+const REFIT_EVERY_MAX_NS: u64 = 50_000_000;
 /// A slope correction (the offset left at a refit, taken out over the next
 /// interval) is at most this many parts per million of the slope.
 const CORRECTION_MAX_PPM: u128 = 1000;
