@@ -286,7 +286,7 @@ impl Collector {
         let batch_wait_untimed = untimed_batch_wait(self.config.queue_capacity);
         loop {
             // The program threads' host clock: decided at the first pass,
-            // fitted after 10 ms, refitted at doubling intervals up to 1 s.
+            // fitted after 10 ms, refitted at doubling intervals up to 50 ms.
             crate::host_clock::global().maintain();
             let mut handled = 0;
             while handled < BATCH {
