@@ -103,7 +103,8 @@ pub fn prints(rank: u32, text: impl Fn(&str) -> Option<String>) -> bool {
 
 /// The block of a rank's `syclgraph` inside a launcher: the usual block
 /// for its own files plus where every rank's are, when this rank prints;
-/// otherwise one line when the rank did not end well, else nothing.
+/// otherwise one line when the rank did not end well, else nothing. `me`
+/// names this command ([`outputs::own_command`]).
 pub fn rank_block(
     rank: &RankInfo,
     job: &Path,
@@ -111,9 +112,10 @@ pub fn rank_block(
     ended: Ended,
     prints: bool,
     path_var: Option<&OsStr>,
+    me: &str,
 ) -> String {
     if prints {
-        let mut out = outputs::end_block(written, ended, path_var);
+        let mut out = outputs::end_block(written, ended, path_var, me);
         out.push_str(&format!(
             "syclgraph:   every rank: {} (rank {}'s files are in {})\n",
             job.display(),
@@ -141,7 +143,8 @@ pub fn rank_block(
 /// The block the outer `syclgraph` prints once the launcher ended (the
 /// job started at `since`): the job directory, the ranks found, which are
 /// incomplete or not traced, and the job's summary table.
-pub fn job_block(job: &Path, ended: Ended, since: SystemTime) -> String {
+/// `me` names this command ([`outputs::own_command`]).
+pub fn job_block(job: &Path, ended: Ended, since: SystemTime, me: &str) -> String {
     let mut out = String::new();
     if let Ended::Killed(signal) = ended {
         out.push_str(&format!(
@@ -199,8 +202,8 @@ pub fn job_block(job: &Path, ended: Ended, since: SystemTime) -> String {
     }
     out.push_str(&job_summary(job, &found));
     out.push_str(&format!(
-        "syclgraph:   summary:    syclgraph report {}\n",
-        job.display()
+        "syclgraph:   summary:    {me} report {}\n",
+        outputs::shell_word(job)
     ));
     out
 }
@@ -295,7 +298,7 @@ mod tests {
             m.write(&dir).unwrap();
         }
         std::fs::write(job.join("rank-00000/summary.txt"), "the table\n").unwrap();
-        let block = job_block(&job, Ended::Exited(0), since);
+        let block = job_block(&job, Ended::Exited(0), since, "syclgraph");
         let lines: Vec<&str> = block.lines().collect();
         assert_eq!(
             lines[0],

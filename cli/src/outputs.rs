@@ -8,6 +8,7 @@
 //! directory counts as written by this run when one of its files changed
 //! after the program was started.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
@@ -94,10 +95,42 @@ fn written_since(dir: &Path, since: SystemTime) -> bool {
     })
 }
 
+/// How the closing block names this command in the commands it prints, so
+/// that they run as printed in the shell `syclgraph run` was started from
+/// (its `PATH` is `path_var`): `syclgraph` when that name on `PATH` is this
+/// very file (`exe`, symbolic links resolved), else the path it was started
+/// by (`started`, its `argv[0]`: `target/release/syclgraph`), or its own
+/// path when that was a bare name.
+pub fn own_command(started: &OsStr, exe: &Path, path_var: Option<&OsStr>) -> String {
+    let real = |p: &Path| p.canonicalize().ok();
+    let exe = real(exe).unwrap_or_else(|| exe.to_path_buf());
+    if program::on_path("syclgraph".as_ref(), path_var).and_then(|p| real(&p)) == Some(exe.clone())
+    {
+        return "syclgraph".to_owned();
+    }
+    if started.as_encoded_bytes().contains(&b'/') {
+        shell_word(Path::new(started))
+    } else {
+        shell_word(&exe)
+    }
+}
+
+/// `path` as one shell word: as is when it holds only characters no shell
+/// treats specially, else in single quotes.
+pub fn shell_word(path: &Path) -> String {
+    let text = path.to_string_lossy();
+    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+=:,@%".contains(c);
+    if !text.is_empty() && text.chars().all(plain) {
+        text.into_owned()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}
+
 /// The block printed at the end of `syclgraph run` (each line starts with
-/// `syclgraph:`). Renders `graph.svg` with Graphviz's `dot` when it is on
-/// `path_var`.
-pub fn end_block(written: &Written, ended: Ended, path_var: Option<&std::ffi::OsStr>) -> String {
+/// `syclgraph:`), naming this command `me` ([`own_command`]). Renders
+/// `graph.svg` with Graphviz's `dot` when it is on `path_var`.
+pub fn end_block(written: &Written, ended: Ended, path_var: Option<&OsStr>, me: &str) -> String {
     let mut out = String::new();
     if let Ended::Killed(signal) = ended {
         out.push_str(&format!(
@@ -133,8 +166,8 @@ pub fn end_block(written: &Written, ended: Ended, path_var: Option<&std::ffi::Os
             None => out.push_str(&format!(
                 "syclgraph:   task graph: {} (install Graphviz, then: dot -Tsvg {} -o {})\n",
                 dot.display(),
-                dot.display(),
-                svg.display()
+                shell_word(&dot),
+                shell_word(&svg)
             )),
         }
     }
@@ -146,8 +179,8 @@ pub fn end_block(written: &Written, ended: Ended, path_var: Option<&std::ffi::Os
         ));
     }
     out.push_str(&format!(
-        "syclgraph:   summary:    syclgraph report {}\n",
-        main.display()
+        "syclgraph:   summary:    {me} report {}\n",
+        shell_word(main)
     ));
     for other in &written.others {
         out.push_str(&format!(
@@ -272,7 +305,12 @@ mod tests {
             main: Some(dir.clone()),
             others: vec![],
         };
-        let text = end_block(&written, Ended::Exited(0), Some("/nonexistent".as_ref()));
+        let text = end_block(
+            &written,
+            Ended::Exited(0),
+            Some("/nonexistent".as_ref()),
+            "syclgraph",
+        );
         assert_eq!(
             text,
             format!(
@@ -282,7 +320,12 @@ mod tests {
         );
         fs::write(dir.join("trace.pftrace"), "").unwrap();
         fs::write(dir.join("graph.dot"), "digraph g {}").unwrap();
-        let text = end_block(&written, Ended::Killed(15), Some("/nonexistent".as_ref()));
+        let text = end_block(
+            &written,
+            Ended::Killed(15),
+            Some("/nonexistent".as_ref()),
+            "bin/syclgraph",
+        );
         assert!(
             text.starts_with("syclgraph: the program was killed by signal 15 (SIGTERM)"),
             "{text}"
@@ -292,12 +335,56 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("install Graphviz, then: dot -Tsvg"), "{text}");
-        let none = end_block(&Written::default(), Ended::Exited(3), None);
+        assert!(
+            text.contains(&format!(
+                "summary:    bin/syclgraph report {}\n",
+                dir.display()
+            )),
+            "{text}"
+        );
+        let none = end_block(&Written::default(), Ended::Exited(3), None, "syclgraph");
         assert_eq!(
             none,
             "syclgraph: no output was written (the program did not start the SYCL runtime, \
              or tracing could not start: see above)\n"
         );
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_command_is_named_syclgraph_only_when_path_finds_this_file() {
+        use std::os::unix::fs::{symlink, PermissionsExt};
+        let dir = scratch("own-command");
+        let exe = dir.join("release/syclgraph");
+        fs::create_dir_all(exe.parent().unwrap()).unwrap();
+        fs::write(&exe, "").unwrap();
+        fs::set_permissions(&exe, fs::Permissions::from_mode(0o755)).unwrap();
+        let other = dir.join("other/syclgraph");
+        fs::create_dir_all(other.parent().unwrap()).unwrap();
+        fs::copy(&exe, &other).unwrap();
+        let bin = dir.join("bin");
+        fs::create_dir_all(&bin).unwrap();
+        symlink(&exe, bin.join("syclgraph")).unwrap();
+        let started = "target/release/syclgraph".as_ref();
+        // Not on PATH, or another syclgraph there: the path it was started by.
+        assert_eq!(
+            own_command(started, &exe, Some("/nonexistent".as_ref())),
+            "target/release/syclgraph"
+        );
+        let path = std::env::join_paths([other.parent().unwrap(), &bin]).unwrap();
+        assert_eq!(
+            own_command(started, &exe, Some(&path)),
+            "target/release/syclgraph"
+        );
+        // A link to this file first on PATH: the bare name.
+        let path = std::env::join_paths([&bin, other.parent().unwrap()]).unwrap();
+        assert_eq!(own_command(started, &exe, Some(&path)), "syclgraph");
+        // Started by a bare name that PATH no longer finds: its own path.
+        assert_eq!(
+            own_command("syclgraph".as_ref(), &exe, Some("/nonexistent".as_ref())),
+            exe.canonicalize().unwrap().display().to_string()
+        );
+        assert_eq!(shell_word(Path::new("my dir/it's")), "'my dir/it'\\''s'");
         fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -39,7 +39,16 @@ pub fn run(args: RunArgs) -> u8 {
         .and_then(|l| l.program)
         .and_then(|i| program::find(&args.command[i], path_var).ok())
         .unwrap_or(program);
-    let subscriber = match std::env::current_exe()
+    let exe = std::env::current_exe();
+    // This command as the closing block names it in the commands it prints.
+    let me = match &exe {
+        Ok(exe) => {
+            let started = std::env::args_os().next().unwrap_or_default();
+            outputs::own_command(&started, exe, path_var)
+        }
+        Err(_) => "syclgraph".to_owned(),
+    };
+    let subscriber = match exe
         .map_err(|e| format!("cannot tell where syclgraph is ({e})"))
         .and_then(|exe| locate::subscriber(&exe))
     {
@@ -140,7 +149,7 @@ pub fn run(args: RunArgs) -> u8 {
         return ended.exit_code();
     }
     if let (Some(_), Some(job)) = (&launch, &base) {
-        say(&job::job_block(job, ended, since));
+        say(&job::job_block(job, ended, since, &me));
     } else if let Some(rank) = job::own_rank(&env) {
         // One rank of a job, inside the launcher.
         let job = job::job_dir(base.as_deref(), &env, &cwd);
@@ -154,11 +163,11 @@ pub fn run(args: RunArgs) -> u8 {
         };
         let prints = job::prints(rank.rank, set);
         say(&job::rank_block(
-            &rank, &job, &written, ended, prints, path_var,
+            &rank, &job, &written, ended, prints, path_var, &me,
         ));
     } else {
         let written = outputs::find(base.as_deref(), &cwd, child, since);
-        say(&outputs::end_block(&written, ended, path_var));
+        say(&outputs::end_block(&written, ended, path_var, &me));
     }
     ended.exit_code()
 }

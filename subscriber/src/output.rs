@@ -426,7 +426,7 @@ fn loss_lines(losses: &Losses) -> String {
     }
     if losses.queues_forced > 0 {
         lines.push_str(&format!(
-            "device profiling: turned on for {} queue(s) made without it (SYCLGRAPH_FORCE_PROFILING=0 turns this off)\n",
+            "device profiling: turned on for {} queue(s) made without it (--no-force-profiling or SYCLGRAPH_FORCE_PROFILING=0 turns this off)\n",
             losses.queues_forced
         ));
     }

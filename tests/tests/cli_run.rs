@@ -103,12 +103,16 @@ fn a_cpp_program_is_traced_with_nothing_set() {
     // pipeline: saxpy and scale three times each, four memcpys, all timed.
     assert_eq!(timed("kernel"), 6, "{rows:?}");
     assert_eq!(timed("memcpy"), 4, "{rows:?}");
-    // The end block: where the files are, how to see them again.
-    assert!(
-        stderr.contains(&format!(
-            "syclgraph:   summary:    syclgraph report {}",
-            dir.display()
-        )),
+    // The end block: where the files are, how to see them again, with a
+    // command that runs as printed: target/release/ is not on PATH, so it
+    // names the launcher by the path it was started with.
+    let printed = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("syclgraph:   summary:    "))
+        .unwrap_or_else(|| panic!("no summary line:\n{stderr}"));
+    assert_eq!(
+        printed,
+        format!("{} report {}", syclgraph_exe().display(), dir.display()),
         "{stderr}"
     );
     if dir.join("trace.pftrace").exists() {
@@ -117,9 +121,12 @@ fn a_cpp_program_is_traced_with_nothing_set() {
         assert!(!stderr.contains("perfetto"), "{stderr}");
     }
 
-    // `syclgraph report` prints the run's summary again, one row per node:
-    // per (kind, name), its rows add up to the count the run printed.
-    let report = syclgraph(&cwd, &[os("report"), dir.as_os_str()])
+    // That command, run as printed, prints the run's summary again, one row
+    // per node: per (kind, name), its rows add up to the count the run
+    // printed.
+    let report = Command::new("bash")
+        .args(["-c", printed])
+        .current_dir(&cwd)
         .output()
         .unwrap();
     assert_eq!(report.status.code(), Some(0), "{}", text(&report.stderr));
