@@ -5,10 +5,11 @@
 # Incremental: a program is rebuilt only when its source, or a header next to
 # it, is newer than the binary. Builds without -DNDEBUG on purpose: SYCL's
 # code_location records file names only when NDEBUG is not defined.
-# <sycl/sycl.hpp> is compiled once into a precompiled header
-# (<out>/pch/sycl_pch.hpp.gch, rebuilt when the runtime's headers change):
-# a program then takes ~2 s of CPU instead of ~6 s. Stale programs are
-# compiled $(nproc) at a time.
+# When more than one program is to be compiled, <sycl/sycl.hpp> is compiled
+# once into a precompiled header (<out>/pch/sycl_pch.hpp.gch, ~200 MB,
+# rebuilt when the runtime's headers change): a program then takes ~2 s of
+# CPU instead of ~6 s. One program alone (the demo's) is compiled without
+# it. Stale programs are compiled $(nproc) at a time.
 # Usage: scripts/build-programs.sh [-f|--force] [name...]
 # Environment: SYCLGRAPH_VENV (the runtime, default <repo>/.venv),
 # SYCLGRAPH_PROGRAMS_OUT (default <repo>/build/programs), CXX.
@@ -72,12 +73,16 @@ done
 # when they match; otherwise it silently reads the header).
 PCH_DIR="$OUT/pch"
 pch="$PCH_DIR/sycl_pch.hpp.gch"
-if ((${#stale_sources[@]})) && [[ ! -e "$pch" || "$VENV/include/sycl/sycl.hpp" -nt "$pch" || $force -eq 1 ]]; then
+pch_fresh=0
+[[ -e "$pch" && ! "$VENV/include/sycl/sycl.hpp" -nt "$pch" && $force -eq 0 ]] && pch_fresh=1
+use_pch=$pch_fresh
+if ((${#stale_sources[@]} > 1 && pch_fresh == 0)); then
   mkdir -p "$PCH_DIR"
   echo '#include <sycl/sycl.hpp>' >"$PCH_DIR/sycl_pch.hpp"
   echo "build-programs: <sycl/sycl.hpp> -> $pch" >&2
   "$CXX" "${CXXFLAGS[@]}" "${INCLUDES[@]}" -x c++-header "$PCH_DIR/sycl_pch.hpp" -o "$pch.tmp"
   mv -f "$pch.tmp" "$pch"
+  use_pch=1
 fi
 
 compile() {
@@ -86,7 +91,9 @@ compile() {
   dir="$(dirname "$src")"
   bin="$OUT/$name"
   echo "build-programs: $src -> $bin" >&2
-  "$CXX" "${CXXFLAGS[@]}" "${INCLUDES[@]}" -I"$PCH_DIR" -include sycl_pch.hpp -I"$dir" "$src" \
+  local pch_flags=()
+  ((use_pch)) && pch_flags=(-I"$PCH_DIR" -include sycl_pch.hpp)
+  "$CXX" "${CXXFLAGS[@]}" "${INCLUDES[@]}" "${pch_flags[@]}" -I"$dir" "$src" \
     -o "$bin.tmp" -L"$VENV/lib" -Wl,-rpath,"$VENV/lib" -lsycl -lOpenCL -lintlc
   mv -f "$bin.tmp" "$bin"
 }

@@ -1,36 +1,58 @@
 #!/usr/bin/env bash
-# Installs what syclgraph needs on a fresh Debian machine (run as root):
-#   - Debian packages: g++ graphviz libze1 libze-dev valgrind
-#   - the project-local Python venv <repo>/.venv with the pinned DPC++ runtime
-#     (intel-sycl-rt, intel-opencl-rt), dpctl, dpnp, pydot, networkx, and MPI:
-#     the `mpich` wheel (mpiexec, mpicxx, libmpi.so.12) and mpi4py, which
-#     loads that libmpi.so.12 (Debian's mpich names it libmpich.so.12); duckdb
-#     and polars (the tests query the Parquet export with them).
+# Installs what syclgraph needs on a fresh Debian machine (run as root).
+# Usage: scripts/setup.sh [--demo]
+#   --demo: only what scripts/demo.sh needs: the Debian packages g++ (the
+#     example), graphviz (graph.svg) and libze1 (the Level Zero loader, the
+#     runtime's second adapter), and the project-local Python venv
+#     <repo>/.venv with the pinned DPC++ runtime (intel-sycl-rt,
+#     intel-opencl-rt: scripts/lib/runtime-pins.sh).
+#   without it, also what scripts/test.sh needs: the Debian packages
+#     libze-dev and valgrind; in .venv, dpctl, dpnp, pydot, networkx, pytest,
+#     the Perfetto protos, ittapi, and MPI: the `mpich` wheel (mpiexec,
+#     mpicxx, libmpi.so.12) and mpi4py, which loads that libmpi.so.12
+#     (Debian's mpich names it libmpich.so.12); duckdb and polars (the tests
+#     query the Parquet export with them).
 # Idempotent: apt runs only for missing packages, pip only when the venv does
 # not already hold every pinned requirement at its pinned version.
+# The runtime wheels hold each library two or three times, once under each
+# of its names (libsycl.so, .so.9, .so.9.0.0: a wheel has no symbolic
+# links); the copies are made hard links of one file, which halves the
+# runtime's disk space (1.5 GB to about 0.85 GB).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${SYCLGRAPH_VENV:-$ROOT/.venv}"
 PYTHON="${PYTHON:-python3}"
+demo=0
+case "${1:-}" in
+  --demo) demo=1 ;;
+  "") ;;
+  *) sed -n '2,22p' "$0" >&2; exit 2 ;;
+esac
 
-APT_PACKAGES=(g++ graphviz libze1 libze-dev valgrind)
 # shellcheck source=lib/runtime-pins.sh
 . "$ROOT/scripts/lib/runtime-pins.sh"
-PIP_REQUIREMENTS=(
-  "${RUNTIME_PINS[@]}"
-  pydot==4.0.1
-  networkx==3.6.1
-  pytest==9.2.0
-  pytest-timeout==2.4.0
-  duckdb==2.0.1
-  polars==2.1.0
-  perfetto==0.59.1
-  protobuf==7.36.2
-  ittapi==1.2.2
-  mpich==5.0.2
-  mpi4py==4.1.2
-)
+APT_PACKAGES=(g++ graphviz libze1)
+PIP_REQUIREMENTS=("${DEMO_PINS[@]}")
+VENV_FILES="lib/libsycl.so.9 lib/libxptifw.so lib/libintelocl.so lib/libOpenCL.so.1"
+if ((demo == 0)); then
+  APT_PACKAGES+=(libze-dev valgrind)
+  PIP_REQUIREMENTS=(
+    "${RUNTIME_PINS[@]}"
+    pydot==4.0.1
+    networkx==3.6.1
+    pytest==9.2.0
+    pytest-timeout==2.4.0
+    duckdb==2.0.1
+    polars==2.1.0
+    perfetto==0.59.1
+    protobuf==7.36.2
+    ittapi==1.2.2
+    mpich==5.0.2
+    mpi4py==4.1.2
+  )
+  VENV_FILES+=" lib/libmpi.so.12 bin/mpiexec bin/mpicxx"
+fi
 
 log() { echo "setup: $*" >&2; }
 # shellcheck source=lib/venv.sh
@@ -76,9 +98,8 @@ fi
 
 venv_install_pinned "$VENV" "${PIP_REQUIREMENTS[@]}"
 
-venv_require_files "$VENV" \
-  "lib/libsycl.so.9 lib/libxptifw.so lib/libintelocl.so lib/libOpenCL.so.1 lib/libmpi.so.12 bin/mpiexec bin/mpicxx" \
-  "${PIP_REQUIREMENTS[@]}" || exit 1
+venv_require_files "$VENV" "$VENV_FILES" "${PIP_REQUIREMENTS[@]}" || exit 1
+venv_link_copies "$VENV"
 
 # ---- OpenCL CPU device -------------------------------------------------------
 venv_fix_icd "$VENV"

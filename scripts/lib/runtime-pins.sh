@@ -8,3 +8,6 @@ RUNTIME_PINS=(
   dpctl==0.22.1
   dpnp==0.20.0
 )
+# What the demo needs of them (scripts/setup.sh --demo): the runtime and its
+# OpenCL CPU device.
+DEMO_PINS=("${RUNTIME_PINS[@]:0:2}")

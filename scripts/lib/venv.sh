@@ -72,3 +72,36 @@ venv_fix_icd() {
     fi
   done
 }
+
+# Makes the byte-identical copies of a file in <venv>/lib hard links of one
+# of them (the runtime wheels ship a library once under each of its names).
+# Files already linked are left alone; only files of one size are compared.
+venv_link_copies() {
+  local venv="$1" saved
+  saved="$("$venv/bin/python" - "$venv/lib" <<'PY'
+import collections, filecmp, os, sys
+lib = sys.argv[1]
+by_size = collections.defaultdict(list)
+for name in sorted(os.listdir(lib)):
+    path = os.path.join(lib, name)
+    if os.path.isfile(path) and not os.path.islink(path):
+        st = os.stat(path)
+        if st.st_size >= 1 << 16:
+            by_size[st.st_size].append(path)
+saved = 0
+for size, paths in by_size.items():
+    kept = []
+    for path in paths:
+        same = next((k for k in kept if os.path.samefile(k, path)
+                     or filecmp.cmp(k, path, shallow=False)), None)
+        if same is None:
+            kept.append(path)
+        elif not os.path.samefile(same, path):
+            os.link(same, path + ".tmp")
+            os.replace(path + ".tmp", path)
+            saved += size
+print(saved >> 20)
+PY
+)"
+  ((saved == 0)) || log "linked identical copies in $venv/lib: $saved MiB saved"
+}
