@@ -20,9 +20,11 @@ Use 'syclgraph help <command>' or 'syclgraph <command> --help' for more.
 See docs/guide/outputs.md for every output and column.";
 
 const RUN_AFTER_HELP: &str = "\
-Outputs: graph.dot and graph.svg (task graph), instances.dot, kernels.csv,
-summary.csv, trace.pftrace when written (timeline for ui.perfetto.dev), and
-the summary table on stderr.
+Outputs: graph.dot and graph.svg (the task graph; graph.svg when Graphviz is
+installed), instances.dot (submissions), kernels.csv (one row per device
+command), summary.csv (per node), critical_path.csv, idle_gaps.csv,
+windows.csv (when tracing was on), trace.pftrace (the timeline, for
+ui.perfetto.dev) and summary.txt (the summary table printed on stderr).
 
 Environment: syclgraph sets XPTI_TRACE_ENABLE, XPTI_FRAMEWORK_DISPATCHER and
 XPTI_SUBSCRIBERS for the program, the SYCLGRAPH_* variables of the options

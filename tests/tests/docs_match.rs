@@ -1,12 +1,24 @@
-//! The documentation names what the program writes and reads: the CSV
-//! headers and column tables of the outputs reference
-//! (`docs/guide/outputs.md`) are a real run's headers, the graph.dot
-//! attribute tables list every attribute the demo's graph.dot has (and
-//! nothing it could not have), the files it lists are the files a run
-//! writes; every `SYCLGRAPH_*` variable the docs name is read by
-//! `subscriber/src/config.rs` (or the scripts and tests), every one
-//! config.rs reads is in the configuration page's table, and that page's
-//! option table lists the options `syclgraph run --help` prints.
+//! The documentation names what the program writes and reads, checked
+//! against the program itself (its `--help`, a real run's files), so that
+//! what other changes add is checked without this file knowing it:
+//! - the CSV headers and column tables of the outputs reference
+//!   (`docs/guide/outputs.md`) are a real run's headers, the graph.dot
+//!   attribute tables list every attribute the demo's graph.dot has (and
+//!   nothing it could not have);
+//! - the files outputs.md lists, the README's Outputs bullets and `syclgraph
+//!   run --help`'s Outputs paragraph are the files a run writes;
+//! - every `SYCLGRAPH_*` variable the docs name is read by
+//!   `subscriber/src/config.rs` (or the scripts and tests), every one
+//!   config.rs reads is in the configuration page's table;
+//! - the configuration page's option table lists the options `syclgraph
+//!   run --help` prints; every `syclgraph WORD` the README and the guide
+//!   write is a subcommand `syclgraph --help` lists, given only options its
+//!   own `--help` lists; each subcommand is named in the README and the
+//!   guide, and each of its options in the guide;
+//! - every sentence saying which signals sent to syclgraph reach the
+//!   program names those of `syclgraph run --help`;
+//! - the README links every page of `docs/`, the guide's index every guide
+//!   page, and the README's workspace table has every workspace member.
 
 use std::collections::BTreeSet;
 
@@ -236,10 +248,7 @@ fn documented_graph_attributes_are_the_ones_written() {
 #[test]
 fn documented_files_are_the_files_written() {
     let traced = pipeline_run();
-    let written: BTreeSet<String> = std::fs::read_dir(&traced.dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
+    let written = files_written();
     let text = outputs_page();
     // The list at the start of the page, up to its first file's own section.
     let outputs = &text[..text.find("\n## ").unwrap()];
@@ -250,23 +259,21 @@ fn documented_files_are_the_files_written() {
             l.split('`')
                 .enumerate()
                 .filter(|(i, _)| i % 2 == 1)
-                .map(|(_, s)| s.to_string())
+                .flat_map(|(_, s)| file_names(s))
                 .collect::<Vec<_>>()
         })
-        .filter(|name| name.ends_with(".csv") || name.ends_with(".dot"))
         .collect();
-    let files: BTreeSet<String> = written
-        .iter()
-        .filter(|n| n.ends_with(".csv") || n.ends_with(".dot"))
-        .cloned()
-        .collect();
-    assert_eq!(listed, files, "the files outputs.md lists first");
+    assert_eq!(listed, written, "the files outputs.md lists first");
     // The journal the analyses were replayed from is gone after a normal exit.
+    let all: Vec<_> = std::fs::read_dir(&traced.dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
     assert!(
-        text.contains("`.syclgraph-journal`") && !written.contains(".syclgraph-journal"),
-        "{written:?}"
+        text.contains("`.syclgraph-journal`") && !all.iter().any(|n| n == ".syclgraph-journal"),
+        "{all:?}"
     );
-    for name in &files {
+    for name in written.iter().filter(|n| !n.ends_with(".txt")) {
         assert!(
             text.contains(&format!("\n## {name}\n")),
             "no section for {name}"
@@ -379,4 +386,372 @@ fn documented_run_options_are_the_ones_the_command_takes() {
         documented, offered,
         "configuration.md's option table and syclgraph run --help"
     );
+}
+
+/// `syclgraph <args>`'s stdout (a `--help`).
+fn help(args: &[&str]) -> String {
+    let out = std::process::Command::new(syclgraph_exe())
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "syclgraph {args:?}: {out:?}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The lines of the `heading:` section of a clap help (`Commands:`,
+/// `Options:`): from the heading to the next blank line.
+fn help_section<'h>(help: &'h str, heading: &str) -> Vec<&'h str> {
+    help.lines()
+        .skip_while(|l| *l != heading)
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .collect()
+}
+
+/// The subcommands `syclgraph --help` lists (clap's `help` left out).
+fn subcommands() -> Vec<String> {
+    let top = help(&["--help"]);
+    let names: Vec<String> = help_section(&top, "Commands:")
+        .iter()
+        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|n| *n != "help")
+        .map(String::from)
+        .collect();
+    assert!(names.len() >= 4, "{top}");
+    names
+}
+
+/// One subcommand's options, from its `--help`: every spelling (`-o`,
+/// `--output`) and whether it takes a value.
+struct Options(Vec<(String, bool)>);
+
+impl Options {
+    fn of(subcommand: &str) -> Options {
+        let text = help(&[subcommand, "--help"]);
+        let mut found = Vec::new();
+        for line in help_section(&text, "Options:") {
+            let line = line.trim_start();
+            if !line.starts_with('-') {
+                continue;
+            }
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let takes_value = words.iter().any(|w| w.starts_with('<'));
+            for word in words.iter().take_while(|w| w.starts_with('-')) {
+                found.push((word.trim_end_matches(',').to_string(), takes_value));
+            }
+        }
+        assert!(found.iter().any(|(n, _)| n == "--help"), "{text}");
+        Options(found)
+    }
+
+    /// Whether `name` (`--top`, `-o`) is one, and takes a value.
+    fn get(&self, name: &str) -> Option<bool> {
+        self.0.iter().find(|(n, _)| n == name).map(|(_, v)| *v)
+    }
+
+    /// The long options, clap's own left out.
+    fn long(&self) -> BTreeSet<String> {
+        self.0
+            .iter()
+            .map(|(n, _)| n.clone())
+            .filter(|n| n.starts_with("--") && n != "--help" && n != "--version")
+            .collect()
+    }
+}
+
+/// The code of a Markdown page: its fenced blocks' lines, its inline code
+/// spans, and its headings (where the guide names commands too), each with
+/// whether it is code (a heading is prose that may name a command).
+fn code_of(text: &str) -> Vec<(String, bool)> {
+    let mut out = Vec::new();
+    let mut fenced = false;
+    for line in text.lines() {
+        if line.starts_with("```") {
+            fenced = !fenced;
+        } else if fenced {
+            out.push((line.to_string(), true));
+        } else if line.starts_with('#') {
+            out.push((line.trim_start_matches('#').trim().to_string(), false));
+        }
+    }
+    // Inline spans, on the text with its fenced blocks left out.
+    let mut prose = String::new();
+    let mut fenced = false;
+    for line in text.lines() {
+        if line.starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced {
+            prose.push_str(line);
+            prose.push('\n');
+        }
+    }
+    out.extend(
+        prose
+            .split('`')
+            .enumerate()
+            .filter(|(i, _)| i % 2 == 1)
+            .map(|(_, s)| (s.replace('\n', " "), true)),
+    );
+    out
+}
+
+/// Every `syclgraph WORD ...` in `code`: WORD, the words after it up to the
+/// end of the shell command, and whether it must be a command (`syclgraph`
+/// starts the code, or is a path's last part: `target/release/syclgraph
+/// report`), not prose (`a syclgraph output directory`).
+fn command_uses(code: &str) -> Vec<(String, Vec<String>, bool)> {
+    let mut uses = Vec::new();
+    let mut rest = code;
+    let start = code.trim_start().trim_start_matches("$ ");
+    while let Some(at) = rest.find("syclgraph ") {
+        let before = rest[..at].chars().last();
+        let at_start = rest[at..].len() == start.len();
+        let tail = &rest[at + "syclgraph ".len()..];
+        rest = tail;
+        if before.is_some_and(|c| !(c.is_whitespace() || "/'\"`($".contains(c))) {
+            continue;
+        }
+        let words: Vec<String> = tail
+            .split_whitespace()
+            .take_while(|w| !["|", ";", "&&", "||", "#", ">", "2>"].contains(w))
+            .map(|w| w.trim_matches(|c| "[]()`,".contains(c)).to_string())
+            .collect();
+        if let Some((first, after)) = words.split_first() {
+            if first.starts_with(|c: char| c.is_ascii_lowercase()) {
+                uses.push((
+                    first.clone(),
+                    after.to_vec(),
+                    at_start || before == Some('/'),
+                ));
+            }
+        }
+    }
+    uses
+}
+
+/// The README and every page of the user guide (`docs/user-guide.md`,
+/// `docs/guide/`), by path.
+fn user_docs() -> Vec<(String, String)> {
+    all_docs()
+        .into_iter()
+        .filter(|(name, _)| {
+            name == "README.md" || name == "docs/user-guide.md" || name.starts_with("docs/guide/")
+        })
+        .collect()
+}
+
+#[test]
+fn documented_commands_and_their_options_are_the_programs() {
+    let names = subcommands();
+    let options: Vec<(String, Options)> =
+        names.iter().map(|n| (n.clone(), Options::of(n))).collect();
+    let docs = user_docs();
+    let mut named = BTreeSet::new();
+    for (doc, text) in &docs {
+        for (code, is_code) in code_of(text) {
+            for (word, after, must) in command_uses(&code) {
+                // In code only a subcommand's name may follow `syclgraph `;
+                // a heading may say `syclgraph user guide`.
+                let Some((_, opts)) = options.iter().find(|(n, _)| *n == word) else {
+                    assert!(
+                        !(is_code && must),
+                        "{doc} names `syclgraph {word}`, which is no subcommand of {names:?}:\n{code}"
+                    );
+                    continue;
+                };
+                named.insert((doc.starts_with("docs/guide/"), word.clone()));
+                // The options given to it, up to the program (`run`) or
+                // the end: each is one of its own.
+                let mut words = after.iter();
+                while let Some(w) = words.next() {
+                    if w == "--" {
+                        break;
+                    }
+                    if w.starts_with('-') && w.len() > 1 {
+                        let name = w.split('=').next().unwrap();
+                        let Some(takes_value) = opts.get(name) else {
+                            panic!("{doc}: `syclgraph {word}` has no option {name}:\n{code}");
+                        };
+                        if takes_value && !w.contains('=') {
+                            words.next();
+                        }
+                    } else if word == "run" {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    // Each subcommand is named in the README and in the guide.
+    for name in &names {
+        assert!(
+            named.contains(&(false, name.clone())),
+            "the README never names `syclgraph {name}`"
+        );
+        assert!(
+            named.contains(&(true, name.clone())),
+            "no page of docs/guide/ names `syclgraph {name}`"
+        );
+    }
+    // Each option of each subcommand is in the guide.
+    let guide: String = docs
+        .iter()
+        .filter(|(n, _)| n.starts_with("docs/guide/"))
+        .map(|(_, t)| t.as_str())
+        .collect();
+    let in_guide = long_options(&guide);
+    for (name, opts) in &options {
+        for option in opts.long() {
+            assert!(
+                in_guide.contains(&option),
+                "`syclgraph {name} {option}` is in no page of docs/guide/"
+            );
+        }
+    }
+}
+
+/// The `SIG*` names in `text`.
+fn signal_names(text: &str) -> BTreeSet<String> {
+    text.split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| {
+            w.len() > 3 && w.starts_with("SIG") && w[3..].bytes().all(|b| b.is_ascii_uppercase())
+        })
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn documented_forwarded_signals_are_the_ones_run_passes_on() {
+    let run = help(&["run", "--help"]);
+    let paragraph: String = run
+        .split("\n\n")
+        .find(|p| p.starts_with("Signals:"))
+        .expect("a Signals paragraph in syclgraph run --help")
+        .to_string();
+    let forwarded = signal_names(&paragraph);
+    assert!(forwarded.contains("SIGTERM"), "{paragraph}");
+    // Every sentence of the docs that says which signals sent to syclgraph
+    // reach the program names exactly those.
+    let mut said = BTreeSet::new();
+    for (doc, text) in user_docs() {
+        let flat = text.replace('\n', " ");
+        for sentence in flat.split(". ").filter(|s| s.contains("sent to syclgraph")) {
+            let names = signal_names(sentence);
+            if names.is_empty() {
+                continue;
+            }
+            assert_eq!(names, forwarded, "{doc}: {sentence}");
+            said.insert(doc.clone());
+        }
+    }
+    for doc in ["README.md", "docs/guide/configuration.md"] {
+        assert!(
+            said.contains(doc),
+            "{doc} does not list the signals passed on"
+        );
+    }
+}
+
+/// The file names (`name.ext`) in `text`, of the kinds a run writes.
+fn file_names(text: &str) -> BTreeSet<String> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+        .map(|w| w.trim_end_matches('.'))
+        .filter(|w| {
+            [
+                ".csv", ".dot", ".txt", ".pftrace", ".svg", ".json", ".parquet",
+            ]
+            .iter()
+            .any(|ext| w.len() > ext.len() && w.ends_with(ext))
+        })
+        .map(String::from)
+        .collect()
+}
+
+/// The files a default run writes (its output directory, the hidden
+/// journal left out: it is gone after a normal exit).
+fn files_written() -> BTreeSet<String> {
+    std::fs::read_dir(&pipeline_run().dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| !n.starts_with('.'))
+        .collect()
+}
+
+/// The file `syclgraph run` itself adds to a run's directory: `graph.svg`,
+/// rendered from graph.dot when Graphviz is installed (cli/src/outputs.rs).
+const RENDERED_BY_THE_LAUNCHER: &str = "graph.svg";
+
+#[test]
+fn the_outputs_run_help_and_the_readme_list_are_the_files_a_run_writes() {
+    let written = files_written();
+    assert!(written.len() >= 9, "{written:?}");
+    let run = help(&["run", "--help"]);
+    let paragraph = run
+        .split("\n\n")
+        .find(|p| p.starts_with("Outputs:"))
+        .expect("an Outputs paragraph in syclgraph run --help");
+    let mut expected = written.clone();
+    expected.insert(RENDERED_BY_THE_LAUNCHER.to_string());
+    assert_eq!(
+        file_names(paragraph),
+        expected,
+        "syclgraph run --help's Outputs paragraph"
+    );
+    // The README's Outputs section: one bullet per file, named first.
+    let readme = read("README.md");
+    let section = &readme[readme.find("\n## Outputs\n").expect("an Outputs section")..];
+    let section = &section[..section[1..].find("\n## ").map_or(section.len(), |i| i + 1)];
+    let bullets: BTreeSet<String> = section
+        .lines()
+        .filter_map(|l| l.strip_prefix("- `"))
+        .filter_map(|l| l.split('`').next())
+        .map(String::from)
+        .collect();
+    assert_eq!(bullets, written, "the README's Outputs bullets");
+}
+
+#[test]
+fn the_readme_links_every_page_and_lists_every_crate() {
+    let readme = read("README.md");
+    // Every page of docs/ and docs/guide/ is linked from the README, and
+    // every guide page from the guide's index.
+    let index = read("docs/user-guide.md");
+    for (doc, _) in all_docs().iter().filter(|(n, _)| n != "README.md") {
+        assert!(
+            readme.contains(&format!("]({doc}")),
+            "the README does not link {doc}"
+        );
+        if let Some(page) = doc.strip_prefix("docs/") {
+            if page.starts_with("guide/") {
+                assert!(
+                    index.contains(&format!("]({page}")),
+                    "docs/user-guide.md does not link {doc}"
+                );
+            }
+        }
+    }
+    // The workspace table: every member's folder, and only folders that exist.
+    let manifest = read("Cargo.toml");
+    let members = &manifest[manifest.find("members = [").unwrap()..];
+    let members = &members[..members.find(']').unwrap()];
+    let table = table_names(&readme, "| Path | What it is |");
+    for member in members
+        .split('"')
+        .enumerate()
+        .filter(|(i, _)| i % 2 == 1)
+        .map(|(_, m)| m)
+    {
+        let top = format!("{}/", member.split('/').next().unwrap());
+        assert!(
+            table.contains(&top),
+            "the README's workspace table lacks {top} ({member})"
+        );
+    }
+    for path in &table {
+        assert!(
+            repo_root().join(path).exists(),
+            "the README's workspace table names {path}, which is not there"
+        );
+    }
 }

@@ -1,6 +1,8 @@
-//! syclgraph as users install it: the wheel in a fresh venv beside the
-//! pinned dpnp, the release archive unpacked under a prefix, and a build from
-//! source; each traced run uses the installed command only (a clean
+//! syclgraph as users install it: in a fresh venv beside the pinned dpnp,
+//! the wheel, `pip install .` from a fresh clone (the committed files: `git
+//! clone` of this repository) and the wheel pip builds from that clone's
+//! sdist; the release archive unpacked under a prefix; and a build from
+//! source. Each traced run uses the installed command only (a clean
 //! environment: no repository path, no variable set by hand). The commands
 //! are the README's "Install" section, run as written. Also the XPTI header
 //! search of `xpti-sys/build.rs` in a real build, through an imitation
@@ -9,7 +11,9 @@
 //!
 //! `scripts/test.sh` builds the wheel (`scripts/build-wheel.sh`) and the
 //! archive (`scripts/package.sh`) and downloads the pinned wheels
-//! (`scripts/setup-packaging.sh`) before `cargo test`.
+//! (`scripts/setup-packaging.sh`) before `cargo test`. The clone's and the
+//! sdist's builds reuse the dependencies of `target/release` (a copy of
+//! it, `target/install-builds`): only the workspace's crates are compiled.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -217,8 +221,167 @@ fn check_pipeline_run(stdout: &str, out: &Path) {
     }
 }
 
+/// The pip commands of the tests: the wheels (the pinned runtime's, and
+/// the build requirements for pip's build isolation) come from the
+/// wheelhouse of scripts/setup-packaging.sh, not the network.
+fn offline_pip(cmd: &mut Command) {
+    cmd.env("PIP_NO_INDEX", "1")
+        .env("PIP_FIND_LINKS", repo_root().join(".wheelhouse"))
+        .env("PIP_DISABLE_PIP_VERSION_CHECK", "1");
+}
+
+/// The files a wheel holds, by name (Python's zipfile reads it).
+fn wheel_members(wheel: &Path) -> BTreeSet<String> {
+    let mut list = Command::new("python3");
+    list.args([
+        "-c",
+        "import sys, zipfile; print('\\n'.join(zipfile.ZipFile(sys.argv[1]).namelist()))",
+    ])
+    .arg(wheel);
+    let out = run(list, 1);
+    assert_exit(&out, 0, "listing a wheel");
+    let names: BTreeSet<String> = text(&out.stdout).lines().map(String::from).collect();
+    assert!(!names.is_empty(), "{} holds no file", wheel.display());
+    names
+}
+
+/// A target directory for the builds of the fresh clone and of its sdist,
+/// made once per test process from the release build of `target/release`:
+/// their dependencies are compiled already (the workspace's own crates,
+/// from another folder, are compiled again). A copy, not `target/` itself:
+/// those builds would replace the `target/release/libsyclgraph.so` that
+/// every other test runs.
+fn seeded_target_dir() -> PathBuf {
+    static SEEDED: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    SEEDED
+        .get_or_init(|| {
+            let target = repo_root().join("target/install-builds");
+            let _ = fs::remove_dir_all(&target);
+            fs::create_dir_all(target.join("release")).unwrap();
+            let mut copy = Command::new("cp");
+            copy.arg("-a");
+            for part in ["deps", "build", ".fingerprint"] {
+                copy.arg(repo_root().join("target/release").join(part));
+            }
+            copy.arg(target.join("release"));
+            assert_exit(&run(copy, 5), 0, "seeding the clone's target directory");
+            target
+        })
+        .clone()
+}
+
+/// Installed into `venv` since `before` (outside site-packages): the
+/// command, the subscriber and the header, stripped, and only them; in
+/// site-packages only the dist-info; `syclgraph --version` is the
+/// workspace's.
+fn check_installed(venv: &Path, before: &BTreeSet<PathBuf>, work: &Path, home: &Path) {
+    let version = workspace_version();
+    let ours: BTreeSet<PathBuf> = files_under(venv)
+        .difference(before)
+        .filter(|p| venv.join(p).is_file() && !p.to_string_lossy().contains("site-packages/"))
+        .cloned()
+        .collect();
+    let expected: BTreeSet<PathBuf> = [
+        "bin/syclgraph",
+        "lib/libsyclgraph.so",
+        "include/syclgraph.h",
+    ]
+    .map(PathBuf::from)
+    .into_iter()
+    .collect();
+    assert_eq!(ours, expected, "the files installed outside site-packages");
+    let dist_info = format!("syclgraph-{version}.dist-info");
+    let in_site: Vec<PathBuf> = files_under(venv)
+        .difference(before)
+        .filter(|p| p.to_string_lossy().contains("site-packages/"))
+        .filter(|p| !p.iter().any(|c| c.to_string_lossy() == dist_info))
+        .cloned()
+        .collect();
+    assert!(
+        in_site.is_empty(),
+        "site-packages got more than {dist_info}: {in_site:?}"
+    );
+    assert_stripped(&venv.join("bin/syclgraph"));
+    assert_stripped(&venv.join("lib/libsyclgraph.so"));
+    let v = run(in_venv("syclgraph --version", work, home, venv), 1);
+    assert_exit(&v, 0, "syclgraph --version");
+    assert_eq!(text(&v.stdout), format!("syclgraph {version}\n"));
+}
+
+/// The dpnp script's run in `out_dir`: the 7 additions were traced, each a
+/// kernel with a device time.
+fn check_dpnp_run(out_dir: &Path) {
+    check_outputs(out_dir);
+    let summary = read_csv(&out_dir.join("summary.csv"));
+    let adds: Vec<_> = summary
+        .iter()
+        .filter(|r| r["name"].starts_with("dpnp::tensor::kernels::add::"))
+        .collect();
+    assert_eq!(adds.len(), 1, "one add node: {summary:?}");
+    assert_eq!(adds[0]["count"], "7", "{:?}", adds[0]);
+    let kernels = read_csv(&out_dir.join("kernels.csv"));
+    let timed_adds = kernels
+        .iter()
+        .filter(|r| r["name"].starts_with("dpnp::tensor::kernels::add::") && r["timing"] == "ok")
+        .count();
+    assert_eq!(timed_adds, 7, "every add has its device time");
+}
+
+/// Runs the README block `block` in the activated `venv` from `cwd`, where
+/// `my_script.py` is the dpnp script; checks its exit code (the script's
+/// own) and the run it traced into `cwd/out`.
+fn run_pip_block(block: &str, cwd: &Path, home: &Path, venv: &Path, target: Option<&Path>) {
+    fs::write(cwd.join("my_script.py"), DPNP_SCRIPT).unwrap();
+    let mut cmd = in_venv(block, cwd, home, venv);
+    offline_pip(&mut cmd);
+    if let Some(target) = target {
+        cmd.env("CARGO_TARGET_DIR", target);
+    }
+    let out = run(cmd, 20);
+    assert_exit(&out, 3, "the README's block: the script's own exit code");
+    assert!(
+        text(&out.stdout).contains("total 8000.0\n"),
+        "{}",
+        text(&out.stdout)
+    );
+    check_dpnp_run(&cwd.join("out"));
+}
+
+/// `pip uninstall syclgraph` leaves `venv` as it was `before`.
+fn check_uninstall(venv: &Path, before: &BTreeSet<PathBuf>, work: &Path, home: &Path) {
+    let uninstall = in_venv("pip uninstall -y syclgraph", work, home, venv);
+    assert_exit(&run(uninstall, 2), 0, "pip uninstall");
+    let after = files_under(venv);
+    let left: Vec<_> = after.difference(before).collect();
+    let lost: Vec<_> = before.difference(&after).collect();
+    assert!(
+        left.is_empty() && lost.is_empty(),
+        "left {left:?}, removed {lost:?}"
+    );
+}
+
+/// The one wheel in `dir`; it has `want`'s name and files.
+fn check_same_wheel(dir: &Path, want: &Path, what: &str) -> PathBuf {
+    let found: Vec<PathBuf> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(found.len(), 1, "{what}: one wheel, not {found:?}");
+    assert_eq!(
+        found[0].file_name(),
+        want.file_name(),
+        "{what}: the wheel scripts/build-wheel.sh makes"
+    );
+    assert_eq!(
+        wheel_members(&found[0]),
+        wheel_members(want),
+        "{what}: its files"
+    );
+    found[0].clone()
+}
+
 #[test]
-fn the_wheel_installs_beside_dpnp_traces_and_uninstalls_cleanly() {
+fn the_wheel_a_fresh_clone_and_its_sdist_install_beside_dpnp_trace_and_uninstall_cleanly() {
     let version = workspace_version();
     let wheel = built(
         "target/wheels",
@@ -227,10 +390,27 @@ fn the_wheel_installs_beside_dpnp_traces_and_uninstalls_cleanly() {
         "scripts/build-wheel.sh",
     );
     let wheel_name = wheel.file_name().unwrap().to_str().unwrap().to_owned();
-    let block = readme_block("With pip");
+    // The wheel holds the command, the subscriber and the header, and only
+    // them (with its metadata).
+    let members = wheel_members(&wheel);
+    let data = format!("syclgraph-{version}.data/");
+    let shipped: BTreeSet<&str> = members
+        .iter()
+        .filter_map(|m| m.strip_prefix(&data))
+        .collect();
+    assert_eq!(
+        shipped,
+        BTreeSet::from([
+            "scripts/syclgraph",
+            "data/lib/libsyclgraph.so",
+            "data/include/syclgraph.h"
+        ]),
+        "{members:?}"
+    );
+    let wheel_block = readme_block("From a wheel");
     assert!(
-        block.contains(&format!("pip install {wheel_name}\n")),
-        "the README installs another wheel than {wheel_name}:\n{block}"
+        wheel_block.contains(&format!("pip install {wheel_name}\n")),
+        "the README installs another wheel than {wheel_name}:\n{wheel_block}"
     );
     let dir = scratch("wheel");
     let home = dir.join("home");
@@ -258,72 +438,13 @@ fn the_wheel_installs_beside_dpnp_traces_and_uninstalls_cleanly() {
     );
     let before = files_under(&venv);
 
-    // The README's commands, as written, in the activated environment.
+    // 1. The wheel: the README's commands, as written, in the activated
+    // environment.
     let work = dir.join("work");
     fs::create_dir_all(&work).unwrap();
     fs::copy(&wheel, work.join(&wheel_name)).unwrap();
-    fs::write(work.join("my_script.py"), DPNP_SCRIPT).unwrap();
-    let out = run(in_venv(&block, &work, &home, &venv), 10);
-    assert_exit(
-        &out,
-        3,
-        "the README's pip block: the script's own exit code",
-    );
-    assert!(
-        text(&out.stdout).contains("total 8000.0\n"),
-        "{}",
-        text(&out.stdout)
-    );
-
-    // Installed: the command, the subscriber and the header, stripped; the
-    // version is the workspace's; nothing of a DPC++ runtime came with it.
-    let ours: BTreeSet<PathBuf> = files_under(&venv)
-        .difference(&before)
-        .filter(|p| venv.join(p).is_file() && !p.to_string_lossy().contains("site-packages/"))
-        .cloned()
-        .collect();
-    let expected: BTreeSet<PathBuf> = [
-        "bin/syclgraph",
-        "lib/libsyclgraph.so",
-        "include/syclgraph.h",
-    ]
-    .map(PathBuf::from)
-    .into_iter()
-    .collect();
-    assert_eq!(ours, expected, "the files installed outside site-packages");
-    let dist_info = format!("syclgraph-{version}.dist-info");
-    let in_site: Vec<PathBuf> = files_under(&venv)
-        .difference(&before)
-        .filter(|p| p.to_string_lossy().contains("site-packages/"))
-        .filter(|p| !p.iter().any(|c| c.to_string_lossy() == dist_info))
-        .cloned()
-        .collect();
-    assert!(
-        in_site.is_empty(),
-        "site-packages got more than {dist_info}: {in_site:?}"
-    );
-    assert_stripped(&venv.join("bin/syclgraph"));
-    assert_stripped(&venv.join("lib/libsyclgraph.so"));
-    let v = run(in_venv("syclgraph --version", &work, &home, &venv), 1);
-    assert_exit(&v, 0, "syclgraph --version");
-    assert_eq!(text(&v.stdout), format!("syclgraph {version}\n"));
-
-    // The dpnp run: the 7 additions were traced, each a kernel with a device time.
-    let out_dir = work.join("out");
-    check_outputs(&out_dir);
-    let summary = read_csv(&out_dir.join("summary.csv"));
-    let adds: Vec<_> = summary
-        .iter()
-        .filter(|r| r["name"].starts_with("dpnp::tensor::kernels::add::"))
-        .collect();
-    assert_eq!(adds.len(), 1, "one add node: {summary:?}");
-    assert_eq!(adds[0]["count"], "7", "{:?}", adds[0]);
-    let kernels = read_csv(&out_dir.join("kernels.csv"));
-    let timed_adds = kernels
-        .iter()
-        .filter(|r| r["name"].starts_with("dpnp::tensor::kernels::add::") && r["timing"] == "ok")
-        .count();
-    assert_eq!(timed_adds, 7, "every add has its device time");
+    run_pip_block(&wheel_block, &work, &home, &venv, None);
+    check_installed(&venv, &before, &work, &home);
 
     // A C++ program built against the fresh venv's runtime, traced by the
     // installed command (nothing else on the command line or in the
@@ -359,17 +480,77 @@ fn the_wheel_installs_beside_dpnp_traces_and_uninstalls_cleanly() {
         strip_profiling(&text(&untraced.stdout))
     );
     check_pipeline_run(&text(&traced.stdout), &work.join("out-cpp"));
+    check_uninstall(&venv, &before, &work, &home);
 
-    // pip uninstall leaves the venv as it was before the wheel.
-    let uninstall = in_venv("pip uninstall -y syclgraph", &work, &home, &venv);
-    assert_exit(&run(uninstall, 2), 0, "pip uninstall");
-    let after = files_under(&venv);
-    let left: Vec<_> = after.difference(&before).collect();
-    let lost: Vec<_> = before.difference(&after).collect();
-    assert!(
-        left.is_empty() && lost.is_empty(),
-        "left {left:?}, removed {lost:?}"
+    // 2. A fresh clone (its committed files only; nothing built in it):
+    // the README's `pip install .`, with pip's build isolation, builds the
+    // command and the subscriber from source and installs the same files.
+    let clone = dir.join("clone");
+    let mut git = Command::new("git");
+    git.args(["clone", "-q"]).arg(repo_root()).arg(&clone);
+    assert_exit(&run(git, 2), 0, "git clone");
+    let target = seeded_target_dir();
+    run_pip_block(
+        &readme_block("With pip"),
+        &clone,
+        &home,
+        &venv,
+        Some(&target),
     );
+    check_installed(&venv, &before, &work, &home);
+    check_uninstall(&venv, &before, &work, &home);
+
+    // `pip wheel .` there: the wheel scripts/build-wheel.sh makes, alone
+    // (no other wheel beside it, none left in the clone).
+    let wheels = dir.join("clone-wheels");
+    let mut pip_wheel = in_venv("pip wheel -q -w \"$OUT\" .", &clone, &home, &venv);
+    pip_wheel
+        .env("OUT", &wheels)
+        .env("CARGO_TARGET_DIR", &target);
+    offline_pip(&mut pip_wheel);
+    assert_exit(&run(pip_wheel, 10), 0, "pip wheel . in the clone");
+    check_same_wheel(&wheels, &wheel, "pip wheel . in the clone");
+    assert!(
+        !target.join("wheels").exists() && !clone.join("target/wheels").exists(),
+        "a wheel was left in a target directory"
+    );
+
+    // 3. The clone's sdist (python -m build, the frontend, with the
+    // packaging venv's pinned backend requirements): `pip wheel` of it
+    // builds the same wheel from its files alone, which then installs and
+    // runs.
+    let sdists = dir.join("sdist");
+    let mut sdist = clean_shell(
+        "\"$PACKAGING\"/bin/python -m build -q --sdist --no-isolation --outdir \"$OUT\" .",
+        &clone,
+        &home,
+        &[],
+    );
+    sdist
+        .env("PACKAGING", repo_root().join(".venv-packaging"))
+        .env("OUT", &sdists);
+    assert_exit(&run(sdist, 5), 0, "python -m build --sdist in the clone");
+    let sdist = sdists.join(format!("syclgraph-{version}.tar.gz"));
+    assert!(
+        sdist.is_file(),
+        "{:?}",
+        fs::read_dir(&sdists).unwrap().collect::<Vec<_>>()
+    );
+    let wheels = dir.join("sdist-wheels");
+    let mut from_sdist = in_venv("pip wheel -q -w \"$OUT\" \"$SDIST\"", &work, &home, &venv);
+    from_sdist
+        .env("OUT", &wheels)
+        .env("SDIST", &sdist)
+        .env("CARGO_TARGET_DIR", &target);
+    offline_pip(&mut from_sdist);
+    assert_exit(&run(from_sdist, 15), 0, "pip wheel of the sdist");
+    let from_sdist = check_same_wheel(&wheels, &wheel, "pip wheel of the sdist");
+    let mut install = in_venv("pip install -q \"$WHEEL\"", &work, &home, &venv);
+    install.env("WHEEL", &from_sdist);
+    offline_pip(&mut install);
+    assert_exit(&run(install, 2), 0, "pip install of the sdist's wheel");
+    check_installed(&venv, &before, &work, &home);
+    check_uninstall(&venv, &before, &work, &home);
     fs::remove_dir_all(&dir).unwrap();
 }
 
