@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Everything CI checks: installs what is missing (scripts/setup.sh), then
-# format, lints, builds the subscriber, the syclgraph command and the Level
-# Zero test driver, the wheel and the release archive, and runs every test on
-# the real DPC++ runtime.
+# format, lints (clippy, within the test build), builds the subscriber, the
+# syclgraph command and the Level Zero test driver, the wheel and the release
+# archive, and runs every test on the real DPC++ runtime.
 # What needs no cargo (the older runtime's venv, the packaging tools and
 # wheelhouse, the C++ test programs: pip, disk and g++) runs in the
 # background while cargo builds; the packages and the tests start once all of
@@ -60,13 +60,26 @@ background+=("$!:build-programs.sh")
 step "cargo fmt --check" cargo fmt --all -- --check
 # No crate's modules import each other in a circle.
 step check-layering.py python3 scripts/check-layering.py
-step "cargo clippy" cargo clippy --workspace --all-targets -- -D warnings
-step "the release build" cargo build --release -p syclgraph -p syclgraph-cli
-# The second XPTI subscriber of tests/tests/config_matrix.rs.
-step "the empty subscriber's build" cargo build --release -p empty-subscriber
-step "the Level Zero test driver's build" cargo build -p ze-test-driver
+# The release build (what the tests run, the wheel and the archive ship) and
+# the empty subscriber, the second XPTI subscriber of
+# tests/tests/config_matrix.rs, beside the test build: the two profiles have
+# their own folders and locks, and each build's one-core stretches (the
+# bundled SQLite's C, the last links) leave the other core to the other.
+step "the release build" bash -c 'set -e
+  cargo build --release -p syclgraph -p syclgraph-cli
+  cargo build --release -p empty-subscriber
+' &
+background+=("$!:the release build")
+# The dev profile's cargo commands (the test build, the tests): the
+# workspace's crates are compiled by clippy-driver denying warnings
+# (scripts/lib/clippy-rustc.sh), so the test build is also clippy's check of
+# every target, and the dependencies are compiled once for both. Every dev
+# cargo command below has the same wrapper, or cargo would compile the
+# workspace's crates again.
+DEV=(env "RUSTC_WORKSPACE_WRAPPER=$ROOT/scripts/lib/clippy-rustc.sh")
+step "the Level Zero test driver's build" "${DEV[@]}" cargo build -p ze-test-driver
 # Every test binary, built once before the two lanes start.
-step "the test build" cargo test --workspace --no-run
+step "the test build with clippy's lints" "${DEV[@]}" cargo test --workspace --no-run
 wait_background
 # The release packages, for tests/tests/install.rs: the wheel (maturin reuses
 # target/release) and the archive.
@@ -90,7 +103,7 @@ for name in "${SECOND_LANE[@]}"; do
   first_lane_skips+=(--skip "$name::")
 done
 mapfile -t second_lane < <(
-  cargo test --workspace --no-run --message-format=json |
+  "${DEV[@]}" cargo test --workspace --no-run --message-format=json |
     python3 -c '
 import json, sys
 for line in sys.stdin:
@@ -119,11 +132,11 @@ background+=("$!:the second lane of tests (${SECOND_LANE[*]})")
 # --no-fail-fast: a failing test binary does not hide the results of the
 # binaries after it.
 status=0 start=$SECONDS
-cargo test --workspace --no-fail-fast --exclude syclgraph-tests -- --test-threads=2 || status=1
+"${DEV[@]}" cargo test --workspace --no-fail-fast --exclude syclgraph-tests -- --test-threads=2 || status=1
 # --workspace with the test binary named (not -p syclgraph-tests: the
 # dependencies' features would differ and cargo would build them again); the
 # package's library holds no tests.
-cargo test --workspace --no-fail-fast --test runtime_tests -- "${first_lane_skips[@]}" --test-threads=2 || status=1
+"${DEV[@]}" cargo test --workspace --no-fail-fast --test runtime_tests -- "${first_lane_skips[@]}" --test-threads=2 || status=1
 if ((status != 0)); then
   echo "test.sh: the first lane of tests failed (above)" >&2
 else
