@@ -21,15 +21,15 @@ workspace, so that the subscriber builds from it too.
 clones can share the compiled dependencies.
 """
 
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tarfile
 import tempfile
-
-import sysconfig
 
 import maturin
 
@@ -66,8 +66,6 @@ def _log(message):
 
 def _cargo_target_dir():
     """The target directory cargo uses here (CARGO_TARGET_DIR included)."""
-    import json
-
     out = subprocess.run(
         ["cargo", "metadata", "--format-version", "1", "--no-deps"],
         cwd=ROOT,
