@@ -150,6 +150,8 @@ c_enum! {
     ur_structure_type_t {
         /// `ur_queue_properties_t`.
         QUEUE_PROPERTIES = 14 => "UR_STRUCTURE_TYPE_QUEUE_PROPERTIES",
+        /// `ur_exp_command_buffer_desc_t`.
+        EXP_COMMAND_BUFFER_DESC = 0x1000 => "UR_STRUCTURE_TYPE_EXP_COMMAND_BUFFER_DESC",
     }
 }
 
@@ -348,8 +350,18 @@ c_enum! {
         COMMAND_BUFFER_APPEND_USM_MEMCPY_EXP = 231 => "UR_FUNCTION_COMMAND_BUFFER_APPEND_USM_MEMCPY_EXP",
         /// `urCommandBufferAppendUSMFillExp`.
         COMMAND_BUFFER_APPEND_USM_FILL_EXP = 232 => "UR_FUNCTION_COMMAND_BUFFER_APPEND_USM_FILL_EXP",
+        /// `urCommandBufferAppendMemBufferCopyExp`.
+        COMMAND_BUFFER_APPEND_MEM_BUFFER_COPY_EXP = 233 => "UR_FUNCTION_COMMAND_BUFFER_APPEND_MEM_BUFFER_COPY_EXP",
+        /// `urCommandBufferAppendMemBufferWriteExp`.
+        COMMAND_BUFFER_APPEND_MEM_BUFFER_WRITE_EXP = 234 => "UR_FUNCTION_COMMAND_BUFFER_APPEND_MEM_BUFFER_WRITE_EXP",
+        /// `urCommandBufferAppendMemBufferReadExp`.
+        COMMAND_BUFFER_APPEND_MEM_BUFFER_READ_EXP = 235 => "UR_FUNCTION_COMMAND_BUFFER_APPEND_MEM_BUFFER_READ_EXP",
+        /// `urCommandBufferAppendMemBufferFillExp`.
+        COMMAND_BUFFER_APPEND_MEM_BUFFER_FILL_EXP = 239 => "UR_FUNCTION_COMMAND_BUFFER_APPEND_MEM_BUFFER_FILL_EXP",
         /// `urEnqueueCommandBufferExp`.
         ENQUEUE_COMMAND_BUFFER_EXP = 242 => "UR_FUNCTION_ENQUEUE_COMMAND_BUFFER_EXP",
+        /// `urCommandBufferAppendNativeCommandExp`.
+        COMMAND_BUFFER_APPEND_NATIVE_COMMAND_EXP = 263 => "UR_FUNCTION_COMMAND_BUFFER_APPEND_NATIVE_COMMAND_EXP",
         /// `urEnqueueEventsWaitWithBarrierExt`.
         ENQUEUE_EVENTS_WAIT_WITH_BARRIER_EXT = 246 => "UR_FUNCTION_ENQUEUE_EVENTS_WAIT_WITH_BARRIER_EXT",
         /// `urEnqueueKernelLaunchWithArgsExp`: how DPC++ 2026.2 launches kernels.
@@ -517,6 +529,24 @@ pub struct ur_queue_properties_t {
     pub pNext: *mut c_void,
     /// Queue creation flags.
     pub flags: ur_queue_flags_t,
+}
+
+/// `ur_exp_command_buffer_desc_t`: how `urCommandBufferCreateExp` makes a
+/// command buffer (a SYCL graph's, at finalisation).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct ur_exp_command_buffer_desc_t {
+    /// Must be [`ur_structure_type_t::EXP_COMMAND_BUFFER_DESC`].
+    pub stype: ur_structure_type_t,
+    /// Extension chain, or null.
+    pub pNext: *const c_void,
+    /// Commands in the finalised buffer can be updated.
+    pub isUpdatable: ur_bool_t,
+    /// Commands run in the order they were appended; sync points are
+    /// ignored (the runtime then hands out none).
+    pub isInOrder: ur_bool_t,
+    /// Profiling of the buffer's replays is on.
+    pub enableProfiling: ur_bool_t,
 }
 
 /// Declares a tracing-layer params struct: one pointer per argument of the
@@ -813,6 +843,98 @@ params! {
         ppSyncPoint: *mut *mut ur_exp_command_buffer_sync_point_t,
         pphEvent: *mut *mut ur_event_handle_t,
         pphCommand: *mut *mut c_void,
+    }
+}
+
+params! {
+    /// `ur_command_buffer_append_mem_buffer_copy_exp_params_t`
+    /// (`urCommandBufferAppendMemBufferCopyExp`, function id 233).
+    ur_command_buffer_append_mem_buffer_copy_exp_params_t {
+        phCommandBuffer: *mut ur_exp_command_buffer_handle_t,
+        phSrcMem: *mut ur_mem_handle_t,
+        phDstMem: *mut ur_mem_handle_t,
+        psrcOffset: *mut usize,
+        pdstOffset: *mut usize,
+        psize: *mut usize,
+        pnumSyncPointsInWaitList: *mut u32,
+        ppSyncPointWaitList: *mut *const ur_exp_command_buffer_sync_point_t,
+        pnumEventsInWaitList: *mut u32,
+        pphEventWaitList: *mut *const ur_event_handle_t,
+        ppSyncPoint: *mut *mut ur_exp_command_buffer_sync_point_t,
+        pphEvent: *mut *mut ur_event_handle_t,
+        pphCommand: *mut *mut c_void,
+    }
+}
+
+params! {
+    /// `ur_command_buffer_append_mem_buffer_write_exp_params_t`
+    /// (`urCommandBufferAppendMemBufferWriteExp`, function id 234).
+    ur_command_buffer_append_mem_buffer_write_exp_params_t {
+        phCommandBuffer: *mut ur_exp_command_buffer_handle_t,
+        phBuffer: *mut ur_mem_handle_t,
+        poffset: *mut usize,
+        psize: *mut usize,
+        ppSrc: *mut *const c_void,
+        pnumSyncPointsInWaitList: *mut u32,
+        ppSyncPointWaitList: *mut *const ur_exp_command_buffer_sync_point_t,
+        pnumEventsInWaitList: *mut u32,
+        pphEventWaitList: *mut *const ur_event_handle_t,
+        ppSyncPoint: *mut *mut ur_exp_command_buffer_sync_point_t,
+        pphEvent: *mut *mut ur_event_handle_t,
+        pphCommand: *mut *mut c_void,
+    }
+}
+
+params! {
+    /// `ur_command_buffer_append_mem_buffer_read_exp_params_t`
+    /// (`urCommandBufferAppendMemBufferReadExp`, function id 235).
+    ur_command_buffer_append_mem_buffer_read_exp_params_t {
+        phCommandBuffer: *mut ur_exp_command_buffer_handle_t,
+        phBuffer: *mut ur_mem_handle_t,
+        poffset: *mut usize,
+        psize: *mut usize,
+        ppDst: *mut *mut c_void,
+        pnumSyncPointsInWaitList: *mut u32,
+        ppSyncPointWaitList: *mut *const ur_exp_command_buffer_sync_point_t,
+        pnumEventsInWaitList: *mut u32,
+        pphEventWaitList: *mut *const ur_event_handle_t,
+        ppSyncPoint: *mut *mut ur_exp_command_buffer_sync_point_t,
+        pphEvent: *mut *mut ur_event_handle_t,
+        pphCommand: *mut *mut c_void,
+    }
+}
+
+params! {
+    /// `ur_command_buffer_append_mem_buffer_fill_exp_params_t`
+    /// (`urCommandBufferAppendMemBufferFillExp`, function id 239).
+    ur_command_buffer_append_mem_buffer_fill_exp_params_t {
+        phCommandBuffer: *mut ur_exp_command_buffer_handle_t,
+        phBuffer: *mut ur_mem_handle_t,
+        ppPattern: *mut *const c_void,
+        ppatternSize: *mut usize,
+        poffset: *mut usize,
+        psize: *mut usize,
+        pnumSyncPointsInWaitList: *mut u32,
+        ppSyncPointWaitList: *mut *const ur_exp_command_buffer_sync_point_t,
+        pnumEventsInWaitList: *mut u32,
+        pphEventWaitList: *mut *const ur_event_handle_t,
+        ppSyncPoint: *mut *mut ur_exp_command_buffer_sync_point_t,
+        pphEvent: *mut *mut ur_event_handle_t,
+        pphCommand: *mut *mut c_void,
+    }
+}
+
+params! {
+    /// `ur_command_buffer_append_native_command_exp_params_t`
+    /// (`urCommandBufferAppendNativeCommandExp`, function id 263).
+    ur_command_buffer_append_native_command_exp_params_t {
+        phCommandBuffer: *mut ur_exp_command_buffer_handle_t,
+        ppfnNativeCommand: *mut *mut c_void,
+        ppData: *mut *mut c_void,
+        phChildCommandBuffer: *mut ur_exp_command_buffer_handle_t,
+        pnumSyncPointsInWaitList: *mut u32,
+        ppSyncPointWaitList: *mut *const ur_exp_command_buffer_sync_point_t,
+        ppSyncPoint: *mut *mut ur_exp_command_buffer_sync_point_t,
     }
 }
 
@@ -1168,6 +1290,94 @@ pub type PFN_urEnqueueCommandBufferExp = unsafe extern "C" fn(
     numEventsInWaitList: u32,
     phEventWaitList: *const ur_event_handle_t,
     phEvent: *mut ur_event_handle_t,
+) -> ur_result_t;
+
+/// `urCommandBufferAppendMemBufferCopyExp(hCommandBuffer, hSrcMem, hDstMem,
+/// srcOffset, dstOffset, size, numSyncPointsInWaitList, pSyncPointWaitList,
+/// numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand)`.
+pub type PFN_urCommandBufferAppendMemBufferCopyExp = unsafe extern "C" fn(
+    hCommandBuffer: ur_exp_command_buffer_handle_t,
+    hSrcMem: ur_mem_handle_t,
+    hDstMem: ur_mem_handle_t,
+    srcOffset: usize,
+    dstOffset: usize,
+    size: usize,
+    numSyncPointsInWaitList: u32,
+    pSyncPointWaitList: *const ur_exp_command_buffer_sync_point_t,
+    numEventsInWaitList: u32,
+    phEventWaitList: *const ur_event_handle_t,
+    pSyncPoint: *mut ur_exp_command_buffer_sync_point_t,
+    phEvent: *mut ur_event_handle_t,
+    phCommand: *mut c_void,
+) -> ur_result_t;
+
+/// `urCommandBufferAppendMemBufferWriteExp(hCommandBuffer, hBuffer, offset,
+/// size, pSrc, numSyncPointsInWaitList, pSyncPointWaitList,
+/// numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand)`.
+pub type PFN_urCommandBufferAppendMemBufferWriteExp = unsafe extern "C" fn(
+    hCommandBuffer: ur_exp_command_buffer_handle_t,
+    hBuffer: ur_mem_handle_t,
+    offset: usize,
+    size: usize,
+    pSrc: *const c_void,
+    numSyncPointsInWaitList: u32,
+    pSyncPointWaitList: *const ur_exp_command_buffer_sync_point_t,
+    numEventsInWaitList: u32,
+    phEventWaitList: *const ur_event_handle_t,
+    pSyncPoint: *mut ur_exp_command_buffer_sync_point_t,
+    phEvent: *mut ur_event_handle_t,
+    phCommand: *mut c_void,
+) -> ur_result_t;
+
+/// `urCommandBufferAppendMemBufferReadExp(hCommandBuffer, hBuffer, offset,
+/// size, pDst, numSyncPointsInWaitList, pSyncPointWaitList,
+/// numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand)`.
+pub type PFN_urCommandBufferAppendMemBufferReadExp = unsafe extern "C" fn(
+    hCommandBuffer: ur_exp_command_buffer_handle_t,
+    hBuffer: ur_mem_handle_t,
+    offset: usize,
+    size: usize,
+    pDst: *mut c_void,
+    numSyncPointsInWaitList: u32,
+    pSyncPointWaitList: *const ur_exp_command_buffer_sync_point_t,
+    numEventsInWaitList: u32,
+    phEventWaitList: *const ur_event_handle_t,
+    pSyncPoint: *mut ur_exp_command_buffer_sync_point_t,
+    phEvent: *mut ur_event_handle_t,
+    phCommand: *mut c_void,
+) -> ur_result_t;
+
+/// `urCommandBufferAppendMemBufferFillExp(hCommandBuffer, hBuffer, pPattern,
+/// patternSize, offset, size, numSyncPointsInWaitList, pSyncPointWaitList,
+/// numEventsInWaitList, phEventWaitList, pSyncPoint, phEvent, phCommand)`.
+pub type PFN_urCommandBufferAppendMemBufferFillExp = unsafe extern "C" fn(
+    hCommandBuffer: ur_exp_command_buffer_handle_t,
+    hBuffer: ur_mem_handle_t,
+    pPattern: *const c_void,
+    patternSize: usize,
+    offset: usize,
+    size: usize,
+    numSyncPointsInWaitList: u32,
+    pSyncPointWaitList: *const ur_exp_command_buffer_sync_point_t,
+    numEventsInWaitList: u32,
+    phEventWaitList: *const ur_event_handle_t,
+    pSyncPoint: *mut ur_exp_command_buffer_sync_point_t,
+    phEvent: *mut ur_event_handle_t,
+    phCommand: *mut c_void,
+) -> ur_result_t;
+
+/// `urCommandBufferAppendNativeCommandExp(hCommandBuffer, pfnNativeCommand,
+/// pData, hChildCommandBuffer, numSyncPointsInWaitList, pSyncPointWaitList,
+/// pSyncPoint)`: the runtime's function adds the native work at once
+/// (on CUDA and HIP into the child buffer, which becomes one node).
+pub type PFN_urCommandBufferAppendNativeCommandExp = unsafe extern "C" fn(
+    hCommandBuffer: ur_exp_command_buffer_handle_t,
+    pfnNativeCommand: *mut c_void,
+    pData: *mut c_void,
+    hChildCommandBuffer: ur_exp_command_buffer_handle_t,
+    numSyncPointsInWaitList: u32,
+    pSyncPointWaitList: *const ur_exp_command_buffer_sync_point_t,
+    pSyncPoint: *mut ur_exp_command_buffer_sync_point_t,
 ) -> ur_result_t;
 
 /// `urEnqueueMemBufferFill(hQueue, hBuffer, pPattern, patternSize, offset,

@@ -133,6 +133,38 @@ fn expectations() -> Vec<(String, u64)> {
         ));
     }
 
+    out.push((
+        "sizeof(ur_exp_command_buffer_desc_t)".into(),
+        std::mem::size_of::<ur_exp_command_buffer_desc_t>() as u64,
+    ));
+    for (field, offset) in [
+        (
+            "stype",
+            std::mem::offset_of!(ur_exp_command_buffer_desc_t, stype),
+        ),
+        (
+            "pNext",
+            std::mem::offset_of!(ur_exp_command_buffer_desc_t, pNext),
+        ),
+        (
+            "isUpdatable",
+            std::mem::offset_of!(ur_exp_command_buffer_desc_t, isUpdatable),
+        ),
+        (
+            "isInOrder",
+            std::mem::offset_of!(ur_exp_command_buffer_desc_t, isInOrder),
+        ),
+        (
+            "enableProfiling",
+            std::mem::offset_of!(ur_exp_command_buffer_desc_t, enableProfiling),
+        ),
+    ] {
+        out.push((
+            format!("offsetof(ur_exp_command_buffer_desc_t, {field})"),
+            offset as u64,
+        ));
+    }
+
     macro_rules! params_layout {
         ($($ty:ident),* $(,)?) => {$(
             out.push((
@@ -166,6 +198,11 @@ fn expectations() -> Vec<(String, u64)> {
         ur_command_buffer_append_usm_memcpy_exp_params_t,
         ur_command_buffer_append_usm_fill_exp_params_t,
         ur_command_buffer_append_kernel_launch_with_args_exp_params_t,
+        ur_command_buffer_append_mem_buffer_copy_exp_params_t,
+        ur_command_buffer_append_mem_buffer_write_exp_params_t,
+        ur_command_buffer_append_mem_buffer_read_exp_params_t,
+        ur_command_buffer_append_mem_buffer_fill_exp_params_t,
+        ur_command_buffer_append_native_command_exp_params_t,
         ur_enqueue_command_buffer_exp_params_t,
     );
     out
