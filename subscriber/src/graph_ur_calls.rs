@@ -23,16 +23,74 @@ use std::ffi::c_void;
 
 use ur_sys::{
     ur_command_buffer_append_kernel_launch_with_args_exp_params_t,
+    ur_command_buffer_append_mem_buffer_copy_exp_params_t,
+    ur_command_buffer_append_mem_buffer_fill_exp_params_t,
+    ur_command_buffer_append_mem_buffer_read_exp_params_t,
+    ur_command_buffer_append_mem_buffer_write_exp_params_t,
+    ur_command_buffer_append_native_command_exp_params_t,
     ur_command_buffer_append_usm_fill_exp_params_t,
     ur_command_buffer_append_usm_memcpy_exp_params_t, ur_command_buffer_create_exp_params_t,
-    ur_command_buffer_finalize_exp_params_t, ur_enqueue_command_buffer_exp_params_t, ur_function_t,
-    ur_result_t,
+    ur_command_buffer_finalize_exp_params_t, ur_enqueue_command_buffer_exp_params_t,
+    ur_exp_command_buffer_desc_t, ur_function_t, ur_result_t, ur_structure_type_t,
 };
 
-use crate::sycl_graphs::CommandClass;
+use crate::sycl_graphs::{Appended, CommandClass};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use ur_sys::{ur_exp_command_buffer_handle_t, ur_exp_command_buffer_sync_point_t};
+
+/// The appended command of each followed `urCommandBufferAppend…Exp`
+/// whose node_create does not name it: its class and node name.
+pub(crate) mod appended {
+    use super::{Appended, CommandClass};
+
+    /// A command of `class` named `name`, writing `size` bytes at `ptr`.
+    pub(crate) const fn command(
+        class: CommandClass,
+        name: &'static str,
+        ptr: u64,
+        size: u64,
+    ) -> Appended {
+        Appended {
+            class,
+            ptr,
+            size,
+            name,
+        }
+    }
+
+    /// `urCommandBufferAppendUSMMemcpyExp`.
+    pub(crate) const COPY: (CommandClass, &str) = (CommandClass::Copy, "copy usm");
+    /// `urCommandBufferAppendUSMFillExp`.
+    pub(crate) const FILL: (CommandClass, &str) = (CommandClass::Fill, "fill usm");
+    /// `urCommandBufferAppendKernelLaunchWithArgsExp`.
+    pub(crate) const KERNEL: (CommandClass, &str) = (CommandClass::Kernel, "kernel");
+    /// `urCommandBufferAppendMemBufferCopyExp`.
+    pub(crate) const BUFFER_COPY: (CommandClass, &str) = (CommandClass::Other, "buffer copy");
+    /// `urCommandBufferAppendMemBufferWriteExp`.
+    pub(crate) const BUFFER_WRITE: (CommandClass, &str) = (CommandClass::Other, "buffer write");
+    /// `urCommandBufferAppendMemBufferReadExp`.
+    pub(crate) const BUFFER_READ: (CommandClass, &str) = (CommandClass::Other, "buffer read");
+    /// `urCommandBufferAppendMemBufferFillExp`.
+    pub(crate) const BUFFER_FILL: (CommandClass, &str) = (CommandClass::Other, "buffer fill");
+    /// `urCommandBufferAppendNativeCommandExp`.
+    pub(crate) const NATIVE: (CommandClass, &str) = (CommandClass::Other, "native command");
+}
+
+/// Whether the command buffer descriptor `desc` (null, or the
+/// `ur_exp_command_buffer_desc_t` the runtime passed) makes the buffer in
+/// order.
+///
+/// # Safety
+/// `desc` is null or points at a readable descriptor for the call.
+pub(crate) unsafe fn desc_in_order(desc: *const c_void) -> bool {
+    if desc.is_null() {
+        return false;
+    }
+    // SAFETY: guaranteed by the caller.
+    let desc = unsafe { &*(desc as *const ur_exp_command_buffer_desc_t) };
+    desc.stype == ur_structure_type_t::EXP_COMMAND_BUFFER_DESC && desc.isInOrder != 0
+}
 
 /// Whether `id` is one of the SYCL graph calls followed here.
 #[inline]
@@ -43,6 +101,11 @@ pub fn is_graph_call(id: ur_function_t) -> bool {
             | ur_function_t::COMMAND_BUFFER_APPEND_USM_MEMCPY_EXP
             | ur_function_t::COMMAND_BUFFER_APPEND_USM_FILL_EXP
             | ur_function_t::COMMAND_BUFFER_APPEND_KERNEL_LAUNCH_WITH_ARGS_EXP
+            | ur_function_t::COMMAND_BUFFER_APPEND_MEM_BUFFER_COPY_EXP
+            | ur_function_t::COMMAND_BUFFER_APPEND_MEM_BUFFER_WRITE_EXP
+            | ur_function_t::COMMAND_BUFFER_APPEND_MEM_BUFFER_READ_EXP
+            | ur_function_t::COMMAND_BUFFER_APPEND_MEM_BUFFER_FILL_EXP
+            | ur_function_t::COMMAND_BUFFER_APPEND_NATIVE_COMMAND_EXP
             | ur_function_t::COMMAND_BUFFER_FINALIZE_EXP
             | ur_function_t::ENQUEUE_COMMAND_BUFFER_EXP
     )
@@ -107,8 +170,9 @@ unsafe fn end_taken(id: ur_function_t, args: *mut c_void, ret: *const c_void, be
     // SAFETY: `ret` is the call's result, when given.
     let result = (!ret.is_null()).then(|| unsafe { *(ret as *const ur_result_t) });
     if !result.is_some_and(|r| r.is_success()) {
-        if id == ur_function_t::COMMAND_BUFFER_FINALIZE_EXP {
-            // A failed finalisation ends the building all the same.
+        if id == ur_function_t::COMMAND_BUFFER_FINALIZE_EXP || is_append(id) {
+            // A failed finalisation ends the building all the same, and
+            // so does a failed append (the runtime then throws).
             with_recorder(|r| r.graph_finalized(0, false));
         }
         return;
@@ -118,6 +182,17 @@ unsafe fn end_taken(id: ur_function_t, args: *mut c_void, ret: *const c_void, be
     unsafe { end_of(id, args, begin_ns) }
 }
 
+/// Whether `id` appends a command to a command buffer.
+fn is_append(id: ur_function_t) -> bool {
+    is_graph_call(id)
+        && !matches!(
+            id,
+            ur_function_t::COMMAND_BUFFER_CREATE_EXP
+                | ur_function_t::COMMAND_BUFFER_FINALIZE_EXP
+                | ur_function_t::ENQUEUE_COMMAND_BUFFER_EXP
+        )
+}
+
 /// Reads a successful graph call's arguments and tells the recorder.
 ///
 /// # Safety
@@ -125,10 +200,11 @@ unsafe fn end_taken(id: ur_function_t, args: *mut c_void, ret: *const c_void, be
 unsafe fn end_of(id: ur_function_t, args: *mut c_void, begin_ns: u64) {
     /// The append's (sync point count, list, output sync point) fields.
     macro_rules! append {
-        ($ty:ty, $class:expr, |$p:ident| $target:expr, $size:expr) => {{
+        ($ty:ty, $what:expr, |$p:ident| $target:expr, $size:expr) => {{
             let $p = &*(args as *const $ty);
             let buffer = *$p.phCommandBuffer;
-            let command = ($class, $target as u64, $size as u64);
+            let (class, name) = $what;
+            let command = appended::command(class, name, $target as u64, $size as u64);
             after_append(
                 ur_result_t::SUCCESS,
                 buffer,
@@ -147,25 +223,56 @@ unsafe fn end_of(id: ur_function_t, args: *mut c_void, begin_ns: u64) {
                 let out = *p.pphCommandBuffer;
                 if !out.is_null() {
                     let buffer = *out as usize;
-                    with_recorder(|r| r.graph_created(buffer, begin_ns));
+                    let in_order = desc_in_order(*p.ppCommandBufferDesc);
+                    with_recorder(|r| r.graph_created(buffer, begin_ns, in_order));
                 }
             }
             ur_function_t::COMMAND_BUFFER_APPEND_USM_MEMCPY_EXP => append!(
                 ur_command_buffer_append_usm_memcpy_exp_params_t,
-                CommandClass::Copy,
+                appended::COPY,
                 |p| *p.ppDst,
                 *p.psize
             ),
             ur_function_t::COMMAND_BUFFER_APPEND_USM_FILL_EXP => append!(
                 ur_command_buffer_append_usm_fill_exp_params_t,
-                CommandClass::Fill,
+                appended::FILL,
                 |p| *p.ppMemory,
                 *p.psize
             ),
             ur_function_t::COMMAND_BUFFER_APPEND_KERNEL_LAUNCH_WITH_ARGS_EXP => append!(
                 ur_command_buffer_append_kernel_launch_with_args_exp_params_t,
-                CommandClass::Kernel,
+                appended::KERNEL,
                 |p| *p.phKernel,
+                0
+            ),
+            ur_function_t::COMMAND_BUFFER_APPEND_MEM_BUFFER_COPY_EXP => append!(
+                ur_command_buffer_append_mem_buffer_copy_exp_params_t,
+                appended::BUFFER_COPY,
+                |p| *p.phDstMem,
+                *p.psize
+            ),
+            ur_function_t::COMMAND_BUFFER_APPEND_MEM_BUFFER_WRITE_EXP => append!(
+                ur_command_buffer_append_mem_buffer_write_exp_params_t,
+                appended::BUFFER_WRITE,
+                |p| *p.phBuffer,
+                *p.psize
+            ),
+            ur_function_t::COMMAND_BUFFER_APPEND_MEM_BUFFER_READ_EXP => append!(
+                ur_command_buffer_append_mem_buffer_read_exp_params_t,
+                appended::BUFFER_READ,
+                |p| *p.ppDst,
+                *p.psize
+            ),
+            ur_function_t::COMMAND_BUFFER_APPEND_MEM_BUFFER_FILL_EXP => append!(
+                ur_command_buffer_append_mem_buffer_fill_exp_params_t,
+                appended::BUFFER_FILL,
+                |p| *p.phBuffer,
+                *p.psize
+            ),
+            ur_function_t::COMMAND_BUFFER_APPEND_NATIVE_COMMAND_EXP => append!(
+                ur_command_buffer_append_native_command_exp_params_t,
+                appended::NATIVE,
+                |p| 0usize,
                 0
             ),
             ur_function_t::COMMAND_BUFFER_FINALIZE_EXP => {
@@ -211,18 +318,20 @@ pub(crate) fn with_recorder(f: impl FnOnce(&crate::recorder::Recorder)) {
 }
 
 /// After an append: the sync points it waits for and the one it gives.
+/// A failed append ends the building of its buffer (the runtime throws).
 ///
 /// # Safety
 /// The arguments are the append call's, as the runtime passed them.
 pub(crate) unsafe fn after_append(
     result: ur_result_t,
     buffer: ur_exp_command_buffer_handle_t,
-    command: (CommandClass, u64, u64),
+    command: Appended,
     wait_count: u32,
     wait_list: *const ur_exp_command_buffer_sync_point_t,
     sync_point: *mut ur_exp_command_buffer_sync_point_t,
 ) {
     if !result.is_success() {
+        with_recorder(|r| r.graph_finalized(buffer as usize, false));
         return;
     }
     // SAFETY: the caller's wait list, valid for the call.

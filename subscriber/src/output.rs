@@ -408,6 +408,18 @@ fn loss_lines(losses: &Losses) -> String {
         "SYCL graph(s) finalised before syclgraph followed UR calls (their replays are rows, their commands unknown)",
     );
     line(
+        losses.sycl_graphs.finalised_while_stopped,
+        "SYCL graph(s) finalised while recording was stopped (their replays are rows, their commands unknown)",
+    );
+    line(
+        losses.sycl_graphs.unfollowed_appends,
+        "commands appended to SYCL graphs through UR calls syclgraph does not follow (members without their edges)",
+    );
+    line(
+        losses.sycl_graphs.child_appends,
+        "commands appended to the child command buffers of native commands (not drawn)",
+    );
+    line(
         losses.sycl_graphs.recorded_dropped,
         "commands recorded into SYCL graphs, forgotten past 4096 per thread (their appended commands are nodes of their own)",
     );

@@ -26,7 +26,9 @@ use crate::identity::{
     Binding, BoundKey, EdgeOrigin, EdgeTable, FastMap, Interner, NodeFlags, NodeTable, Resolved,
 };
 use crate::inbox::{Inbox, Item};
-use crate::sycl_graphs::{metadata_number, Building, CommandClass, GraphBook, RecordedCommand};
+use crate::sycl_graphs::{
+    metadata_number, Appended, Building, CommandClass, GraphBook, RecordedCommand, Unappended,
+};
 use crate::thread_number;
 use crate::thread_state::{self, HeldSubmission, ThreadState};
 use crate::timing_slot::{is_retained, Timing, TimingSlot, NOT_READY_EVENT, NOT_RETAINED_EVENT};
@@ -326,7 +328,11 @@ impl Recorder {
             return self.node_create_stopped(t, event);
         }
         if let Some(building) = t.building.get() {
-            return self.graph_member(t, building, event, kind);
+            // The graph's commands; not the scheduler's own (a buffer's
+            // allocation made while the graph is built).
+            if kind.starts_with(b"command_group_node\0") {
+                return self.graph_member(t, building, event, kind);
+            }
         }
         if let Some((node, instance)) = dependencies::open_task(t) {
             // Decided from the payload itself: looking the command up in the
@@ -1308,15 +1314,24 @@ impl Recorder {
         true
     }
 
-    /// `urCommandBufferCreateExp` returned `buffer` on this thread: the
-    /// commands appended until its finalisation are a new graph's.
-    pub fn graph_created(&self, buffer: usize, begin_ns: u64) {
+    /// `urCommandBufferCreateExp` returned `buffer` on this thread, made in
+    /// order or not: the commands appended until its finalisation are a
+    /// new graph's. Created while this thread builds another buffer, it
+    /// is that one's child (a native command's contents), no graph.
+    pub fn graph_created(&self, buffer: usize, begin_ns: u64, in_order: bool) {
         if !self.running() {
+            self.graphs.created_unrecorded(buffer);
             return;
         }
         thread_state::with(|t| {
+            if let Some(parent) = t.building.get() {
+                self.graphs.child_created(buffer, parent.graph);
+                return;
+            }
             self.release_held_here(t);
-            let graph = self.graphs.created(thread_number::current(t), buffer);
+            let graph = self
+                .graphs
+                .created(thread_number::current(t), buffer, in_order);
             t.building.set(Some(Building {
                 buffer,
                 graph,
@@ -1329,32 +1344,56 @@ impl Recorder {
     /// is building; either way a member of the graph, never a submission,
     /// its task and signal ignored. Without a source location (`copy usm`,
     /// `fill usm`): the recorded command it stands for, or a node of its
-    /// own (explicit API). With one (a kernel: the runtime sends a
-    /// recorded kernel's node_create at finalisation, not while recording):
-    /// the node of its code location.
+    /// own (explicit API). With one (a kernel, a native command, a buffer
+    /// command: the runtime sends their node_create at finalisation, not
+    /// while recording): the node of its code location.
     #[cold]
     fn graph_member(&self, t: &ThreadState, building: Building, event: EventRef<'_>, kind: CText) {
         self.release_held_here(t);
         let thread = thread_number::current(t);
-        if event.has_source_file() {
+        let unappended = if event.has_source_file() {
             let node = self.node(t, event, kind.to_str());
-            self.graphs.appending_node(thread, node);
+            self.graphs.appending_node(thread, node)
         } else {
             let info = self.node_info(NodeId::MAX, event, kind.to_str());
-            self.graphs.appending(thread, Box::new(info));
-        }
+            self.graphs.appending(thread, Box::new(info))
+        };
         self.nodes.bind(event.unique_id(), Binding::UNRECORDED);
         t.appending.set(Some(building.graph));
+        if let Some(unappended) = unappended {
+            self.graph_member_unappended(building.graph, unappended);
+        }
+    }
+
+    /// A command announced while graph `graph` was built whose append
+    /// syclgraph did not see (a `urCommandBufferAppend…Exp` it does not
+    /// follow): a member all the same, without its edges, and counted.
+    #[cold]
+    fn graph_member_unappended(&self, graph: u32, unappended: Unappended) {
+        let node = match unappended {
+            Unappended::Node(node) => node,
+            Unappended::Info(mut info) => {
+                info.id = self.nodes.fresh_id();
+                let id = info.id;
+                self.send(Record::NodeDefined(info));
+                id
+            }
+        };
+        self.graphs
+            .unfollowed_appends
+            .fetch_add(1, Ordering::Relaxed);
+        self.send(Record::GraphMember { graph, node });
     }
 
     /// A `urCommandBufferAppend…Exp` returned: the command appended last
-    /// on this thread (a copy or fill of `size` bytes to `ptr`) is the
-    /// recorded command it matches, or a node of its own; it waits for the
-    /// commands that gave `waits_for`, and gives `gives`.
+    /// on this thread (`appended`) is the recorded command it matches, or
+    /// a node of its own; it waits for the command appended before it in
+    /// an in-order buffer, else for the commands that gave `waits_for`;
+    /// it gives `gives`. An append to a child buffer is counted, not drawn.
     pub fn graph_append(
         &self,
         buffer: usize,
-        (class, ptr, size): (CommandClass, u64, u64),
+        appended: Appended,
         waits_for: &[u32],
         gives: Option<u32>,
     ) {
@@ -1367,19 +1406,40 @@ impl Recorder {
             return;
         }
         let Some(graph) = self.graphs.graph_of(buffer) else {
+            if self.graphs.is_child(buffer) {
+                self.graphs.child_appends.fetch_add(1, Ordering::Relaxed);
+            }
             return;
         };
+        let Appended {
+            class,
+            ptr,
+            size,
+            name,
+        } = appended;
         let node = match self.graphs.appended(thread, class, ptr, size) {
             Ok(node) => node,
             Err(info) => {
                 let id = self.nodes.fresh_id();
-                let mut info = info.unwrap_or_default();
+                let mut info = info.unwrap_or_else(|| {
+                    Box::new(NodeInfo {
+                        name: name.to_owned(),
+                        ..NodeInfo::default()
+                    })
+                });
                 info.id = id;
                 self.send(Record::NodeDefined(info));
                 id
             }
         };
         self.send(Record::GraphMember { graph, node });
+        if let Some(source) = self.graphs.in_order_previous(buffer, node) {
+            self.send(Record::GraphEdge {
+                graph,
+                source,
+                target: node,
+            });
+        }
         for &sync_point in waits_for {
             if let Some(source) = self.graphs.giver(graph, sync_point) {
                 if source != node {
@@ -1400,16 +1460,29 @@ impl Recorder {
     /// node (kind `graph`, whose instances are the replays) is defined,
     /// and the finalisation's host span sent.
     /// A failed finalisation (`finalised` false) only ends the building:
-    /// the thread's later node_creates are its own again.
+    /// the thread's later node_creates are its own again. A child
+    /// buffer's finalisation ends nothing.
     pub fn graph_finalized(&self, buffer: usize, finalised: bool) {
+        if self.graphs.is_child(buffer) {
+            return;
+        }
         let Some((building, thread)) = thread_state::with(|t| {
-            let building = t.building.take()?;
+            let building = t
+                .building
+                .get()
+                .filter(|b| b.buffer == buffer || buffer == 0)?;
+            t.building.set(None);
             t.appending.set(None);
             Some((building, thread_number::current(t)))
         }) else {
             return;
         };
-        if !finalised || building.buffer != buffer || !self.running() {
+        if let Some(unappended) = self.graphs.unappended(thread) {
+            if self.running() {
+                self.graph_member_unappended(building.graph, unappended);
+            }
+        }
+        if !finalised || !self.running() {
             return;
         }
         let node = self.define_graph_node(building.graph);

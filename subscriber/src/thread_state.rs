@@ -231,6 +231,9 @@ pub enum CommandClass {
     Fill,
     /// A kernel.
     Kernel,
+    /// Any other appended command (a native command, a buffer copy,
+    /// fill, read or write): only its node_create names it.
+    Other,
 }
 
 impl CommandClass {

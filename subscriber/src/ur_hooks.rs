@@ -38,18 +38,18 @@ use std::sync::OnceLock;
 
 use ur_sys::{
     ur_context_handle_t, ur_device_handle_t, ur_event_handle_t, ur_exp_command_buffer_handle_t,
-    ur_exp_command_buffer_sync_point_t, ur_kernel_handle_t, ur_queue_handle_t,
+    ur_exp_command_buffer_sync_point_t, ur_kernel_handle_t, ur_mem_handle_t, ur_queue_handle_t,
     ur_queue_properties_t, ur_result_t, PFN_urCommandBufferAppendKernelLaunchWithArgsExp,
-    PFN_urCommandBufferAppendUSMFillExp, PFN_urCommandBufferAppendUSMMemcpyExp,
-    PFN_urCommandBufferCreateExp, PFN_urCommandBufferFinalizeExp, PFN_urEnqueueCommandBufferExp,
-    PFN_urEnqueueEventsWait, PFN_urEnqueueEventsWaitWithBarrierExt,
-    PFN_urEnqueueKernelLaunchWithArgsExp, PFN_urEnqueueTimestampRecordingExp,
-    PFN_urEnqueueUSMAdvise, PFN_urEnqueueUSMFill, PFN_urEnqueueUSMMemcpy, PFN_urEnqueueUSMMemcpy2D,
-    PFN_urEnqueueUSMPrefetch, PFN_urQueueCreate,
+    PFN_urCommandBufferAppendMemBufferCopyExp, PFN_urCommandBufferAppendMemBufferFillExp,
+    PFN_urCommandBufferAppendMemBufferReadExp, PFN_urCommandBufferAppendMemBufferWriteExp,
+    PFN_urCommandBufferAppendNativeCommandExp, PFN_urCommandBufferAppendUSMFillExp,
+    PFN_urCommandBufferAppendUSMMemcpyExp, PFN_urCommandBufferCreateExp,
+    PFN_urCommandBufferFinalizeExp, PFN_urEnqueueCommandBufferExp, PFN_urEnqueueEventsWait,
+    PFN_urEnqueueEventsWaitWithBarrierExt, PFN_urEnqueueKernelLaunchWithArgsExp,
+    PFN_urEnqueueTimestampRecordingExp, PFN_urEnqueueUSMAdvise, PFN_urEnqueueUSMFill,
+    PFN_urEnqueueUSMMemcpy, PFN_urEnqueueUSMMemcpy2D, PFN_urEnqueueUSMPrefetch, PFN_urQueueCreate,
 };
 use ze_bridge::entry_table::EntryTable;
-
-use crate::sycl_graphs::CommandClass;
 
 use crate::counters::Counters;
 use crate::thread_state::{self, ThreadState};
@@ -91,6 +91,16 @@ pub enum Hooked {
     /// `urCommandBufferAppendKernelLaunchWithArgsExp`: a graph's kernel
     /// (how DPC++ 2026 appends kernels).
     CommandBufferAppendKernelWithArgs,
+    /// `urCommandBufferAppendMemBufferCopyExp`: a graph's buffer copy.
+    CommandBufferAppendBufferCopy,
+    /// `urCommandBufferAppendMemBufferWriteExp`.
+    CommandBufferAppendBufferWrite,
+    /// `urCommandBufferAppendMemBufferReadExp`.
+    CommandBufferAppendBufferRead,
+    /// `urCommandBufferAppendMemBufferFillExp`.
+    CommandBufferAppendBufferFill,
+    /// `urCommandBufferAppendNativeCommandExp`: a graph's native command.
+    CommandBufferAppendNative,
     /// `urCommandBufferFinalizeExp`: the graph is finalised.
     CommandBufferFinalize,
     /// `urEnqueueCommandBufferExp`: one replay of a SYCL graph.
@@ -99,7 +109,7 @@ pub enum Hooked {
 
 impl Hooked {
     /// Every hooked function, in [`Hooked::index`] order.
-    pub const ALL: [Hooked; 17] = [
+    pub const ALL: [Hooked; 22] = [
         Hooked::QueueCreate,
         Hooked::UsmMemcpy,
         Hooked::UsmFill,
@@ -115,6 +125,11 @@ impl Hooked {
         Hooked::CommandBufferAppendMemcpy,
         Hooked::CommandBufferAppendFill,
         Hooked::CommandBufferAppendKernelWithArgs,
+        Hooked::CommandBufferAppendBufferCopy,
+        Hooked::CommandBufferAppendBufferWrite,
+        Hooked::CommandBufferAppendBufferRead,
+        Hooked::CommandBufferAppendBufferFill,
+        Hooked::CommandBufferAppendNative,
         Hooked::CommandBufferFinalize,
         Hooked::EnqueueCommandBuffer,
     ];
@@ -144,6 +159,11 @@ impl Hooked {
             Hooked::CommandBufferAppendKernelWithArgs => {
                 "urCommandBufferAppendKernelLaunchWithArgsExp"
             }
+            Hooked::CommandBufferAppendBufferCopy => "urCommandBufferAppendMemBufferCopyExp",
+            Hooked::CommandBufferAppendBufferWrite => "urCommandBufferAppendMemBufferWriteExp",
+            Hooked::CommandBufferAppendBufferRead => "urCommandBufferAppendMemBufferReadExp",
+            Hooked::CommandBufferAppendBufferFill => "urCommandBufferAppendMemBufferFillExp",
+            Hooked::CommandBufferAppendNative => "urCommandBufferAppendNativeCommandExp",
             Hooked::CommandBufferFinalize => "urCommandBufferFinalizeExp",
             Hooked::EnqueueCommandBuffer => "urEnqueueCommandBufferExp",
         }
@@ -266,6 +286,22 @@ fn hook_address(function: Hooked) -> usize {
         Hooked::CommandBufferAppendKernelWithArgs => {
             command_buffer_append_kernel_with_args
                 as PFN_urCommandBufferAppendKernelLaunchWithArgsExp as usize
+        }
+        Hooked::CommandBufferAppendBufferCopy => {
+            command_buffer_append_buffer_copy as PFN_urCommandBufferAppendMemBufferCopyExp as usize
+        }
+        Hooked::CommandBufferAppendBufferWrite => {
+            command_buffer_append_buffer_write as PFN_urCommandBufferAppendMemBufferWriteExp
+                as usize
+        }
+        Hooked::CommandBufferAppendBufferRead => {
+            command_buffer_append_buffer_read as PFN_urCommandBufferAppendMemBufferReadExp as usize
+        }
+        Hooked::CommandBufferAppendBufferFill => {
+            command_buffer_append_buffer_fill as PFN_urCommandBufferAppendMemBufferFillExp as usize
+        }
+        Hooked::CommandBufferAppendNative => {
+            command_buffer_append_native as PFN_urCommandBufferAppendNativeCommandExp as usize
         }
         Hooked::CommandBufferFinalize => {
             command_buffer_finalize as PFN_urCommandBufferFinalizeExp as usize
@@ -519,7 +555,9 @@ unsafe extern "C" fn usm_advise(
     }
 }
 
-use crate::graph_ur_calls::{after_append, inside_graph_hook, wait_slice, with_recorder};
+use crate::graph_ur_calls::{
+    after_append, appended, desc_in_order, inside_graph_hook, wait_slice, with_recorder,
+};
 
 // SYCL graphs: the command buffer built at finalisation and its replays
 // (see crate::sycl_graphs). Same SAFETY as the hooks above; the recorder
@@ -540,7 +578,9 @@ unsafe extern "C" fn command_buffer_create(
     if result.is_success() && !buffer.is_null() {
         // SAFETY: on success the call wrote its output handle here.
         let handle = unsafe { *buffer } as usize;
-        with_recorder(|r| r.graph_created(handle, begin_ns));
+        // SAFETY: the runtime's descriptor (or null), valid for the call.
+        let in_order = unsafe { desc_in_order(desc) };
+        with_recorder(|r| r.graph_created(handle, begin_ns, in_order));
     }
     result
 }
@@ -549,9 +589,10 @@ unsafe extern "C" fn command_buffer_create(
 /// prototype is `(hCommandBuffer, <args>, numSyncPointsInWaitList,
 /// pSyncPointWaitList, numEventsInWaitList, phEventWaitList, pSyncPoint,
 /// phEvent, phCommand)`; after the call the recorder learns the command
-/// (`$class`, `$target` pointer, `$size` bytes) and its sync points.
+/// (`$what`: its class and name, `$target` pointer, `$size` bytes) and its
+/// sync points.
 macro_rules! append_hook {
-    ($name:ident, $hooked:expr, $pfn:ty, $class:expr, $target:ident, $size:expr,
+    ($name:ident, $hooked:expr, $pfn:ty, $what:expr, $target:ident, $size:expr,
      ($($arg:ident: $ty:ty),*)) => {
         #[allow(clippy::too_many_arguments)]
         unsafe extern "C" fn $name(
@@ -572,8 +613,9 @@ macro_rules! append_hook {
                     buffer, $($arg,)* sync_count, sync_list, event_count, event_list,
                     sync_point, event, command,
                 ));
-                let appended = ($class, $target as u64, $size as u64);
-                after_append(result, buffer, appended, sync_count, sync_list, sync_point);
+                let (class, name) = $what;
+                let command = appended::command(class, name, $target as u64, $size as u64);
+                after_append(result, buffer, command, sync_count, sync_list, sync_point);
                 result
             }
         }
@@ -584,7 +626,7 @@ append_hook!(
     command_buffer_append_memcpy,
     Hooked::CommandBufferAppendMemcpy,
     PFN_urCommandBufferAppendUSMMemcpyExp,
-    CommandClass::Copy,
+    appended::COPY,
     dst,
     size,
     (dst: *mut c_void, src: *const c_void, size: usize)
@@ -593,7 +635,7 @@ append_hook!(
     command_buffer_append_fill,
     Hooked::CommandBufferAppendFill,
     PFN_urCommandBufferAppendUSMFillExp,
-    CommandClass::Fill,
+    appended::FILL,
     memory,
     size,
     (memory: *mut c_void, pattern: *const c_void, pattern_size: usize, size: usize)
@@ -603,7 +645,7 @@ append_hook!(
     command_buffer_append_kernel_with_args,
     Hooked::CommandBufferAppendKernelWithArgs,
     PFN_urCommandBufferAppendKernelLaunchWithArgsExp,
-    CommandClass::Kernel,
+    appended::KERNEL,
     kernel,
     0,
     (
@@ -618,6 +660,83 @@ append_hook!(
         alternatives: *mut ur_kernel_handle_t
     )
 );
+
+append_hook!(
+    command_buffer_append_buffer_copy,
+    Hooked::CommandBufferAppendBufferCopy,
+    PFN_urCommandBufferAppendMemBufferCopyExp,
+    appended::BUFFER_COPY,
+    dst,
+    size,
+    (
+        src: ur_mem_handle_t,
+        dst: ur_mem_handle_t,
+        src_offset: usize,
+        dst_offset: usize,
+        size: usize
+    )
+);
+append_hook!(
+    command_buffer_append_buffer_write,
+    Hooked::CommandBufferAppendBufferWrite,
+    PFN_urCommandBufferAppendMemBufferWriteExp,
+    appended::BUFFER_WRITE,
+    memory,
+    size,
+    (memory: ur_mem_handle_t, offset: usize, size: usize, src: *const c_void)
+);
+append_hook!(
+    command_buffer_append_buffer_read,
+    Hooked::CommandBufferAppendBufferRead,
+    PFN_urCommandBufferAppendMemBufferReadExp,
+    appended::BUFFER_READ,
+    dst,
+    size,
+    (memory: ur_mem_handle_t, offset: usize, size: usize, dst: *mut c_void)
+);
+append_hook!(
+    command_buffer_append_buffer_fill,
+    Hooked::CommandBufferAppendBufferFill,
+    PFN_urCommandBufferAppendMemBufferFillExp,
+    appended::BUFFER_FILL,
+    memory,
+    size,
+    (
+        memory: ur_mem_handle_t,
+        pattern: *const c_void,
+        pattern_size: usize,
+        offset: usize,
+        size: usize
+    )
+);
+
+/// `urCommandBufferAppendNativeCommandExp` has no event arguments: its
+/// own hook. The runtime's function runs inside the call (on CUDA and HIP
+/// adding to `child`, a buffer made for it while the graph's was built).
+unsafe extern "C" fn command_buffer_append_native(
+    buffer: ur_exp_command_buffer_handle_t,
+    function: *mut c_void,
+    data: *mut c_void,
+    child: ur_exp_command_buffer_handle_t,
+    sync_count: u32,
+    sync_list: *const ur_exp_command_buffer_sync_point_t,
+    sync_point: *mut ur_exp_command_buffer_sync_point_t,
+) -> ur_result_t {
+    // SAFETY: see above.
+    unsafe {
+        let next: PFN_urCommandBufferAppendNativeCommandExp =
+            std::mem::transmute(original(Hooked::CommandBufferAppendNative));
+        let result = inside_graph_hook(|| {
+            next(
+                buffer, function, data, child, sync_count, sync_list, sync_point,
+            )
+        });
+        let (class, name) = appended::NATIVE;
+        let command = appended::command(class, name, 0, 0);
+        after_append(result, buffer, command, sync_count, sync_list, sync_point);
+        result
+    }
+}
 
 unsafe extern "C" fn command_buffer_finalize(
     buffer: ur_exp_command_buffer_handle_t,
