@@ -89,6 +89,14 @@ impl Instance {
             .map(|d| (d.start_ns, d.end_ns))
     }
 
+    /// Device end (host ns) when timing is `ok`, or `marker` (the moment a
+    /// marker after the work completed).
+    pub fn device_end(&self) -> Option<u64> {
+        self.device
+            .filter(|d| matches!(d.status, TimingStatus::Ok | TimingStatus::Marker))
+            .map(|d| d.end_ns)
+    }
+
     /// Device duration when timing is `ok`.
     pub fn device_ns(&self) -> Option<u64> {
         self.device_span().map(|(s, e)| e.saturating_sub(s))

@@ -88,6 +88,10 @@ pub enum TimingStatus {
     /// syclgraph had the device event but could not retain it (the
     /// runtime's `urEventRetain` failed).
     NotRetained,
+    /// The device's times are those of a marker the backend signals after
+    /// the command's work, not of the work (a SYCL graph replay on
+    /// OpenCL): only the end is kept, the moment the work had finished by.
+    Marker,
 }
 
 impl TimingStatus {
@@ -101,11 +105,12 @@ impl TimingStatus {
             TimingStatus::Unavailable => "unavailable",
             TimingStatus::NotReady => "not_ready",
             TimingStatus::NotRetained => "not_retained",
+            TimingStatus::Marker => "marker",
         }
     }
 
     /// Every status, in the order the guide's table lists them.
-    pub const ALL: [TimingStatus; 7] = [
+    pub const ALL: [TimingStatus; 8] = [
         TimingStatus::Ok,
         TimingStatus::NoProfiling,
         TimingStatus::Invalid,
@@ -113,6 +118,7 @@ impl TimingStatus {
         TimingStatus::Unavailable,
         TimingStatus::NotReady,
         TimingStatus::NotRetained,
+        TimingStatus::Marker,
     ];
 
     /// The status a `kernels.csv` `timing` word stands for ([`Self::as_str`]

@@ -65,6 +65,8 @@ pub struct UntimedCounts {
     pub not_ready: u64,
     /// Event that could not be retained.
     pub not_retained: u64,
+    /// The event timed a marker after the work, not the work.
+    pub marker: u64,
 }
 
 impl UntimedCounts {
@@ -78,6 +80,7 @@ impl UntimedCounts {
             TimingStatus::Unavailable => self.unavailable += 1,
             TimingStatus::NotReady => self.not_ready += 1,
             TimingStatus::NotRetained => self.not_retained += 1,
+            TimingStatus::Marker => self.marker += 1,
         }
     }
 
@@ -89,6 +92,7 @@ impl UntimedCounts {
         self.unavailable += other.unavailable;
         self.not_ready += other.not_ready;
         self.not_retained += other.not_retained;
+        self.marker += other.marker;
     }
 
     /// All untimed commands.
@@ -99,6 +103,7 @@ impl UntimedCounts {
             + self.unavailable
             + self.not_ready
             + self.not_retained
+            + self.marker
     }
 
     /// The non-zero counts with their status, in `TimingStatus` order.
@@ -110,6 +115,7 @@ impl UntimedCounts {
             (TimingStatus::Unavailable, self.unavailable),
             (TimingStatus::NotReady, self.not_ready),
             (TimingStatus::NotRetained, self.not_retained),
+            (TimingStatus::Marker, self.marker),
         ]
         .into_iter()
         .filter(|&(_, n)| n > 0)

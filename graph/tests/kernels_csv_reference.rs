@@ -51,7 +51,8 @@ impl Reference {
             num(instance.thread.map(u64::from)),
             num(instance.submit_ns),
             num(span.map(|(s, _)| s)),
-            num(span.map(|(_, e)| e)),
+            // A marker's end too (timing=marker).
+            num(instance.device_end()),
             num(instance.device_ns()),
             instance.timing().as_str().to_string(),
             node.metadata_value("global_size").unwrap_or("").to_string(),

@@ -933,6 +933,7 @@ fn combined_submission(held: &Record, next: &Record) -> Option<Record> {
 fn timed_record(done: &Pending, readout: Readout) -> Record {
     let (status, start_ns, end_ns) = match readout {
         Readout::Times { start_ns, end_ns } => (TimingStatus::Ok, start_ns, end_ns),
+        Readout::Marker { start_ns, end_ns } => (TimingStatus::Marker, start_ns, end_ns),
         Readout::Untimed(Untimed::NoProfiling) => (TimingStatus::NoProfiling, 0, 0),
         Readout::Untimed(Untimed::Invalid) => (TimingStatus::Invalid, 0, 0),
         Readout::Untimed(Untimed::Failed) | Readout::Pending => (TimingStatus::Lost, 0, 0),

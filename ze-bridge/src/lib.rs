@@ -52,6 +52,16 @@ pub enum Readout {
         /// End of execution on the device.
         end_ns: u64,
     },
+    /// The event's times are those of a marker the backend signals after
+    /// the command's work, not of the work (a SYCL graph replay on
+    /// OpenCL: see [`TimestampSource::read_as_replay`]): start and end of
+    /// the marker, on the host timeline as [`Readout::Times`].
+    Marker {
+        /// The marker's start.
+        start_ns: u64,
+        /// The marker's end: the work had finished by then.
+        end_ns: u64,
+    },
     /// The command completed (or cannot be read) without times.
     Untimed(Untimed),
 }
@@ -80,11 +90,22 @@ pub trait TimestampSource: Send + Sync {
     }
     /// The retained `event` stands for a whole SYCL graph replay
     /// (`urEnqueueCommandBufferExp`'s output event): read it only through
-    /// the runtime's own profiling query, whose start and end span the
-    /// commands the replay ran. A source that reads some events natively
-    /// must not do so for this one: on Level Zero the replay event's native
-    /// event is the one signalled after the replay's last command, and its
-    /// kernel timestamps span no command. Called on the collector thread.
+    /// the runtime's own profiling query. A source that reads some events
+    /// natively must not do so for this one: on Level Zero the replay
+    /// event's native event is the one signalled after the replay's last
+    /// command, and its kernel timestamps span no command. What the query
+    /// spans depends on the backend (measured with DPC++ 2026.2):
+    /// - Level Zero: the commands the replay ran (the adapter takes the
+    ///   first start and the last end of its commands' events) when the
+    ///   graph was finalised with `enable_profiling`; without it the
+    ///   adapter gives no times (`NoProfiling`);
+    /// - OpenCL (`clEnqueueCommandBufferKHR`'s event; Intel's CPU
+    ///   runtime): a marker of 40–500 ns at the end, after the graph's
+    ///   work, with or without `enable_profiling`: [`Readout::Marker`];
+    /// - CUDA: a `cuEventRecord` pair around `cuGraphLaunch` on the
+    ///   queue's stream (the adapter's code; not yet measured here).
+    ///
+    /// Called on the collector thread.
     fn read_as_replay(&self, event: UrEvent) {
         let _ = event;
     }

@@ -20,6 +20,9 @@
 //!    [`Untimed::NoProfiling`], any other error (or an `ERROR` status)
 //!    [`Untimed::Failed`]. Then `(START)`.
 //! 4. [`to_host_times`] converts them (checks: [`Untimed::Invalid`]).
+//!    A SYCL graph replay's event on an OpenCL platform times a marker
+//!    after the replay's work ([`TimestampSource::read_as_replay`]): its
+//!    times come back as [`Readout::Marker`].
 //!
 //! # Clocks
 //!
@@ -216,7 +219,8 @@ pub struct UrTimestampSource {
     /// Bumped by [`TimestampSource::queues_changed`].
     queue_generation: AtomicU64,
     /// Retained events named by [`TimestampSource::read_as_replay`]: never
-    /// read natively. Looked at only while it is not empty.
+    /// read natively; on OpenCL, markers. Looked at only while it is not
+    /// empty.
     replays: Mutex<FxHashSet<usize>>,
     /// How many events `replays` holds.
     replay_count: AtomicUsize,
@@ -403,10 +407,11 @@ impl UrTimestampSource {
             }
         };
 
+        let replay = self.is_replay(event);
         if let (Some(lz), Some(Backend::LEVEL_ZERO), Some(native_device)) =
             (&self.level_zero, entry.backend, entry.native)
         {
-            if !self.is_replay(event) {
+            if !replay {
                 if self.status(event)? != EventStatus::Complete {
                     return Ok(Readout::Pending);
                 }
@@ -432,7 +437,15 @@ impl UrTimestampSource {
         };
         let start = self.read_profiling(event, ProfilingInfo::Start)?;
         let calibration = entry.calibration.ok_or(Untimed::Failed)?;
-        Ok(to_host_times(&calibration, start, end))
+        let times = to_host_times(&calibration, start, end);
+        Ok(match times {
+            Readout::Times { start_ns, end_ns }
+                if replay && entry.backend == Some(Backend::OPENCL) =>
+            {
+                Readout::Marker { start_ns, end_ns }
+            }
+            times => times,
+        })
     }
 
     /// The command's status; running, submitted and queued are one answer.
@@ -533,9 +546,6 @@ impl TimestampSource for UrTimestampSource {
     }
 
     fn read_as_replay(&self, event: UrEvent) {
-        if self.level_zero.is_none() {
-            return;
-        }
         let mut replays = self.replays.lock().unwrap_or_else(PoisonError::into_inner);
         if replays.insert(event.0) {
             self.replay_count.fetch_add(1, Ordering::Relaxed);

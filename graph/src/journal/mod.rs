@@ -146,6 +146,7 @@ fn status_byte(status: TimingStatus) -> u8 {
         TimingStatus::Unavailable => 4,
         TimingStatus::NotReady => 5,
         TimingStatus::NotRetained => 6,
+        TimingStatus::Marker => 7,
     }
 }
 

@@ -254,7 +254,7 @@ impl<W: Write> KernelRowWriter<W> {
         for ns in [
             instance.submit_ns,
             span.map(|(s, _)| s),
-            span.map(|(_, e)| e),
+            instance.device_end(),
         ] {
             if let Some(ns) = ns {
                 n = self.times.put(out, n, ns);

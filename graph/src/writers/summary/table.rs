@@ -240,5 +240,15 @@ fn sycl_graph_lines(graph: &TaskGraph) -> String {
         "  inside a replay: {} (each replay is timed as a whole)\n",
         INSIDE_REPLAY_UNTIMED
     ));
+    let markers: u64 = graphs
+        .iter()
+        .filter_map(|g| g.node.and_then(|id| graph.node(id)))
+        .map(|n| n.times.untimed.marker)
+        .sum();
+    if markers > 0 {
+        out.push_str(&format!(
+            "  {markers} replay(s) timing=marker: this backend timed a marker after each replay's work, not the work (no device time)\n"
+        ));
+    }
     out
 }
