@@ -19,6 +19,10 @@
 //   native       an in-order queue records a memcpy, a native command
 //                (ext_codeplay_enqueue_native_command, adding nothing), a
 //                memset
+//   nested       a graph (a memcpy to z, a memset of w) is finalised, then
+//                replayed while another is recorded between a memset of z
+//                and a memset of w: the runtime copies its commands into
+//                the other's command buffer
 // `--profiling` finalises every graph with property::graph::enable_profiling
 // (the runtime then hands out sync points on every backend); by default
 // they are finalised with a plain finalize(), as most programs do.
@@ -200,6 +204,25 @@ int main(int argc, char **argv) {
     int vy = first(q, y), vx = first(q, x);
     // The second replay copies the first one's zeros.
     check("native", vy == 0 && vx == 0, vy, vx);
+  }
+  q.memcpy(x, ones.data(), BYTES).wait();
+  {  // nested: z = 3, then (sub) z = x and w = 0, then w = 4.
+    Graph sub{q.get_context(), q.get_device()};
+    sub.begin_recording(q);
+    q.memcpy(z, x, BYTES);     // @node nested_sub_memcpy
+    q.memset(w, 0, BYTES);     // @node nested_sub_memset
+    sub.end_recording(q);
+    auto inner = finalize(sub);
+    Graph g{q.get_context(), q.get_device()};
+    g.begin_recording(q);
+    q.memset(z, 3, BYTES);     // @node nested_memset_z
+    q.ext_oneapi_graph(inner);
+    q.memset(w, 4, BYTES);     // @node nested_memset_w
+    g.end_recording(q);
+    auto e = finalize(g);
+    replay_twice(q, e);  // @node nested_replay
+    int vz = first(q, z), vw = first(q, w);
+    check("nested", vz == 1 && vw == 0x04040404, vz, vw);
   }
   for (int *p : {x, y, z, w}) sycl::free(p, q);
   std::printf("done\n");

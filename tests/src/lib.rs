@@ -237,7 +237,8 @@ pub fn run_traced(test: &str, mut cmd: Command, env: &[(&str, &str)]) -> Traced 
     Traced { output, dir }
 }
 
-/// Lines `profiling <label> <instance> <ns>` carry measured durations, which
+/// Lines `profiling <label> <instance> <ns>` carry measured durations and
+/// lines `clock <label> <instance> <ns>...` the program's own clock, which
 /// differ between runs; everything else must be identical.
 pub fn strip_profiling(stdout: &str) -> String {
     stdout
@@ -245,6 +246,9 @@ pub fn strip_profiling(stdout: &str) -> String {
         .map(|l| {
             if l.starts_with("profiling ") {
                 l.rsplit_once(' ').map(|(head, _)| head).unwrap_or(l)
+            } else if l.starts_with("clock ") {
+                let end = l.match_indices(' ').nth(2).map_or(l.len(), |(i, _)| i);
+                &l[..end]
             } else {
                 l
             }
@@ -263,6 +267,24 @@ pub fn profiling_lines(stdout: &str) -> BTreeMap<(String, u64), u64> {
             let label = parts.next()?.to_owned();
             let instance = parts.next()?.parse().ok()?;
             let ns = parts.next()?.parse().ok()?;
+            Some(((label, instance), ns))
+        })
+        .collect()
+}
+
+/// The program's own clock: lines `clock <label> <instance> <ns>...`,
+/// (label, instance) → the numbers.
+pub fn clock_lines(stdout: &str) -> BTreeMap<(String, u64), Vec<u64>> {
+    stdout
+        .lines()
+        .filter_map(|l| {
+            let mut parts = l.split_whitespace();
+            (parts.next()? == "clock").then_some(())?;
+            let label = parts.next()?.to_owned();
+            let instance = parts.next()?.parse().ok()?;
+            let ns = parts
+                .map(|p| p.parse().ok())
+                .collect::<Option<Vec<u64>>>()?;
             Some(((label, instance), ns))
         })
         .collect()

@@ -36,6 +36,7 @@ mod start_stop;
 mod sub_devices;
 mod sycl_graphs;
 mod sycl_graphs_level_zero;
+mod sycl_graphs_styles;
 mod untimed;
 
 /// Every `.rs` file of this folder is a module above: with `autotests =

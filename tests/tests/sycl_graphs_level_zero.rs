@@ -274,3 +274,40 @@ fn replays_are_timed_as_the_driver_ran_them() {
         .sum();
     assert_eq!(num(replay_line, "total_ns"), total, "{replay_line:?}");
 }
+
+/// Finalised without `enable_profiling` (a plain `finalize()`), on Level
+/// Zero: the in-order command buffer has no sync points, and the graph is
+/// still its two commands with their edge; the adapter gives a replay no
+/// times (it made the buffer without profiling), and the rows say so.
+#[test]
+fn a_plain_finalize_keeps_the_edge_and_says_the_replays_are_untimed() {
+    let plan = Plan::new();
+    let traced = run_both(
+        "sycl-graphs-level-zero-plain",
+        || level_zero_command(&plan, &["plain"]),
+        &[],
+    );
+    let graph = traced.graph();
+    let members = &graph.subgraphs["cluster_sycl_graph_1"];
+    let line = |m: &String| graph.nodes[m]["line"].parse::<u32>().expect("line");
+    let lines: Vec<u32> = members.iter().map(line).collect();
+    let (memcpy, memset) = (
+        tag_line(SRC, "l0_graph_memcpy"),
+        tag_line(SRC, "l0_graph_memset"),
+    );
+    assert_eq!(lines, [memcpy, memset], "{members:?}");
+    let edges: Vec<(u32, u32)> = graph
+        .edges
+        .iter()
+        .filter(|(_, _, a)| a.get("kind").map(String::as_str) == Some("sycl_graph"))
+        .map(|(a, b, _)| (line(a), line(b)))
+        .collect();
+    assert_eq!(edges, [(memcpy, memset)]);
+    let rows = traced.csv("kernels.csv");
+    let replays: Vec<_> = rows.iter().filter(|r| r["kind"] == "graph").collect();
+    assert_eq!(replays.len(), REPLAYS as usize, "{rows:?}");
+    for row in replays {
+        assert_eq!(row["timing"], "no_profiling", "{row:?}");
+        assert_eq!(row["end_ns"], "", "{row:?}");
+    }
+}
