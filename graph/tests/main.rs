@@ -34,6 +34,7 @@ mod property_order_independence;
 mod property_stats_consistent;
 mod property_strategies;
 mod property_summary_totals;
+mod property_sycl_graph_members;
 mod queues_and_spans;
 mod record_order_shuffles;
 mod repeated_submissions;
