@@ -272,14 +272,15 @@ pub fn profiling_lines(stdout: &str) -> BTreeMap<(String, u64), u64> {
         .collect()
 }
 
-/// The program's own clock: lines `clock <label> <instance> <ns>...`,
-/// (label, instance) → the numbers.
-pub fn clock_lines(stdout: &str) -> BTreeMap<(String, u64), Vec<u64>> {
+/// Lines `<word> <label> <instance> <number>...` a program prints (its own
+/// clock, `clock`; its own device times, `times`): (label, instance) →
+/// the numbers.
+pub fn labelled_numbers(stdout: &str, word: &str) -> BTreeMap<(String, u64), Vec<u64>> {
     stdout
         .lines()
         .filter_map(|l| {
             let mut parts = l.split_whitespace();
-            (parts.next()? == "clock").then_some(())?;
+            (parts.next()? == word).then_some(())?;
             let label = parts.next()?.to_owned();
             let instance = parts.next()?.parse().ok()?;
             let ns = parts
@@ -288,6 +289,11 @@ pub fn clock_lines(stdout: &str) -> BTreeMap<(String, u64), Vec<u64>> {
             Some(((label, instance), ns))
         })
         .collect()
+}
+
+/// The program's own clock: lines `clock <label> <instance> <ns>...`.
+pub fn clock_lines(stdout: &str) -> BTreeMap<(String, u64), Vec<u64>> {
+    labelled_numbers(stdout, "clock")
 }
 
 /// Reads a CSV file with a header into rows.

@@ -30,11 +30,17 @@ fn run(test: &str, args: &[&str]) -> Traced {
 
 /// Runs the program untraced and traced, with `env` for syclgraph.
 fn run_with(test: &str, args: &[&str], env: &[(&str, &str)]) -> Traced {
+    run_program(test, "sycl_graphs", args, env)
+}
+
+/// Runs test program `name` with `args` untraced and traced, with `env`
+/// for syclgraph.
+pub(crate) fn run_program(test: &str, name: &str, args: &[&str], env: &[(&str, &str)]) -> Traced {
     let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
     run_both(
         test,
         || {
-            let mut cmd = runtime_command(&program("sycl_graphs"));
+            let mut cmd = runtime_command(&program(name));
             cmd.args(&args);
             cmd
         },

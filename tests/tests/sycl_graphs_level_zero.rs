@@ -131,16 +131,11 @@ fn level_zero_command(plan: &Plan, args: &[&str]) -> Command {
 /// `times <label> <instance> <start> <end>` lines: (label, instance) →
 /// (start, end) ns, the program's own `get_profiling_info`.
 fn program_times(stdout: &str) -> BTreeMap<(String, u64), (u64, u64)> {
-    stdout
-        .lines()
-        .filter_map(|l| {
-            let mut parts = l.split_whitespace();
-            (parts.next()? == "times").then_some(())?;
-            let label = parts.next()?.to_owned();
-            let instance = parts.next()?.parse().ok()?;
-            let start = parts.next()?.parse().ok()?;
-            let end = parts.next()?.parse().ok()?;
-            Some(((label, instance), (start, end)))
+    labelled_numbers(stdout, "times")
+        .into_iter()
+        .filter_map(|(key, ns)| match ns[..] {
+            [start, end] => Some((key, (start, end))),
+            _ => None,
         })
         .collect()
 }

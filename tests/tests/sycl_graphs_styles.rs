@@ -14,7 +14,7 @@
 
 use syclgraph_tests::*;
 
-use crate::sycl_graphs::{cluster, nothing_lost, num, replay_node, replay_rows, Row};
+use crate::sycl_graphs::{cluster, nothing_lost, num, replay_node, replay_rows, run_program, Row};
 
 const STYLES: &str = "tests/programs/sycl_graphs_styles.cpp";
 const PLAIN: &str = "tests/programs/sycl_graphs_plain.cpp";
@@ -118,16 +118,7 @@ const EXPECTED: [Expected; 8] = [
 
 /// Runs the styles program untraced and traced with `args` and `env`.
 fn styles(test: &str, args: &[&str], env: &[(&str, &str)]) -> Traced {
-    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-    run_both(
-        test,
-        || {
-            let mut cmd = runtime_command(&program("sycl_graphs_styles"));
-            cmd.args(&args);
-            cmd
-        },
-        env,
-    )
+    run_program(test, "sycl_graphs_styles", args, env)
 }
 
 /// Every graph of a styles run: its members at their source lines (or
@@ -273,16 +264,7 @@ fn the_program_of_issue_40_gives_its_edge_and_honest_replays_in_both_finalise_st
         ("sycl-graphs-plain", &[][..]),
         ("sycl-graphs-plain-profiling", &["--profiling"][..]),
     ] {
-        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-        let t = run_both(
-            test,
-            || {
-                let mut cmd = runtime_command(&program("sycl_graphs_plain"));
-                cmd.args(&args);
-                cmd
-            },
-            &[],
-        );
+        let t = run_program(test, "sycl_graphs_plain", args, &[]);
         check_plain(&t);
     }
 }
