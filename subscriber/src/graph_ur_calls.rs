@@ -34,7 +34,7 @@ use ur_sys::{
     ur_exp_command_buffer_desc_t, ur_function_t, ur_result_t, ur_structure_type_t,
 };
 
-use crate::sycl_graphs::{Appended, CommandClass};
+use crate::sycl_graphs::Appended;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use ur_sys::{ur_exp_command_buffer_handle_t, ur_exp_command_buffer_sync_point_t};
@@ -42,7 +42,7 @@ use ur_sys::{ur_exp_command_buffer_handle_t, ur_exp_command_buffer_sync_point_t}
 /// The appended command of each followed `urCommandBufferAppend…Exp`
 /// whose node_create does not name it: its class and node name.
 pub(crate) mod appended {
-    use super::{Appended, CommandClass};
+    use crate::sycl_graphs::{Appended, CommandClass};
 
     /// A command of `class` named `name`, writing `size` bytes at `ptr`.
     pub(crate) const fn command(
