@@ -1,6 +1,7 @@
 //! `syclgraph report`, `query` and `export --parquet` on an MPI job
 //! directory made from real runs: four ranks of `timing` whose work grows
-//! with the rank (rank 3 launches each kernel 8 times, the others 1 or 2),
+//! with the rank (rank 3 launches each kernel 16 times, the others 1 or 2: 8 times rank 2's
+//! work, so that a loaded machine's slower kernels cannot turn the order),
 //! each traced by `syclgraph run -o job/rank-0000N`, with the `meta.json`
 //! the 24-ranks layout gives, and a fifth rank that was not sampled (only
 //! its `meta.json`). Every figure of the report is checked against an
@@ -16,7 +17,7 @@ use syclgraph_tests::*;
 
 const SRC: &str = "tests/programs/timing.cpp";
 /// Launches of each kernel per rank: rank 3 is the one built to be slow.
-const WORK: [u32; 4] = [1, 2, 2, 8];
+const WORK: [u32; 4] = [1, 2, 2, 16];
 
 fn meta_json(rank: u64, size: u64, sampled: bool) -> String {
     format!(
