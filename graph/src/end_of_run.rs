@@ -1,7 +1,7 @@
 //! Every file written from a finished run (its journal replayed through a
 //! [`crate::replay::Replay`]): `graph.dot`, `summary.csv`,
-//! `critical_path.csv`, `idle_gaps.csv`, `instances.dot`, `windows.csv` and
-//! `summary.txt`, each atomically, and the summary text the subscriber
+//! `critical_path.csv`, `idle_gaps.csv`, `regions.csv`, `instances.dot`,
+//! `windows.csv` and `summary.txt`, each atomically, and the summary text the subscriber
 //! prints on stderr. The subscriber writes them at exit; `syclgraph report`
 //! writes them from the journal a killed program left. One code path: both
 //! call [`write_run_files`].
@@ -12,6 +12,7 @@ use std::path::Path;
 use crate::critical_path_text::critical_path_text;
 use crate::output::{write_atomically, write_critical_files};
 use crate::record::SpanKind;
+use crate::regions_csv::{region_block, region_rows};
 use crate::spans::span_kind_str;
 use crate::timing::format_ns;
 use crate::{dot, instances_dot, summary, windows, Run, TaskGraph};
@@ -54,7 +55,8 @@ pub fn write_graph_files(dir: &Path, graph: &Run, now_ns: u64) -> io::Result<()>
 }
 
 /// Writes `graph.dot`, `summary.csv`, `critical_path.csv`, `idle_gaps.csv`,
-/// `instances.dot`, `windows.csv` and `summary.txt` of the finished `graph`
+/// `regions.csv`, `instances.dot`, `windows.csv` and `summary.txt` of the
+/// finished `graph`
 /// into `dir`, each atomically (a window still open ends at `now_ns`), and
 /// returns the text of `summary.txt`.
 pub fn write_run_files(
@@ -77,6 +79,7 @@ pub fn write_run_files(
     text.push_str(&summary::summary_table(graph));
     text.push_str(&host_wait_lines(graph));
     let path = graph.critical_path().report();
+    text.push_str(&region_block(&region_rows(graph, &path)));
     text.push_str(&critical_path_text(graph, &path));
     text.push_str(&notes.losses);
     text.push_str(&window_lines(graph, notes, now_ns));

@@ -2,6 +2,7 @@
 //! TaskEnd, Signal and Device records that share a (node, instance) key.
 
 use crate::record::{DeviceTimes, NodeId, TimingStatus};
+use crate::regions::RegionRef;
 
 /// Where an instance is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -50,6 +51,9 @@ pub struct Instance {
     pub device: Option<DeviceTimes>,
     /// Its queue, when it differs from the node's first queue.
     pub queue: Option<u64>,
+    /// The region (ITT tasks open on its submitting thread) it was
+    /// submitted in, if any ([`crate::regions`]).
+    pub region: Option<RegionRef>,
     /// Where it is in its life.
     pub status: InstanceStatus,
 }
@@ -67,6 +71,7 @@ impl Instance {
             event: None,
             device: None,
             queue: None,
+            region: None,
             status: InstanceStatus::Pending,
         }
     }

@@ -73,6 +73,7 @@ pub mod queues;
 pub mod rank_meta;
 pub mod ranks;
 pub mod record;
+pub mod regions;
 pub mod replay;
 pub mod run;
 pub mod spans;
@@ -85,7 +86,7 @@ pub mod writers;
 pub use analyses::{critical_path, idle_gaps};
 pub use writers::{
     critical_path_csv, critical_path_text, dot, dot_ids, idle_gaps_csv, instances_dot, kernels_csv,
-    perfetto, summary,
+    perfetto, regions_csv, summary,
 };
 
 pub use analyses::Analyses;

@@ -50,6 +50,7 @@ use crate::record::{
     DeviceTimes, EdgeId, EdgeInfo, InstanceEdge, NodeId, NodeInfo, Record, SpanKind, StrId,
     TimingStatus,
 };
+use crate::regions::{ClosedEntry, Region, RegionId, RegionRef, RegionTracker, PATH_SEPARATOR};
 use crate::spans::{HostSpan, SpanRecord, SpanTracker};
 use crate::sycl_graphs::SyclGraphs;
 use crate::timing::UntimedCounts;
@@ -172,6 +173,11 @@ pub struct TaskGraph {
     instance_graph: InstanceGraph,
     /// SYCL graphs: their members, inner edges and replay nodes.
     sycl_graphs: SyclGraphs,
+    /// The program's regions (ITT tasks) and what each cost.
+    regions: RegionTracker,
+    /// Each region's path as text, made on first use once its names'
+    /// strings arrived (index = id − 1).
+    region_paths: Vec<std::cell::OnceCell<Box<str>>>,
 }
 
 impl Default for TaskGraph {
@@ -242,6 +248,8 @@ impl TaskGraph {
             counters: Counters::default(),
             instance_graph: InstanceGraph::new(limits.max_instances),
             sycl_graphs: SyclGraphs::default(),
+            regions: RegionTracker::default(),
+            region_paths: Vec::new(),
         }
     }
 
@@ -414,6 +422,28 @@ impl TaskGraph {
                 ns,
             } => self.spans.begin(kind, label, thread, ns),
             Record::SpanEnd { kind, thread, ns } => self.spans.end(kind, thread, ns),
+            Record::RegionBegin {
+                thread,
+                label,
+                ns,
+                id,
+                shown,
+            } => {
+                self.regions.begin(thread, label, ns, id, shown);
+                self.region_paths
+                    .resize_with(self.regions.regions().len(), Default::default);
+            }
+            Record::RegionEnd { thread, ns, id } => {
+                if let Some(ClosedEntry {
+                    label,
+                    begin_ns,
+                    shown: true,
+                }) = self.regions.end(thread, ns, id)
+                {
+                    self.spans
+                        .completed(SpanKind::Task, label, thread, begin_ns, ns);
+                }
+            }
             Record::Tracing { on, ns } => self.windows.tracing(on, ns),
             Record::QueueCreated {
                 queue_id,
@@ -508,6 +538,12 @@ impl TaskGraph {
         while let Some((key, instance)) = self.pending.pop_oldest() {
             self.finalise(key, instance, InstanceStatus::Flushed, done);
         }
+        let spans = &mut self.spans;
+        self.regions.finish(|thread, entry, end_ns| {
+            if entry.shown {
+                spans.completed(SpanKind::Task, entry.label, thread, entry.begin_ns, end_ns);
+            }
+        });
     }
 
     /// Whether a timed `SubmittedTask` of `node` may be applied as a
@@ -607,6 +643,64 @@ impl TaskGraph {
     /// [`MAX_KEPT_SPANS`](crate::spans::MAX_KEPT_SPANS), for a timeline.
     pub fn span_records(&self) -> Vec<SpanRecord> {
         self.spans.kept(|id| self.string_or_id(id))
+    }
+
+    /// Every region (path of ITT tasks) entered, by id, with its totals
+    /// ([`crate::regions`]).
+    pub fn regions(&self) -> &[Region] {
+        self.regions.regions()
+    }
+
+    /// The region tracker itself: its entries' projections and its counts.
+    pub fn region_tracker(&self) -> &RegionTracker {
+        &self.regions
+    }
+
+    /// Whether `thread` is inside a region now (an ITT task is open on it).
+    pub fn in_region(&self, thread: u32) -> bool {
+        self.regions.in_region(thread)
+    }
+
+    /// The region entry a [`Record::RegionEnd`] on `thread` with `id`
+    /// applied now would close (what the trace asks before the model
+    /// applies it).
+    pub fn closing_region(&self, thread: u32, id: u64) -> Option<ClosedEntry> {
+        self.regions.closing_entry(thread, id)
+    }
+
+    /// A region's path as text, outermost name first, joined by
+    /// [`PATH_SEPARATOR`] (`step/backward`); empty for
+    /// [`crate::regions::NO_REGION`]. Kept once every name's string
+    /// arrived (until then a missing one reads `<string N>`).
+    pub fn region_path(&self, id: RegionId) -> std::borrow::Cow<'_, str> {
+        let Some(cell) = id
+            .checked_sub(1)
+            .and_then(|i| self.region_paths.get(i as usize))
+        else {
+            return std::borrow::Cow::Borrowed("");
+        };
+        if let Some(text) = cell.get() {
+            return std::borrow::Cow::Borrowed(text);
+        }
+        let mut names = Vec::new();
+        let mut complete = true;
+        let mut at = id;
+        while let Some(region) = self.regions.region(at) {
+            match self.string(region.label) {
+                Some(s) => names.push(s.to_owned()),
+                None => {
+                    complete = false;
+                    names.push(format!("<string {}>", region.label));
+                }
+            }
+            at = region.parent;
+        }
+        names.reverse();
+        let text = names.join(&PATH_SEPARATOR.to_string());
+        if !complete {
+            return std::borrow::Cow::Owned(text);
+        }
+        std::borrow::Cow::Borrowed(cell.get_or_init(|| text.into_boxed_str()))
     }
 
     /// The windows in which tracing was on, in order (the last one may
@@ -779,6 +873,7 @@ impl TaskGraph {
         self.count_submission(idx, key, after);
         let mut fresh = Instance::new(instance);
         submission_parts(&mut fresh, submit_ns, thread);
+        fresh.region = self.region_at_submission(key, thread, submit_ns);
         fresh.event = event;
         task_parts(&mut fresh, thread, begin_ns, end_ns);
         self.insert_fresh(idx, key, fresh, done);
@@ -922,7 +1017,29 @@ impl TaskGraph {
     ) {
         let idx = self.touch(key.0);
         self.count_submission(idx, key, after);
-        self.update(idx, key.0, key.1, done, |i| submission_parts(i, ns, thread));
+        let region = self.region_at_submission(key, thread, ns);
+        self.update(idx, key.0, key.1, done, |i| {
+            let dup = submission_parts(i, ns, thread);
+            if !dup {
+                i.region = region;
+            }
+            dup
+        });
+    }
+
+    /// The region `thread` is in as it submits the instance `key` at
+    /// `ns`, counted in it: none when the instance already had its
+    /// submission (a duplicate or a late record) or the thread is in no
+    /// region.
+    fn region_at_submission(&mut self, key: Key, thread: u32, ns: u64) -> Option<RegionRef> {
+        let region = self.regions.current(thread)?;
+        let had_submission = self.pending.get(key).is_some_and(|i| i.thread.is_some())
+            || self.pending.was_finalised(key);
+        if had_submission {
+            return None;
+        }
+        self.regions.submitted(region, ns);
+        Some(region)
     }
 
     /// Applies `f` to the instance (pending, new, or kept after it was
@@ -1021,6 +1138,9 @@ impl TaskGraph {
         done: &mut Vec<Completed>,
     ) {
         instance.status = status;
+        if let Some(region) = instance.region {
+            self.regions.finalised(region, instance.device_span());
+        }
         let idx = self.node_index(key.0);
         let node = &mut self.graph[idx];
         node.times.add(node.kind, &instance);

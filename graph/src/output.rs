@@ -12,6 +12,7 @@ use crate::writers::critical_path_csv::{write_critical_path_csv, CRITICAL_PATH_C
 use crate::writers::dot::write_dot;
 use crate::writers::idle_gaps_csv::{write_idle_gaps_csv, IDLE_GAPS_CSV};
 use crate::writers::kernels_csv::write_kernel_rows;
+use crate::writers::regions_csv::{region_rows, write_regions_csv, REGIONS_CSV};
 use crate::writers::summary::write_summary_csv;
 
 /// The task graph file.
@@ -62,8 +63,8 @@ where
     Ok(())
 }
 
-/// Write `graph.dot`, `summary.csv`, `critical_path.csv` and
-/// `idle_gaps.csv` into `dir` (created if missing).
+/// Write `graph.dot`, `summary.csv`, `critical_path.csv`, `idle_gaps.csv`
+/// and `regions.csv` into `dir` (created if missing).
 /// `kernels.csv` is streamed by the subscriber; see [`write_kernels_csv`].
 pub fn write_all(dir: &Path, graph: &Run) -> io::Result<()> {
     fs::create_dir_all(dir)?;
@@ -72,12 +73,15 @@ pub fn write_all(dir: &Path, graph: &Run) -> io::Result<()> {
     write_critical_files(dir, graph)
 }
 
-/// Write `critical_path.csv` and `idle_gaps.csv` into `dir`.
+/// Write `critical_path.csv`, `idle_gaps.csv` and `regions.csv` (which
+/// has each region's time on the critical path) into `dir`.
 pub fn write_critical_files(dir: &Path, graph: &Run) -> io::Result<()> {
     let report = graph.critical_path().report();
     write_atomically(&dir.join(CRITICAL_PATH_CSV), |w| {
         write_critical_path_csv(w, graph, &report)
     })?;
+    let regions = region_rows(graph, &report);
+    write_atomically(&dir.join(REGIONS_CSV), |w| write_regions_csv(w, &regions))?;
     write_atomically(&dir.join(IDLE_GAPS_CSV), |w| {
         write_idle_gaps_csv(w, graph.idle_gaps())
     })

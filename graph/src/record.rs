@@ -285,6 +285,8 @@ pub enum Record {
     /// the `TimedTask`, when [`crate::TaskGraph::may_announce`] said so at
     /// the announcement, no other record names the instance or changes the
     /// node in between, and the pending table does not fill up meanwhile.
+    /// Only a submission made outside any region is announced (the
+    /// announcement names no thread, so the instance gets no region).
     SubmissionAnnounced {
         /// The node.
         node: NodeId,
@@ -431,6 +433,33 @@ pub enum Record {
         /// End of the finalisation, host CLOCK_MONOTONIC ns.
         end_ns: u64,
     },
+    /// An ITT task began on `thread` (`__itt_task_begin`, or
+    /// `__itt_task_begin_overlapped` when `id` is not 0): sent whether
+    /// tracing is on or not, so that every command's region (the tasks
+    /// open on its thread, [`crate::regions`]) is known.
+    RegionBegin {
+        /// Thread number.
+        thread: u32,
+        /// The task's name (interned; qualified by its domain when another
+        /// domain used the name first).
+        label: StrId,
+        /// Host CLOCK_MONOTONIC ns.
+        ns: u64,
+        /// 0 for a nested task; an overlapped task's id.
+        id: u64,
+        /// Tracing was on: the task is a slice on the timeline.
+        shown: bool,
+    },
+    /// An ITT task ended on `thread` (`__itt_task_end`, or
+    /// `__itt_task_end_overlapped` of the task `id` when not 0).
+    RegionEnd {
+        /// Thread number.
+        thread: u32,
+        /// Host CLOCK_MONOTONIC ns.
+        ns: u64,
+        /// 0 for a nested task; an overlapped task's id.
+        id: u64,
+    },
 }
 
 impl Record {
@@ -447,7 +476,9 @@ impl Record {
             | Record::SpanEnd { ns, .. }
             | Record::Tracing { ns, .. }
             | Record::QueueCreated { ns, .. }
-            | Record::QueueDestroyed { ns, .. } => Some(ns),
+            | Record::QueueDestroyed { ns, .. }
+            | Record::RegionBegin { ns, .. }
+            | Record::RegionEnd { ns, .. } => Some(ns),
             Record::Task { end_ns, .. }
             | Record::SignalledTask { end_ns, .. }
             | Record::SubmittedTask { end_ns, .. }

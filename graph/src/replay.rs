@@ -69,8 +69,9 @@ impl<W: Write, R: Write> Replay<W, R> {
 
     /// Finalises every pending instance ([`Run::finish`]), writes their
     /// slices, and the trace's tracks of what was computed at the end: the
-    /// critical path's kept steps (`critical_path.csv`'s rows) and the
-    /// windows tracing was on (a window still open ends at `now_ns`).
+    /// critical path's kept steps (`critical_path.csv`'s rows), the
+    /// windows tracing was on (a window still open ends at `now_ns`) and
+    /// the regions' device projections.
     pub fn finish(&mut self, now_ns: u64) {
         self.run.finish(&mut self.done);
         self.write_done();
@@ -88,6 +89,7 @@ impl<W: Write, R: Write> Replay<W, R> {
             let _ = write!(label, "tracing on #{}", i + 1);
             (w.start_ns, w.end_ns.unwrap_or(now_ns))
         });
+        trace.write_region_tracks(graph);
     }
 
     fn write_done(&mut self) {

@@ -96,6 +96,12 @@ impl SpanTracker {
             self.unmatched_ends += 1;
             return;
         };
+        self.completed(kind, label, thread, begin, ns);
+    }
+
+    /// A span paired elsewhere (an ITT task, paired by the region
+    /// tracker) completed: kept and aggregated as an ended one.
+    pub fn completed(&mut self, kind: SpanKind, label: StrId, thread: u32, begin: u64, ns: u64) {
         let d = ns.saturating_sub(begin);
         if self.kept.len() < MAX_KEPT_SPANS {
             self.kept.push((kind, label, thread, begin, ns));

@@ -30,6 +30,7 @@ use syclgraph_graph::perfetto::{TraceWriter, CLOCK_BOOTTIME, CLOCK_MONOTONIC};
 use syclgraph_graph::record::{
     DeviceTimes, EdgeInfo, InstanceEdge, NodeId, NodeInfo, Record, SpanKind, TimingStatus,
 };
+use syclgraph_graph::regions_csv::{region_block, region_rows};
 use syclgraph_graph::replay::Replay;
 use syclgraph_graph::summary::{format_table, read_summary_csv, summary_table};
 use syclgraph_graph::windows::write_windows_csv;
@@ -79,6 +80,7 @@ fn outputs(records: &[Record], limits: Limits) -> Vec<(String, Vec<u8>)> {
         let _ = write!(label, "tracing on #{}", i + 1);
         (w.start_ns, w.end_ns.unwrap_or(NOW_NS))
     });
+    trace.write_region_tracks(&graph);
     trace.flush().unwrap();
     let trace_bytes = trace.get_ref().clone();
     drop(trace);
@@ -140,6 +142,7 @@ fn files_of(graph: &Run, kernels: Vec<u8>, trace_bytes: Vec<u8>) -> Vec<(String,
         "summary.csv",
         "critical_path.csv",
         "idle_gaps.csv",
+        "regions.csv",
         "all/kernels.csv",
     ] {
         let bytes = fs::read(dir.path().join(name)).unwrap();
@@ -153,6 +156,7 @@ fn files_of(graph: &Run, kernels: Vec<u8>, trace_bytes: Vec<u8>) -> Vec<(String,
     write_windows_csv(&mut windows, graph.windows(), NOW_NS).unwrap();
     out.push(("windows.csv".to_string(), windows));
     let mut text = summary_table(graph);
+    text.push_str(&region_block(&region_rows(graph, &report)));
     text.push_str(&critical_path_text(graph, &report));
     out.push(("summary.txt".to_string(), text.into_bytes()));
     let summary = fs::read(dir.path().join("summary.csv")).unwrap();
@@ -271,6 +275,18 @@ fn coherent(seed: u64, nodes: u32, submissions: u64) -> Vec<Record> {
             id: 4,
             text: "event::wait \\ barrier".into(),
         },
+        Record::String {
+            id: 5,
+            text: "step".into(),
+        },
+        Record::String {
+            id: 6,
+            text: "forward".into(),
+        },
+        Record::String {
+            id: 7,
+            text: "backward, \"grad\"".into(),
+        },
         Record::DeviceDefined {
             device: 0xd1,
             parent: 0,
@@ -347,6 +363,26 @@ fn coherent(seed: u64, nodes: u32, submissions: u64) -> Vec<Record> {
         let instance = instances[node as usize];
         let thread = 1 + (rng.below(2) as u32);
         t += 200 + rng.below(3_000);
+        // Regions on thread 1, by the step alone (the generator's
+        // sequence stays as it was): "step" around ten submissions,
+        // "forward" around its first five, "backward" its last five.
+        let region = |label, ns| Record::RegionBegin {
+            thread: 1,
+            label,
+            ns,
+            id: 0,
+            shown: step > 0,
+        };
+        let region_end = |ns| Record::RegionEnd {
+            thread: 1,
+            ns,
+            id: 0,
+        };
+        match step % 10 {
+            0 => out.extend([region(5, t - 2), region(6, t - 1)]),
+            5 => out.extend([region_end(t - 2), region(7, t - 1)]),
+            _ => {}
+        }
         let after = if q < 2 { last_on_queue[q] } else { None };
         out.push(match after {
             Some(after) => Record::SubmittedAfter {
@@ -454,6 +490,9 @@ fn coherent(seed: u64, nodes: u32, submissions: u64) -> Vec<Record> {
                 ns: t,
             });
         }
+        if step % 10 == 9 {
+            out.extend([region_end(t + 1), region_end(t + 1)]);
+        }
         if step == submissions / 2 {
             out.push(Record::Tracing {
                 on: false,
@@ -469,6 +508,28 @@ fn coherent(seed: u64, nodes: u32, submissions: u64) -> Vec<Record> {
         out.extend(now.into_iter().map(|(_, r)| r));
     }
     out.extend(late.into_iter().map(|(_, r)| r));
+    // An overlapped task on thread 2 and one left open at the end.
+    out.extend([
+        Record::RegionBegin {
+            thread: 2,
+            label: 6,
+            ns: t + 10,
+            id: 0x77,
+            shown: true,
+        },
+        Record::RegionBegin {
+            thread: 2,
+            label: 5,
+            ns: t + 20,
+            id: 0,
+            shown: true,
+        },
+        Record::RegionEnd {
+            thread: 2,
+            ns: t + 30,
+            id: 0x77,
+        },
+    ]);
     out.push(Record::QueueDestroyed {
         queue_id: 3,
         ns: t + 100_000,

@@ -26,7 +26,7 @@ impl Reference {
         Reference(csv)
     }
 
-    fn write(&mut self, node: &Node, instance: &Instance, device: Option<&Device>) {
+    fn write(&mut self, node: &Node, instance: &Instance, device: Option<&Device>, region: &str) {
         if !node.kind.is_device_command() {
             return;
         }
@@ -60,6 +60,7 @@ impl Reference {
             node.bytes().unwrap_or("").to_string(),
             node.source_file.clone().unwrap_or_default(),
             num(node.source_line.map(u64::from)),
+            region.to_string(),
         ];
         for f in fields {
             w.write_field(f).unwrap();
@@ -83,7 +84,9 @@ fn both(records: &[Record]) -> (String, String) {
         for c in done.drain(..) {
             rows.write(graph, &c).unwrap();
             if let Some(node) = graph.node(c.node) {
-                reference.write(node, &c.instance, graph.instance_device(node, &c.instance));
+                let region = graph.region_path(c.instance.region.map_or(0, |r| r.region));
+                let device = graph.instance_device(node, &c.instance);
+                reference.write(node, &c.instance, device, &region);
             }
         }
     };
@@ -133,6 +136,51 @@ fn tricky_strings_are_quoted_like_the_csv_crate() {
     assert_eq!(ours, theirs);
     assert!(ours.contains("\"a,b\""), "{ours}");
     assert!(ours.contains("\"say \"\"hi\"\"\""), "{ours}");
+}
+
+#[test]
+fn region_paths_are_quoted_like_the_csv_crate() {
+    // Each tricky name is an ITT task inside the one before it; a command
+    // is submitted at every depth, one thread, and one more outside.
+    let mut records = vec![node(
+        0,
+        "command_group_node",
+        "k",
+        None,
+        &[("kernel_name", "k")],
+    )];
+    let mut instance = 1;
+    for (id, text) in CSV_TRICKY.iter().enumerate() {
+        let label = 100 + id as u32;
+        records.push(Record::String {
+            id: label,
+            text: (*text).into(),
+        });
+        records.push(Record::RegionBegin {
+            thread: 1,
+            label,
+            ns: 10 * instance,
+            id: 0,
+            shown: true,
+        });
+        records.extend(device_run(0, instance, 1, 100 * instance, 5));
+        instance += 1;
+    }
+    for _ in CSV_TRICKY {
+        records.push(Record::RegionEnd {
+            thread: 1,
+            ns: 10_000,
+            id: 0,
+        });
+    }
+    records.extend(device_run(0, instance, 1, 20_000, 5));
+    let (ours, theirs) = both(&records);
+    assert_eq!(ours, theirs);
+    let rows: Vec<&str> = ours.lines().collect();
+    // The third command: inside "", "plain" and "a,b".
+    assert!(rows[3].ends_with(",\"/plain/a,b\""), "{ours}");
+    // The row outside every task has an empty region.
+    assert!(rows.last().unwrap().ends_with(','), "{ours}");
 }
 
 #[test]
@@ -193,8 +241,9 @@ fn one_writer_for_two_graphs_with_the_same_node_ids() {
     let mut reference = Reference::new();
     for g in [&a, &b, &a] {
         let node = g.node(0).unwrap();
-        rows.write_instance(node, &node.instances[0], None).unwrap();
-        reference.write(node, &node.instances[0], None);
+        rows.write_instance(node, &node.instances[0], None, "")
+            .unwrap();
+        reference.write(node, &node.instances[0], None, "");
     }
     assert_eq!(rows.into_inner().unwrap(), reference.into_bytes());
 }
@@ -210,7 +259,9 @@ fn dropping_the_writer_flushes_its_rows() {
     let mut out = Vec::new();
     {
         let mut rows = KernelRowWriter::new(&mut out).unwrap();
-        assert!(rows.write_instance(node, &node.instances[0], None).unwrap());
+        assert!(rows
+            .write_instance(node, &node.instances[0], None, "")
+            .unwrap());
     }
     assert_eq!(String::from_utf8(out).unwrap().lines().count(), 2);
 }

@@ -60,9 +60,9 @@ fn header_and_rows() {
     let text = String::from_utf8(out).unwrap();
     assert_eq!(
         text,
-        "name,kind,node_id,instance,queue_id,device,device_id,thread_id,submit_ns,start_ns,end_ns,duration_ns,timing,global_size,local_size,bytes,source_file,source_line\n\
-         main::Mul,kernel,n0,1,2,cpu,,5,1000,1100,1350,250,ok,\"1024,1,1\",\"64,1,1\",,\"/src/k, \"\"quoted\"\".cpp\",7\n\
-         fill,fill,n3,1,,,,0,4000,,,,no_profiling,,,256,,\n"
+        "name,kind,node_id,instance,queue_id,device,device_id,thread_id,submit_ns,start_ns,end_ns,duration_ns,timing,global_size,local_size,bytes,source_file,source_line,region\n\
+         main::Mul,kernel,n0,1,2,cpu,,5,1000,1100,1350,250,ok,\"1024,1,1\",\"64,1,1\",,\"/src/k, \"\"quoted\"\".cpp\",7,\n\
+         fill,fill,n3,1,,,,0,4000,,,,no_profiling,,,256,,,\n"
     );
 }
 

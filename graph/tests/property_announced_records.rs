@@ -7,7 +7,7 @@
 //!
 //! As the collector does, a Submitted is announced only when the graph so
 //! far allows it (`may_announce`: a defined device command, none of its
-//! instances pending). The `TimedTask` comes before any later
+//! instances pending; its thread in no region). The `TimedTask` comes before any later
 //! record that names the same node (its definition, metadata or an
 //! instance of it), and before the end of the stream; the pending table is
 //! large enough not to fill up (the announced instance does not wait in
@@ -114,7 +114,12 @@ fn split(records: &[Record], choices: &[Option<Timed>]) -> (Vec<Record>, Vec<Rec
         }
         applied = collector.len();
         let choice = match (r, choice) {
-            (Record::Submitted { node, .. }, Some(_)) if graph.may_announce(*node) => choice,
+            // Only outside any region, as the collector announces.
+            (Record::Submitted { node, thread, .. }, Some(_))
+                if graph.may_announce(*node) && !graph.in_region(*thread) =>
+            {
+                choice
+            }
             _ => &None,
         };
         match (r, choice) {

@@ -26,7 +26,7 @@ fn streams_reach_every_oddity() {
             *seen.entry(what).or_default() += 1;
         }
     };
-    for _ in 0..300 {
+    for _ in 0..500 {
         let records = streams.new_tree(&mut runner).unwrap().current();
         let limits = limits_s.new_tree(&mut runner).unwrap().current();
         let mut defined = HashSet::new();
@@ -111,6 +111,11 @@ fn streams_reach_every_oddity() {
                 }
                 Record::SpanBegin { .. } => hit("span begin", true),
                 Record::SpanEnd { .. } => hit("span end", true),
+                Record::RegionBegin { id, .. } => {
+                    hit("region begin", true);
+                    hit("overlapped region begin", *id != 0);
+                }
+                Record::RegionEnd { .. } => hit("region end", true),
                 Record::QueueCreated { .. } => hit("queue created", true),
                 Record::DeviceDefined { .. } => hit("device defined", true),
                 Record::QueueDestroyed { .. } => hit("queue destroyed", true),

@@ -374,6 +374,30 @@ pub fn record() -> impl Strategy<Value = Record> {
         ),
         (
             1,
+            (
+                0..=STRINGS,
+                thread(),
+                ns(),
+                select(&[0u64, 0, 7][..]),
+                any::<bool>(),
+            )
+                .prop_map(|(label, thread, ns, id, shown)| Record::RegionBegin {
+                    thread,
+                    label,
+                    ns,
+                    id,
+                    shown,
+                })
+                .boxed(),
+        ),
+        (
+            1,
+            (thread(), ns(), select(&[0u64, 0, 7][..]))
+                .prop_map(|(thread, ns, id)| Record::RegionEnd { thread, ns, id })
+                .boxed(),
+        ),
+        (
+            1,
             (0..QUEUES, 0..=STRINGS, ns())
                 .prop_map(|(queue_id, device, ns)| match ns % 3 {
                     // A device and its parent (a GPU's tile).

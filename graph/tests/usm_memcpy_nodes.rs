@@ -93,10 +93,10 @@ fn rows_for_both_with_bytes_only_where_known() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[1],
-        "memcpy,memcpy,n0,1,3,cpu0,,0,1000,,,,unavailable,,,64,/src/usm.cpp,21"
+        "memcpy,memcpy,n0,1,3,cpu0,,0,1000,,,,unavailable,,,64,/src/usm.cpp,21,"
     );
     assert_eq!(
         lines[2],
-        "copy usm,memcpy,n1,1,3,cpu0,,0,1020,1120,1420,300,ok,,,,/src/usm.cpp,21"
+        "copy usm,memcpy,n1,1,3,cpu0,,0,1020,1120,1420,300,ok,,,,/src/usm.cpp,21,"
     );
 }

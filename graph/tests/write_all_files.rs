@@ -29,6 +29,7 @@ fn files_in_a_new_directory() {
             "graph.dot",
             "idle_gaps.csv",
             "kernels.csv",
+            "regions.csv",
             "summary.csv"
         ]
     );

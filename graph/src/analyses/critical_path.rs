@@ -90,6 +90,7 @@ use crate::instance::Instance;
 use crate::instance_graph::InstanceKey;
 use crate::kind::NodeKind;
 use crate::record::{InstanceEdge, NodeId};
+use crate::regions::{RegionId, NO_REGION};
 
 /// An instance's dependencies: (source, is queue order). Mostly one (the
 /// previous command of an in-order queue), so no allocation for up to two.
@@ -181,6 +182,8 @@ pub struct Step {
     pub gap_before_ns: u64,
     /// Why it started then.
     pub cause: GapCause,
+    /// The region it was submitted in ([`NO_REGION`]: none).
+    pub region: RegionId,
 }
 
 impl Step {
@@ -196,6 +199,7 @@ struct Folded {
     steps: u64,
     first_start_ns: u64,
     node_ns: FxHashMap<NodeId, u64>,
+    region_ns: FxHashMap<RegionId, u64>,
     gap_ns: [u64; GAP_CAUSES],
 }
 
@@ -207,6 +211,10 @@ impl Folded {
         self.steps += 1;
         let at = self.node_ns.entry(step.key.0).or_default();
         *at = at.saturating_add(step.duration_ns());
+        if step.region != NO_REGION {
+            let at = self.region_ns.entry(step.region).or_default();
+            *at = at.saturating_add(step.duration_ns());
+        }
         let gap = &mut self.gap_ns[step.cause.index()];
         *gap = gap.saturating_add(step.gap_before_ns);
     }
@@ -240,6 +248,7 @@ struct Finalised {
     begin_ns: Option<u64>,
     device: Option<usize>,
     queue: Option<u64>,
+    region: RegionId,
 }
 
 /// A step that ended, as the lookups after it need it.
@@ -321,6 +330,9 @@ pub struct PathReport {
     pub end_ns: Option<u64>,
     /// Time on the path per node (durations of its steps), largest first.
     pub node_ns: Vec<(NodeId, u64)>,
+    /// Time on the path per region its steps were submitted in (the
+    /// innermost: not added to the regions around it), by region id.
+    pub region_ns: Vec<(RegionId, u64)>,
     /// Gap time by [`GapCause::index`].
     pub gap_ns: [u64; GAP_CAUSES],
     /// Earliest submission or start of any instance.
@@ -453,6 +465,7 @@ impl CriticalPath {
             begin_ns: instance.begin_ns,
             device,
             queue,
+            region: instance.region.map_or(NO_REGION, |r| r.region),
         };
         if let Some(first) = instance.submit_ns.or(span.map(|s| s.0)) {
             self.first_ns = Some(self.first_ns.map_or(first, |f| f.min(first)));
@@ -739,6 +752,7 @@ impl CriticalPath {
                     end_ns,
                     gap_before_ns,
                     cause,
+                    region: inst.region,
                 };
                 let link = self.link(step, parent);
                 let device = match inst.device {
@@ -855,12 +869,14 @@ impl CriticalPath {
         };
         report.end_ns = Some(*end);
         let mut node_ns: FxHashMap<NodeId, u64> = FxHashMap::default();
+        let mut region_ns: FxHashMap<RegionId, u64> = FxHashMap::default();
         let from = Parent::Link(*chain);
         if let Some(f) = self.chains.walk(&from, |s| report.steps.push(*s)) {
             report.folded_steps = f.steps;
             report.start_ns = Some(f.first_start_ns);
             report.gap_ns = f.gap_ns;
             node_ns.clone_from(&f.node_ns);
+            region_ns.clone_from(&f.region_ns);
         }
         report.steps.reverse();
         if report.folded_steps == 0 {
@@ -869,10 +885,16 @@ impl CriticalPath {
         for s in &report.steps {
             let at = node_ns.entry(s.key.0).or_default();
             *at = at.saturating_add(s.duration_ns());
+            if s.region != NO_REGION {
+                let at = region_ns.entry(s.region).or_default();
+                *at = at.saturating_add(s.duration_ns());
+            }
             let gap = &mut report.gap_ns[s.cause.index()];
             *gap = gap.saturating_add(s.gap_before_ns);
         }
         report.node_ns = node_ns.into_iter().collect();
+        report.region_ns = region_ns.into_iter().collect();
+        report.region_ns.sort_unstable();
         report
             .node_ns
             .sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));

@@ -3,10 +3,12 @@
 //!
 //! Format: the file starts with [`JOURNAL_HEADER`] (a magic text and the
 //! format version, 2). Then records follow each other with no framing: one
-//! tag byte, then the record's fields. 0 and any tag above 34 are garbage.
+//! tag byte, then the record's fields. 0 and any tag above 36 are garbage.
 //!
 //! *The general layout* (tags 1 ..= 27, the variants in the order of
-//! [`Record`]'s declaration): the variant's fields in declaration order.
+//! [`Record`]'s declaration, then 35 and 36 for the two declared after
+//! them, `RegionBegin` and `RegionEnd`): the variant's fields in
+//! declaration order.
 //! Integers are LEB128 varints; `bool`, [`SpanKind`] and [`TimingStatus`]
 //! one byte each (their declaration index); an `Option` one byte (0 none,
 //! 1 some) then the value; a tuple its members in order; a string its
@@ -115,6 +117,10 @@ mod tag {
     /// 31 ..= 34: plus 1 with `after`, plus 2 with `event`.
     pub const SUBMITTED_TASK_FIXED: u8 = 31;
     pub const SUBMITTED_TASK_FIXED_LAST: u8 = 34;
+    /// The general layout again, for the variants declared after the
+    /// fixed layouts were made.
+    pub const REGION_BEGIN: u8 = 35;
+    pub const REGION_END: u8 = 36;
 }
 
 /// `v` zig-zag coded: small magnitudes of either sign become small numbers.
@@ -706,6 +712,28 @@ fn append_general(record: &Record, out: &mut Vec<u8>) {
             f.delta(begin_ns, end_ns);
             f
         }
+        Record::RegionBegin {
+            thread,
+            label,
+            ns,
+            id,
+            shown,
+        } => {
+            let mut f = Fixed::new(tag::REGION_BEGIN);
+            f.uint(thread.into());
+            f.uint(label.into());
+            f.uint(ns);
+            f.uint(id);
+            f.byte(shown.into());
+            f
+        }
+        Record::RegionEnd { thread, ns, id } => {
+            let mut f = Fixed::new(tag::REGION_END);
+            f.uint(thread.into());
+            f.uint(ns);
+            f.uint(id);
+            f
+        }
     };
     out.extend_from_slice(f.bytes());
 }
@@ -1232,6 +1260,18 @@ impl Decoder<'_> {
                     event,
                 }
             }
+            tag::REGION_BEGIN => Record::RegionBegin {
+                thread: self.u32()?,
+                label: self.u32()?,
+                ns: self.uint()?,
+                id: self.uint()?,
+                shown: self.flag()?,
+            },
+            tag::REGION_END => Record::RegionEnd {
+                thread: self.u32()?,
+                ns: self.uint()?,
+                id: self.uint()?,
+            },
             _ => return self.invalid(at, "an unknown record tag"),
         };
         Ok(record)

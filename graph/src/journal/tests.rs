@@ -288,6 +288,29 @@ fn assert_tags_and_round_trips(records: &[Record], tags: std::ops::RangeInclusiv
 #[test]
 fn every_variant_round_trips_alone_and_in_sequence() {
     assert_tags_and_round_trips(&every_variant(), 1..=27);
+    let m = u64::MAX;
+    let regions = [
+        Record::RegionBegin {
+            thread: u32::MAX,
+            label: 3,
+            ns: m,
+            id: 0,
+            shown: true,
+        },
+        Record::RegionBegin {
+            thread: 0,
+            label: u32::MAX,
+            ns: 0,
+            id: m,
+            shown: false,
+        },
+        Record::RegionEnd {
+            thread: 1,
+            ns: m,
+            id: m,
+        },
+    ];
+    assert_tags_and_round_trips(&regions, 35..=36);
 }
 
 /// Hot records that take their fixed layouts, in the order of the layouts'
@@ -617,8 +640,8 @@ fn garbage_is_invalid_data_naming_its_byte_offset() {
     let (_, msg) = garbage(&[], &tail);
     assert!(msg.contains(&format!("byte offset {}:", h + 37)), "{msg}");
     assert!(msg.contains("timing status"), "{msg}");
-    // The first tag past the fixed layouts'.
-    let (_, msg) = garbage(&[], &[35, 0, 0, 0, 0]);
+    // The first tag past the region records'.
+    let (_, msg) = garbage(&[], &[37, 0, 0, 0, 0]);
     assert!(msg.contains(&format!("byte offset {h}:")), "{msg}");
     assert!(msg.contains("unknown record tag"), "{msg}");
     // A string that is not UTF-8.
@@ -1006,12 +1029,28 @@ fn hot() -> impl Strategy<Value = Record> {
     ]
 }
 
+fn regions() -> impl Strategy<Value = Record> {
+    prop_oneof![
+        (id(), id(), num(), num(), any::<bool>()).prop_map(|(thread, label, ns, id, shown)| {
+            Record::RegionBegin {
+                thread,
+                label,
+                ns,
+                id,
+                shown,
+            }
+        }),
+        (id(), num(), num()).prop_map(|(thread, ns, id)| Record::RegionEnd { thread, ns, id }),
+    ]
+}
+
 fn record() -> impl Strategy<Value = Record> {
     prop_oneof![
         strings_and_definitions(),
         submissions(),
         queues_devices_and_graphs(),
-        hot()
+        hot(),
+        regions()
     ]
 }
 

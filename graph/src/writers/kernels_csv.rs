@@ -11,7 +11,10 @@
 //! the device the instance ran on ([`TaskGraph::instance_device`]: its
 //! queue's): its name and its label (`0`, `0.1`, ...; see
 //! [`crate::devices`]); without a known identity, the node's device name
-//! and an empty `device_id`. Empty means unknown.
+//! and an empty `device_id`. `region` is the path of ITT tasks open on the
+//! submitting thread when it was submitted, outermost first, joined by
+//! [`crate::regions::PATH_SEPARATOR`] ([`TaskGraph::region_path`]); empty outside any
+//! task. Empty means unknown.
 
 use std::io::{self, Write};
 
@@ -25,7 +28,7 @@ use crate::writers::decimal::{put_u64, Timestamps, ROOM};
 use crate::writers::dot_ids::node_dot_id;
 
 /// The header of `kernels.csv`.
-pub const KERNEL_COLUMNS: [&str; 18] = [
+pub const KERNEL_COLUMNS: [&str; 19] = [
     "name",
     "kind",
     "node_id",
@@ -44,6 +47,7 @@ pub const KERNEL_COLUMNS: [&str; 18] = [
     "bytes",
     "source_file",
     "source_line",
+    "region",
 ];
 
 /// Buffered rows are handed to the underlying writer once they reach this
@@ -56,7 +60,8 @@ const BUFFER_ROOM: usize = BUFFER_BYTES + 4 * 1024;
 /// The columns of a node's rows that are the same for all its instances,
 /// escaped once: `text` holds, back to back, `name,kind,node_id,` (up to
 /// `head`), the metadata queue id (up to `queue`), the node's device name
-/// (up to `device`) and `,global_size,local_size,bytes,source_file,source_line\n`.
+/// (up to `device`) and `,global_size,local_size,bytes,source_file,source_line,`
+/// (the row's region follows).
 struct NodeText {
     /// The [`Node::revision`] the text was made from.
     revision: u64,
@@ -96,7 +101,7 @@ impl NodeText {
         }
         text.push(b',');
         push_number(&mut text, &mut num, node.source_line.map(u64::from));
-        text.push(b'\n');
+        text.push(b',');
         NodeText {
             revision: node.revision(),
             text,
@@ -131,6 +136,8 @@ pub struct KernelRowWriter<W: Write> {
     /// By device index: `name,label` escaped, and the lengths it was made
     /// from (a name that arrives later makes it again).
     devices: Vec<(usize, Vec<u8>)>,
+    /// By region id: its path escaped, and the length it was made from.
+    regions: Vec<(usize, Vec<u8>)>,
 }
 
 impl<W: Write> KernelRowWriter<W> {
@@ -154,6 +161,7 @@ impl<W: Write> KernelRowWriter<W> {
             nodes: PerNode::default(),
             times: Timestamps::default(),
             devices: Vec::new(),
+            regions: Vec::new(),
         })
     }
 
@@ -163,7 +171,8 @@ impl<W: Write> KernelRowWriter<W> {
         match graph.node(done.node) {
             Some(node) => {
                 let device = graph.instance_device(node, &done.instance);
-                self.write_instance(node, &done.instance, device)
+                let region = done.instance.region.map(|r| r.region).unwrap_or(0);
+                self.write_instance(node, &done.instance, device, &graph.region_path(region))
             }
             None => Ok(false),
         }
@@ -171,14 +180,16 @@ impl<W: Write> KernelRowWriter<W> {
 
     /// Write the row of one instance of `node`; `Ok(false)` when `node` is
     /// not a device command and nothing was written. `device` is the
-    /// device it ran on ([`TaskGraph::instance_device`]). The node's shared
-    /// columns come from the text cached for its id and
-    /// [`Node::revision`].
+    /// device it ran on ([`TaskGraph::instance_device`]), `region` the
+    /// path of its region ([`TaskGraph::region_path`] of its
+    /// [`Instance::region`]; empty for none). The node's shared columns
+    /// come from the text cached for its id and [`Node::revision`].
     pub fn write_instance(
         &mut self,
         node: &Node,
         instance: &Instance,
         device: Option<&Device>,
+        region: &str,
     ) -> io::Result<bool> {
         if !node.kind.is_device_command() {
             return Ok(false);
@@ -213,11 +224,27 @@ impl<W: Write> KernelRowWriter<W> {
             // The node's device name and an empty label.
             None => &text[*queue..*device_end],
         };
+        let region_text: &[u8] = match instance.region {
+            Some(r) if !region.is_empty() => {
+                let id = r.region as usize;
+                if self.regions.len() <= id {
+                    self.regions.resize(id + 1, (usize::MAX, Vec::new()));
+                }
+                let (made_from, text) = &mut self.regions[id];
+                if *made_from != region.len() {
+                    *made_from = region.len();
+                    text.clear();
+                    push_field(text, region);
+                }
+                text
+            }
+            _ => b"",
+        };
         let timing = instance.timing().as_str().as_bytes();
         // The shared text, seven numbers (each with [`ROOM`]: digits, a
-        // comma, slack for the timestamps' fixed-size copy), the device and
-        // the timing status.
-        let max = text.len() + device_text.len() + timing.len() + 8 * ROOM;
+        // comma, slack for the timestamps' fixed-size copy), the device,
+        // the timing status and the region.
+        let max = text.len() + device_text.len() + timing.len() + region_text.len() + 8 * ROOM;
         if self.buf.len() - self.used < max {
             self.buf.resize(self.used + max, 0);
         }
@@ -269,6 +296,9 @@ impl<W: Write> KernelRowWriter<W> {
         n += 1;
         put(out, &mut n, timing);
         put(out, &mut n, &text[*device_end..]);
+        put(out, &mut n, region_text);
+        out[n] = b'\n';
+        n += 1;
         self.used = n;
         self.rows += 1;
         if self.used >= BUFFER_BYTES {
@@ -337,14 +367,17 @@ impl<W: Write> Drop for KernelRowWriter<W> {
 /// the number of rows.
 pub fn write_kernel_rows<W: Write>(w: W, graph: &TaskGraph) -> io::Result<u64> {
     let mut rows = KernelRowWriter::new(w)?;
+    let region = |i: &Instance| graph.region_path(i.region.map(|r| r.region).unwrap_or(0));
     for node in graph.nodes() {
         for instance in &node.instances {
-            rows.write_instance(node, instance, graph.instance_device(node, instance))?;
+            let device = graph.instance_device(node, instance);
+            rows.write_instance(node, instance, device, &region(instance))?;
         }
     }
     for (id, instance) in graph.pending() {
         if let Some(node) = graph.node(id) {
-            rows.write_instance(node, instance, graph.instance_device(node, instance))?;
+            let device = graph.instance_device(node, instance);
+            rows.write_instance(node, instance, device, &region(instance))?;
         }
     }
     rows.flush()?;

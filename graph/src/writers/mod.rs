@@ -15,4 +15,5 @@ pub mod instances_dot;
 pub mod kernels_csv;
 pub(crate) mod node_look;
 pub mod perfetto;
+pub mod regions_csv;
 pub mod summary;

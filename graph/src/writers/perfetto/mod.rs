@@ -100,6 +100,7 @@ use crate::spans::span_kind_str;
 mod encoding;
 pub mod fields;
 mod protos;
+mod region_tracks;
 
 use encoding::{
     begin_head, descriptor, global_packet, push_message, sequence_start, slice_begin, slice_end,
@@ -860,6 +861,19 @@ impl<W: Write> TraceWriter<W> {
                 );
                 let track = self.thread_track(thread);
                 self.named_slice(track, &name, begin, ns);
+            }
+            Record::RegionEnd { thread, ns, id } => {
+                // An ITT task begun while tracing was on, on its thread.
+                let Some(entry) = graph.closing_region(thread, id).filter(|e| e.shown) else {
+                    return;
+                };
+                if ns < entry.begin_ns || !self.room(256, 1) {
+                    return;
+                }
+                let label = graph.string(entry.label).unwrap_or("?");
+                let name = format!("task: {label}");
+                let track = self.thread_track(thread);
+                self.named_slice(track, &name, entry.begin_ns, ns);
             }
             Record::InstanceEdge(edge) => self.edge(edge),
             // A submission on an in-order queue: the queue's order from
