@@ -630,7 +630,11 @@ impl Collector {
             event: Some(event),
         } = record
         {
-            if event != 0 && self.output.graph().may_announce(node) {
+            let graph = self.output.graph();
+            // A submission inside a region is not announced: the model
+            // gives it its region from its thread, named by the
+            // SubmittedTask itself.
+            if event != 0 && graph.may_announce(node) && !graph.in_region(thread) {
                 // Counted now; its instance waits here, not in the graph's
                 // pending table, and goes in whole once timed.
                 self.output.apply(Record::SubmissionAnnounced {
@@ -815,6 +819,12 @@ impl Collector {
             tracing_layer_kept: self.tracing_layer_kept.clone(),
             sycl_graphs: (self.session)()
                 .map_or_else(Default::default, |s| s.recorder().graphs.losses()),
+            region_never_entered: self.config.region.clone().filter(|_| {
+                !self
+                    .counters
+                    .captured_region_entered
+                    .load(Ordering::Relaxed)
+            }),
         };
         match self.output.finish(&losses) {
             Ok(()) => crate::job::finished(&self.config.output_dir),

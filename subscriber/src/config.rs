@@ -63,6 +63,10 @@ pub struct Config {
     /// whose handler starts tracing when stopped and stops it when on.
     /// Unset: syclgraph installs no signal handler.
     pub toggle_signal: Option<i32>,
+    /// `SYCLGRAPH_REGION`: record only while an ITT task of this name is
+    /// open on the submitting thread (within the windows the other
+    /// start/stop settings make). Unset: everything is recorded.
+    pub region: Option<String>,
 }
 
 impl Config {
@@ -200,7 +204,15 @@ impl Config {
             }
             signal
         });
+        let region = match lookup("SYCLGRAPH_REGION") {
+            Some(name) if name.is_empty() => {
+                warn("SYCLGRAPH_REGION is empty; every region is recorded".to_owned());
+                None
+            }
+            other => other,
+        };
         Config {
+            region,
             output_dir,
             rank,
             ranks,
@@ -260,6 +272,16 @@ mod tests {
         let mut warnings = Vec::new();
         let config = Config::from_lookup(|k| map.get(k).cloned(), 42, &mut |w| warnings.push(w));
         (config, warnings)
+    }
+
+    #[test]
+    fn the_captured_region_is_taken_as_it_is() {
+        let (c, w) = read(&[("SYCLGRAPH_REGION", " backward")]);
+        assert!(w.is_empty());
+        assert_eq!(c.region.as_deref(), Some(" backward"));
+        let (c, w) = read(&[("SYCLGRAPH_REGION", "")]);
+        assert_eq!((c.region, w.len()), (None, 1));
+        assert!(read(&[]).0.region.is_none());
     }
 
     #[test]

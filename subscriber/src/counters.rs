@@ -64,6 +64,9 @@ pub struct Counters {
     /// have not ended yet ([`crate::graph_ur_calls`]): the collector keeps
     /// listening on `ur.call.debug` while any is under way.
     pub graph_calls_in_layer: AtomicU64,
+    /// Set the first time a thread entered the region `SYCLGRAPH_REGION`
+    /// names (the collector says at exit when it never was).
+    pub captured_region_entered: AtomicBool,
 }
 
 /// The counters' values at one moment.

@@ -24,6 +24,7 @@
 
 pub mod c_api;
 pub mod callbacks;
+pub mod capture;
 pub mod clock;
 pub mod collector;
 pub mod config;

@@ -80,6 +80,8 @@ pub struct Losses {
     pub toggles_lost: u64,
     /// What could not be followed of SYCL graphs.
     pub sycl_graphs: crate::sycl_graphs::GraphLosses,
+    /// The region `SYCLGRAPH_REGION` named, when no thread ever entered it.
+    pub region_never_entered: Option<String>,
 }
 
 /// The live model, the streamed `kernels.csv` and the journal.
@@ -266,6 +268,16 @@ impl Output {
             ));
         }
         notes.losses.push_str(&loss_lines(losses));
+        if let Some(name) = &losses.region_never_entered {
+            let line = format!(
+                "SYCLGRAPH_REGION={name:?}: no ITT task of that name began on any thread; nothing was recorded"
+            );
+            if self.quiet {
+                warn(format_args!("{line}"));
+            }
+            notes.losses.push_str(&line);
+            notes.losses.push('\n');
+        }
         if self.journal.lost() > 0 {
             notes.losses.push_str(&format!(
                 "lost: {} records not journalled (the disk was full?): {} miss them\n",

@@ -81,6 +81,9 @@ pub struct Recorder {
     pub graphs: GraphBook,
     /// How many times every event owner was forgotten.
     owners_forgotten: AtomicU64,
+    /// `SYCLGRAPH_REGION` is set: only threads inside that region record
+    /// ([`crate::capture`]).
+    capture: bool,
 }
 
 impl Recorder {
@@ -109,7 +112,22 @@ impl Recorder {
             in_order_queues: FastMap::default(),
             graphs: GraphBook::default(),
             owners_forgotten: AtomicU64::new(0),
+            capture: false,
         }
+    }
+
+    /// The same recorder, recording only inside the region captured by
+    /// name when `capture` (`SYCLGRAPH_REGION`, [`crate::capture`]).
+    pub fn capturing(mut self, capture: bool) -> Recorder {
+        self.capture = capture;
+        self
+    }
+
+    /// True when this thread may record now: tracing is on and, when
+    /// capturing a region by name, a task of that name is open on it.
+    #[inline(always)]
+    fn recording_here(&self, t: &ThreadState) -> bool {
+        self.running() && (!self.capture || crate::capture::inside(&t.capture))
     }
 
     /// True while events are recorded; counts the ones that come too late
@@ -324,7 +342,7 @@ impl Recorder {
 
     #[inline]
     fn node_create_here(&self, t: &ThreadState, event: EventRef<'_>, kind: CText) {
-        if !self.running() {
+        if !self.recording_here(t) {
             return self.node_create_stopped(t, event);
         }
         if let Some(building) = t.building.get() {
@@ -1126,10 +1144,16 @@ impl Recorder {
         if !self.accepting() {
             return;
         }
-        let thread = thread_state::with(|t| {
+        let Some(thread) = thread_state::with(|t| {
+            if !self.recording_here(t) {
+                // Outside the captured region: not this thread's window.
+                return None;
+            }
             self.release_held_here(t);
-            thread_number::current(t)
-        });
+            Some(thread_number::current(t))
+        }) else {
+            return;
+        };
         let ns = monotonic_ns();
         if begin {
             let what = what.split('[').next().unwrap_or(what);
@@ -1151,44 +1175,65 @@ impl Recorder {
         }
     }
 
-    /// Interns a label for [`Recorder::user_span`] (sent once).
+    /// Interns an ITT task's name (sent once).
     pub fn intern_label(&self, text: &str) -> StrId {
         self.intern(text)
     }
 
-    /// A span the application marked (ITT task): a begin is recorded
-    /// while tracing is on; an end is sent unless its begin was not
-    /// (begun while stopped), so a task begun in a window still ends.
-    /// `labelled`: false for a task without a name (label `task`).
-    pub fn user_span(&self, kind: SpanKind, begin: bool, label: StrId, labelled: bool) {
-        let state = self.state.load(Ordering::Relaxed);
-        if matches!(state, FINISHING | FINISHED) {
+    /// An ITT task began on this thread (`id`: 0 for a nested task, the
+    /// overlapped task's id otherwise): sent whether tracing is on or
+    /// not (a command's region is the tasks open on its thread), shown on
+    /// the timeline when this thread records now. The thread's submission
+    /// kept back goes first: it was made before the task.
+    pub fn region_begin(&self, label: StrId, id: u64) {
+        if self.finishing() {
             return;
         }
         thread_state::with(|t| {
-            if begin && state != RUNNING {
-                t.unsent_span_begins.set(t.unsent_span_begins.get() + 1);
-                return;
-            }
-            let (thread, ns) = (thread_number::current(t), monotonic_ns());
-            if begin {
-                let label = if labelled { label } else { self.intern("task") };
-                self.release_held_here(t);
-                self.send(Record::SpanBegin {
-                    kind,
-                    label,
-                    thread,
-                    ns,
-                });
-                return;
-            }
-            let n = t.unsent_span_begins.get();
-            if n > 0 {
-                t.unsent_span_begins.set(n - 1);
-            } else {
-                self.send(Record::SpanEnd { kind, thread, ns });
-            }
+            self.release_held_here(t);
+            let shown = self.recording_here(t);
+            self.send(Record::RegionBegin {
+                thread: thread_number::current(t),
+                label,
+                ns: monotonic_ns(),
+                id,
+                shown,
+            });
         })
+    }
+
+    /// An ITT task ended on this thread (`id` as for
+    /// [`Recorder::region_begin`]).
+    pub fn region_end(&self, id: u64) {
+        if self.finishing() {
+            return;
+        }
+        thread_state::with(|t| {
+            self.release_held_here(t);
+            self.send(Record::RegionEnd {
+                thread: thread_number::current(t),
+                ns: monotonic_ns(),
+                id,
+            });
+        })
+    }
+
+    /// Where this thread is in the captured region, after an ITT task
+    /// began on it (`named`: the task has the captured name): true when
+    /// it just entered it ([`crate::capture::begin`]).
+    pub fn capture_begin(&self, named: bool, id: u64) -> bool {
+        self.capture && thread_state::with(|t| crate::capture::begin(&t.capture, named, id))
+    }
+
+    /// As [`Recorder::capture_begin`] after an ITT task ended: true when
+    /// this thread just left the captured region.
+    pub fn capture_end(&self, id: u64) -> bool {
+        self.capture && thread_state::with(|t| crate::capture::end(&t.capture, id))
+    }
+
+    /// Whether a region is captured by name (`SYCLGRAPH_REGION`).
+    pub fn captures(&self) -> bool {
+        self.capture
     }
 
     /// queue_create (`created`) or queue_destroy.
@@ -1326,6 +1371,11 @@ impl Recorder {
         thread_state::with(|t| {
             if let Some(parent) = t.building.get() {
                 self.graphs.child_created(buffer, parent.graph);
+                return;
+            }
+            if !self.recording_here(t) {
+                // Outside the captured region: as while stopped.
+                self.graphs.created_unrecorded(buffer);
                 return;
             }
             self.release_held_here(t);
@@ -1552,6 +1602,11 @@ impl Recorder {
         waits_for: impl Iterator<Item = usize>,
         device_event: usize,
     ) {
+        if !self.recording_here(t) {
+            // Outside the captured region: as while stopped.
+            self.counters.while_stopped.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
         self.release_held_here(t);
         let (exec, new) = self.graphs.replay(buffer, || self.nodes.fresh_id());
         let Some(node) = exec.node else {

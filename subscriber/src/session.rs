@@ -23,7 +23,7 @@
 
 use std::ffi::CStr;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU8, Ordering};
 use std::sync::mpsc::sync_channel;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -73,6 +73,20 @@ pub struct Session {
     entry_points: EntryPoints,
     output_dir: PathBuf,
     drain_timeout: Duration,
+    /// The region captured by name (`SYCLGRAPH_REGION`), when set.
+    capture: Option<CaptureSwitch>,
+}
+
+/// The two conditions of tracing while a region is captured by name
+/// ([`crate::capture`]): it is on while both hold.
+struct CaptureSwitch {
+    /// The region's name.
+    name: Box<str>,
+    /// The other start/stop settings have it on (`SYCLGRAPH_START`, a
+    /// delay, ITT pause/resume, the C API, the signal, the control file).
+    on: AtomicBool,
+    /// Threads with a task of the captured name open.
+    threads_inside: AtomicU32,
 }
 
 /// The session, once the first `xptiTraceInit` decided; `None` inside when
@@ -204,6 +218,13 @@ impl Session {
             warn("cannot register the exit handler; outputs are written at runtime shutdown, without device times still in flight");
         }
         let paused = begins_paused(config.start_paused || !config.delay.is_zero());
+        // Capturing a region: stopped until a thread enters it.
+        let capture = config.region.as_ref().map(|name| CaptureSwitch {
+            name: name.as_str().into(),
+            on: AtomicBool::new(!paused),
+            threads_inside: AtomicU32::new(0),
+        });
+        let paused = paused || capture.is_some();
         let session = Session {
             recorder: Recorder::new(
                 xpti,
@@ -213,7 +234,8 @@ impl Session {
                 force_profiling,
                 config.max_ur_calls,
                 paused,
-            ),
+            )
+            .capturing(capture.is_some()),
             inbox,
             counters,
             toggles: Toggles::default(),
@@ -221,6 +243,7 @@ impl Session {
             entry_points,
             output_dir: config.output_dir,
             drain_timeout: Duration::from_millis(config.drain_timeout_ms),
+            capture,
         };
         if !paused {
             session.note_toggle(true);
@@ -236,7 +259,14 @@ impl Session {
     /// Starts tracing, if it is stopped. Returns true when it was stopped.
     /// Puts the callbacks removed while stopped back before returning
     /// (unless the collector is changing them right now: then it does).
+    /// While a region is captured by name, tracing is on only while a
+    /// thread is inside it too: this turns the other condition on.
     pub fn resume(&self) -> bool {
+        if let Some(capture) = &self.capture {
+            let was_on = capture.on.swap(true, Ordering::SeqCst);
+            self.follow_capture(capture);
+            return !was_on;
+        }
         if self
             .state()
             .compare_exchange(PAUSED, RUNNING, Ordering::AcqRel, Ordering::Relaxed)
@@ -252,6 +282,11 @@ impl Session {
 
     /// Stops tracing, if it is on. Returns true when it was on.
     pub fn pause(&self) -> bool {
+        if let Some(capture) = &self.capture {
+            let was_on = capture.on.swap(false, Ordering::SeqCst);
+            self.follow_capture(capture);
+            return was_on;
+        }
         if self
             .state()
             .compare_exchange(RUNNING, PAUSED, Ordering::AcqRel, Ordering::Relaxed)
@@ -262,6 +297,65 @@ impl Session {
         self.note_toggle(false);
         self.inbox.wake();
         true
+    }
+
+    /// The name of the region captured (`SYCLGRAPH_REGION`), if any.
+    pub fn captured_region(&self) -> Option<&str> {
+        self.capture.as_ref().map(|c| &*c.name)
+    }
+
+    /// A thread entered the region captured by name (its first open task
+    /// of that name began): tracing starts if the other settings have it
+    /// on and it was stopped.
+    pub fn entered_captured_region(&self) {
+        if let Some(capture) = &self.capture {
+            self.counters
+                .captured_region_entered
+                .store(true, Ordering::Relaxed);
+            capture.threads_inside.fetch_add(1, Ordering::SeqCst);
+            self.follow_capture(capture);
+        }
+    }
+
+    /// A thread left the region captured by name: tracing stops when no
+    /// thread is inside it any more.
+    pub fn left_captured_region(&self) {
+        if let Some(capture) = &self.capture {
+            // Never below 0 (a thread that entered before the session
+            // existed is not counted, nor is its leaving).
+            let _ = capture
+                .threads_inside
+                .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1));
+            self.follow_capture(capture);
+        }
+    }
+
+    /// Brings the state byte to what the capture's two conditions say,
+    /// again after each change it makes (another thread may have entered
+    /// or left meanwhile: whoever changed the state last looks again).
+    fn follow_capture(&self, capture: &CaptureSwitch) {
+        loop {
+            let on = capture.on.load(Ordering::SeqCst)
+                && capture.threads_inside.load(Ordering::SeqCst) > 0;
+            let (from, to) = if on {
+                (PAUSED, RUNNING)
+            } else {
+                (RUNNING, PAUSED)
+            };
+            if self
+                .state()
+                .compare_exchange(from, to, Ordering::SeqCst, Ordering::SeqCst)
+                .is_err()
+            {
+                // Already so, or finishing.
+                return;
+            }
+            self.note_toggle(on);
+            if on {
+                self.registrations.restore_if_free(&self.recorder);
+            }
+            self.inbox.wake();
+        }
     }
 
     /// Notes a start (`on`) or stop for the collector; counts it when the

@@ -46,9 +46,9 @@ pub struct ThreadState {
     /// A direct-path submission not sent yet: it goes out with its task's
     /// end, or on its own at this thread's next other callback.
     pub held: Cell<Option<HeldSubmission>>,
-    /// ITT tasks begun on this thread while tracing was stopped and not
-    /// ended yet: their ends are not sent ([`crate::recorder::Recorder::user_span`]).
-    pub unsent_span_begins: Cell<u32>,
+    /// Where this thread is in the region `SYCLGRAPH_REGION` names
+    /// ([`crate::capture`]; untouched without it).
+    pub capture: CaptureState,
     /// The SYCL graph's command buffer this thread is finalising
     /// ([`crate::sycl_graphs`]).
     pub building: Cell<Option<Building>>,
@@ -63,6 +63,40 @@ pub struct ThreadState {
     /// call's events on `ur.call.debug` (a layer the hook calls on) are
     /// the hook's, not [`crate::graph_ur_calls`]'.
     pub in_graph_hook: Cell<bool>,
+}
+
+/// A thread's place in the captured region ([`crate::capture`]): which of
+/// its open ITT tasks are tasks of that name.
+pub struct CaptureState {
+    /// Nested ITT tasks open on this thread (begun while tracing ran).
+    pub nested: Cell<u32>,
+    /// Bit i: the nested task at depth i (from 0, outermost) is one of
+    /// the captured name (depths from 64 on are never captured).
+    pub named: Cell<u64>,
+    /// Tasks of the captured name open on this thread, nested and
+    /// overlapped: its submissions are recorded while this is above 0.
+    pub open: Cell<u32>,
+    /// The ids of its open overlapped tasks of the captured name (0: a
+    /// free slot; a fifth one at once is not captured).
+    pub overlapped: [Cell<u64>; 4],
+}
+
+impl Default for CaptureState {
+    fn default() -> CaptureState {
+        CaptureState::new()
+    }
+}
+
+impl CaptureState {
+    /// Nothing open.
+    pub const fn new() -> CaptureState {
+        CaptureState {
+            nested: Cell::new(0),
+            named: Cell::new(0),
+            open: Cell::new(0),
+            overlapped: [const { Cell::new(0) }; 4],
+        }
+    }
 }
 
 /// A submission (node_create) kept back to go out with its task.
@@ -90,7 +124,7 @@ thread_local! {
             merged_task: Cell::new(false),
             direct_submission: Cell::new(None),
             held: Cell::new(None),
-            unsent_span_begins: Cell::new(0),
+            capture: CaptureState::new(),
             building: Cell::new(None),
             appending: Cell::new(None),
             pending_graph_call: Cell::new(None),

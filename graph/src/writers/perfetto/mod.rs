@@ -614,6 +614,8 @@ pub struct TraceWriter<W: Write> {
     /// By thread number (small and dense, as node ids): whether its track
     /// was described.
     threads: PerNode<bool>,
+    /// Threads whose overlapped ITT tasks' track is described.
+    overlapped_threads: rustc_hash::FxHashSet<u32>,
     /// By device index: whether its track group was described.
     devices: Vec<bool>,
     queues: FxHashMap<u64, QueueTracks>,
@@ -747,6 +749,7 @@ impl<W: Write> TraceWriter<W> {
             slices: 0,
             flows: 0,
             threads: PerNode::default(),
+            overlapped_threads: Default::default(),
             devices: Vec::new(),
             queues: FxHashMap::default(),
             nodes: PerNode::default(),
@@ -872,7 +875,13 @@ impl<W: Write> TraceWriter<W> {
                 }
                 let label = graph.string(entry.label).unwrap_or("?");
                 let name = format!("task: {label}");
-                let track = self.thread_track(thread);
+                // An overlapped task may end inside a task begun after it:
+                // on its own track, not to overlap the nested ones.
+                let track = if id == 0 {
+                    self.thread_track(thread)
+                } else {
+                    self.overlapped_track(thread)
+                };
                 self.named_slice(track, &name, entry.begin_ns, ns);
             }
             Record::InstanceEdge(edge) => self.edge(edge),

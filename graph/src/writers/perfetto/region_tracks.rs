@@ -11,6 +11,10 @@
 //! one step's work when the next began) go on lanes `#2`, `#3`, ... up to
 //! [`MAX_LANES_PER_REGION`]; past that a slice is moved to begin where the
 //! last lane's one before it ended.
+//!
+//! Also here: the track of a thread's overlapped ITT tasks (an overlapped
+//! task may end inside a nested task begun after it, which one track
+//! cannot show), `host thread N overlapped tasks`.
 
 use std::fmt::Write as _;
 use std::io::Write;
@@ -29,7 +33,23 @@ pub const MAX_LANES_PER_REGION: usize = 8;
 /// critical path and the windows).
 const FIRST_INDEX: u64 = 16;
 
+/// The first uuid of the overlapped ITT tasks' tracks (one per thread; a
+/// track that holds slices may have a large uuid).
+const OVERLAPPED_TRACKS: u64 = 1 << 41;
+
 impl<W: Write> TraceWriter<W> {
+    /// The track of `thread`'s overlapped ITT tasks, `host thread N
+    /// overlapped tasks` (described the first time).
+    pub(super) fn overlapped_track(&mut self, thread: u32) -> u64 {
+        let uuid = OVERLAPPED_TRACKS + u64::from(thread);
+        if self.overlapped_threads.insert(thread) {
+            let name = format!("host thread {thread} overlapped tasks");
+            let d = super::descriptor(uuid, Some(super::PROCESS_TRACK), name);
+            self.push(&d);
+        }
+        uuid
+    }
+
     /// Writes the projection tracks of `graph`'s regions (see the module
     /// docs).
     pub fn write_region_tracks(&mut self, graph: &TaskGraph) {
