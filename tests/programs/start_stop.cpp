@@ -23,9 +23,8 @@
 //   B -> D edge spans two windows; tag d_memcpy).
 // Output: "submitted <phase> <count>" per phase, "sum <value>", "done".
 #include "common.hpp"
+#include "itt.hpp"
 #include "syclgraph.h"
-
-#include <dlfcn.h>
 
 #include <chrono>
 #include <cstdio>
@@ -34,49 +33,7 @@
 #include <string>
 #include <thread>
 
-// ---- the ittnotify convention, by hand ------------------------------------
-// Layouts from intel/ittapi include/ittnotify.h and src/ittnotify/ittnotify_config.h.
-struct itt_id { unsigned long long d1, d2, d3; };
-struct itt_domain { int flags; const char *nameA; void *nameW; int extra1; void *extra2; itt_domain *next; };
-struct itt_string_handle { const char *strA; void *strW; int extra1; void *extra2; itt_string_handle *next; };
-struct itt_api_info { const char *name; void **func_ptr; void *init_func; void *null_func; int group; };
-struct itt_global {
-  unsigned char magic[8];
-  unsigned long version_major, version_minor, version_build;
-  long api_initialized, mutex_initialized, atomic_counter;
-  pthread_mutex_t mutex;
-  void *lib, *error_handler;
-  const char **dll_path_ptr;
-  itt_api_info *api_list_ptr;
-};
-
-static void (*itt_pause)();
-static void (*itt_resume)();
-static itt_domain *(*itt_domain_create)(const char *);
-static itt_string_handle *(*itt_string_handle_create)(const char *);
-static void (*itt_task_begin)(const itt_domain *, itt_id, itt_id, itt_string_handle *);
-static void (*itt_task_end)(const itt_domain *);
-
-static void itt_init() {
-  const char *lib = std::getenv("INTEL_LIBITTNOTIFY64");
-  if (!lib) return;
-  void *handle = dlopen(lib, RTLD_LAZY);
-  if (!handle) return;
-  auto api_init = (void (*)(itt_global *, int))dlsym(handle, "__itt_api_init");
-  if (!api_init) return;
-  static itt_api_info list[] = {
-      {"__itt_pause", (void **)&itt_pause, nullptr, nullptr, 0},
-      {"__itt_resume", (void **)&itt_resume, nullptr, nullptr, 0},
-      {"__itt_domain_create", (void **)&itt_domain_create, nullptr, nullptr, 0},
-      {"__itt_string_handle_create", (void **)&itt_string_handle_create, nullptr, nullptr, 0},
-      {"__itt_task_begin", (void **)&itt_task_begin, nullptr, nullptr, 0},
-      {"__itt_task_end", (void **)&itt_task_end, nullptr, nullptr, 0},
-      {nullptr, nullptr, nullptr, nullptr, 0},
-  };
-  static itt_global global{};
-  global.api_list_ptr = list;
-  api_init(&global, -1);
-}
+// ---- the ittnotify convention, by hand: itt.hpp ----------------------------
 
 // ---- who starts and stops ----------------------------------------------------
 static std::string how;

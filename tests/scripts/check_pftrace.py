@@ -17,6 +17,9 @@ Checks:
     overlap on one track);
   - each timed kernels.csv row is exactly one device slice (name, instance,
     start, end equal), and each device slice is a row;
+  - (not --partial) each region's projection tracks add up to its
+    regions.csv device_span_ns, and with tracing on for the whole run each
+    closed entry of a region is one "task: <name>" slice;
   - (not --partial) each edge of instances.dot whose two ends have a slice
     is a flow from a slice (or marker) of the producer to one of the
     consumer; each device slice with a task span has its submission flow.
@@ -325,6 +328,42 @@ def main():
         if by_name.get("tracing on", 0) < 1:
             problems.append("no slice on the 'tracing on' track")
 
+    # The regions (regions.csv): each region's device projection track(s)
+    # "region <path> (device)[ #n]" hold its entries' projections, whose
+    # durations add up to its device_span_ns; with tracing on for the whole
+    # run, each entry closed is one "task: <name>" slice on a host thread.
+    region_tracks = 0
+    regions_csv = out / "regions.csv"
+    if not partial and regions_csv.exists():
+        with open(regions_csv, newline="") as f:
+            regions = list(csv.DictReader(f))
+        span_by_path = defaultdict(int)
+        for s in done:
+            m = re.match(r"^region (.*) \(device\)(?: #\d+)?$", names.get(s["track"], ""))
+            if m:
+                span_by_path[m.group(1)] += s["end"] - s["start"]
+                if s["name"] != m.group(1):
+                    problems.append(f"projection slice {s['name']!r} on track of {m.group(1)!r}")
+        by_path = {r["region"]: r for r in regions}
+        for path, total in span_by_path.items():
+            region_tracks += 1
+            row = by_path.get(path)
+            if row is None:
+                problems.append(f"projection track of {path!r}, which regions.csv has not")
+            elif total != int(row["device_span_ns"]):
+                problems.append(f"{path!r}: projections add up to {total} ns, regions.csv device_span_ns {row['device_span_ns']}")
+        with open(out / "windows.csv", newline="") as f:
+            windows = list(csv.DictReader(f))
+        if len(windows) == 1 and windows[0]["still_on"] == "1":
+            want = Counter()
+            for r in regions:
+                want[r["name"]] += int(r["count"]) - int(r["unclosed"])
+            have = Counter(s["name"][len("task: "):] for s in done
+                           if s["name"].startswith("task: ")
+                           and names.get(s["track"], "").startswith("host thread "))
+            if want != have:
+                problems.append(f"ITT task slices {dict(have)} against regions.csv entries {dict(want)}")
+
     if problems:
         print(f"check_pftrace: {len(problems)} problems in {out / 'trace.pftrace'}:")
         for p in problems[:40]:
@@ -335,7 +374,7 @@ def main():
         f"{len(done)} slices ({len(device)} device), {len(rows)} timed kernels.csv rows, "
         f"{len(flows)} flows, {edges_checked} instance edges checked "
         f"({edges_without_slice} with an end without a slice), "
-        f"{critical} critical path slices, "
+        f"{critical} critical path slices, {region_tracks} region projections checked, "
         f"{on_queue_track} device slices on their row's queue track, "
         f"{on_thread_track} task spans on their row's thread"
     )

@@ -27,6 +27,7 @@ mod mpi_timeline;
 mod output_files;
 mod peer_suites;
 mod perfetto_trace;
+mod regions;
 mod robust_exit;
 mod robust_fork;
 mod robust_signals;
