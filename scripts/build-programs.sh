@@ -135,7 +135,7 @@ for src in tests/programs/mpi/*.cpp; do
     continue
   fi
   bin="$OUT/$name"
-  if ((force == 0)) && [[ -e "$bin" && ! "$src" -nt "$bin" && ! tests/programs/common.hpp -nt "$bin" ]]; then
+  if ((force == 0)) && [[ -e "$bin" && ! "$src" -nt "$bin" && ! tests/programs/common.hpp -nt "$bin" && ! tests/programs/itt.hpp -nt "$bin" ]]; then
     skipped=$((skipped + 1))
     continue
   fi

@@ -23,13 +23,16 @@ const RUN_AFTER_HELP: &str = "\
 Outputs: graph.dot and graph.svg (the task graph; graph.svg when Graphviz is
 installed), instances.dot (submissions), kernels.csv (one row per device
 command), summary.csv (per node), critical_path.csv, idle_gaps.csv,
-windows.csv (when tracing was on), trace.pftrace (the timeline, for
-ui.perfetto.dev) and summary.txt (the summary table printed on stderr).
+regions.csv (device time by the program's ITT tasks), windows.csv (when
+tracing was on), trace.pftrace (the timeline, for ui.perfetto.dev) and
+summary.txt (the summary table printed on stderr).
 
 Environment: syclgraph sets XPTI_TRACE_ENABLE, XPTI_FRAMEWORK_DISPATCHER and
 XPTI_SUBSCRIBERS for the program, the SYCLGRAPH_* variables of the options
-above, and for the PyPI runtime LD_LIBRARY_PATH and OCL_ICD_FILENAMES when the
-program needs them and they are unset (see --no-runtime-env). SYCLGRAPH_*
+above, INTEL_LIBITTNOTIFY64 (libsyclgraph.so, when unset: the program's ITT
+tasks are its regions, regions.csv), and for the PyPI runtime
+LD_LIBRARY_PATH and OCL_ICD_FILENAMES when the program needs them and they
+are unset (see --no-runtime-env). SYCLGRAPH_*
 variables already set are honoured; options override them.
 
 Signals: SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to syclgraph are passed to
@@ -63,11 +66,14 @@ idle_gaps.csv, instances.dot, windows.csv, graph.dot, summary.csv,
 summary.txt), then removed; one line on stderr says so.
 
 The end-of-run summary is read from summary.txt, the table from summary.csv
-and the untimed line from kernels.csv.
+and the untimed line from kernels.csv. --by region prints regions.csv's
+table instead (every region, not the summary's top 8).
 
 A job directory (an MPI job's, with one rank-NNNNN/ per rank) gets the
-cross-rank report instead: per operation across ranks and per rank, computed
-in SQL over the ranks' files and written to JOB/report/*.csv (see -o).
+cross-rank report instead: per operation across ranks, per rank and per
+region, computed in SQL over the ranks' files and written to
+JOB/report/*.csv (see -o); with --by region, only the regions, all of them:
+'syclgraph report --by region JOB' says which rank's 'backward' is slowest.
 --perfetto FILE also merges chosen ranks' trace.pftrace into FILE: one
 process per rank, each on its own host's clock (ranks on different hosts do
 not line up).
@@ -76,8 +82,9 @@ Exit status: 0, or 2 when a DIR cannot be read or a journal cannot be
 converted (the others are printed).";
 
 const QUERY_AFTER_HELP: &str = "\
-Tables: meta, kernels, summary, critical_path, idle_gaps, windows (each with
-a rank column), and the report's views operations, ranks, op_rank. See the
+Tables: meta, kernels, summary, critical_path, idle_gaps, windows, regions
+(each with a rank column), and the report's views operations, ranks,
+op_rank, region_ranks. See the
 MPI page of the user guide for their columns.
 
 Example:
@@ -87,7 +94,7 @@ Exit status: 0, or 2 when the job cannot be read or the SQL fails.";
 
 const EXPORT_AFTER_HELP: &str = "\
 Writes JOB/parquet/<table>/rank=<N>/part-0.parquet for the tables meta,
-kernels, summary, critical_path, idle_gaps and windows, each with a rank
+kernels, summary, critical_path, idle_gaps, windows and regions, each with a rank
 column, snappy-compressed. DuckDB, Polars, Spark or Dask read them.
 
 Exit status: 0, or 2 when the job cannot be read or a file cannot be written.";
@@ -167,6 +174,13 @@ pub struct RunArgs {
     #[arg(long, value_name = "SECONDS", value_parser = seconds)]
     pub duration: Option<f64>,
 
+    /// Record only while an ITT task named NAME is open on the submitting
+    /// thread (SYCLGRAPH_REGION): commands outside it are counted, not
+    /// recorded; windows.csv lists each stretch. With --start-paused (or a
+    /// delay), only inside NAME once tracing was started.
+    #[arg(long, value_name = "NAME", value_parser = region_name)]
+    pub region: Option<String>,
+
     /// Print neither the summary table nor the closing block on stderr
     /// (SYCLGRAPH_QUIET=1); warnings still appear.
     #[arg(short, long)]
@@ -243,6 +257,13 @@ pub struct ReportArgs {
     /// (0,8-15) or all.
     #[arg(long, value_name = "RANKS", requires = "perfetto", value_parser = rank_set)]
     pub ranks: Option<String>,
+
+    /// Print one table instead of the report: `region`, every region (the
+    /// program's ITT tasks) from regions.csv; for a job directory, every
+    /// region across ranks (its device time on the fastest, median and
+    /// slowest rank, and which rank is slowest).
+    #[arg(long, value_name = "TABLE", value_parser = ["region"])]
+    pub by: Option<String>,
 }
 
 /// `syclgraph query JOB SQL`.
@@ -273,6 +294,14 @@ pub struct ExportArgs {
 /// A set of ranks, as `--ranks` takes it (checked, kept as written).
 fn rank_set(text: &str) -> Result<String, String> {
     syclgraph_graph::ranks::RankSet::parse(text).map(|set| set.to_string())
+}
+
+/// A region name, as `--region` takes it: not empty.
+fn region_name(text: &str) -> Result<String, String> {
+    if text.is_empty() {
+        return Err("an ITT task's name, not empty".to_owned());
+    }
+    Ok(text.to_owned())
 }
 
 /// A number of seconds, as `--delay` and `--duration` take it.

@@ -2,7 +2,11 @@
 //! and the few variables `syclgraph run` adds to it.
 //!
 //! Always added: the three XPTI variables that load the subscriber, and the
-//! `SYCLGRAPH_*` variables of the options given. For the PyPI runtime, two
+//! `SYCLGRAPH_*` variables of the options given. When unset,
+//! `INTEL_LIBITTNOTIFY64=<libsyclgraph.so>`: the ittnotify part of the
+//! program (or of a library: `ittapi`, PyTorch) then loads syclgraph as
+//! its ITT collector, whose tasks are the program's regions (another
+//! collector already named, VTune's say, is left as it is). For the PyPI runtime, two
 //! more, each only when the user has not set it, the program needs it, and
 //! `--no-runtime-env` is not given (what `scripts/env.sh` and the README's
 //! manual steps set, and no more):
@@ -48,6 +52,8 @@ pub struct Settings {
     pub delay: Option<f64>,
     /// `SYCLGRAPH_DURATION`, seconds.
     pub duration: Option<f64>,
+    /// `SYCLGRAPH_REGION`: the region captured by name.
+    pub region: Option<String>,
     /// `SYCLGRAPH_RANKS`: the ranks of an MPI job to trace (`--ranks`).
     pub ranks: Option<String>,
     /// `SYCLGRAPH_RANK_SUMMARY`, and why (`--rank-summaries`, or the
@@ -96,6 +102,13 @@ pub fn additions(
         subscribers(env.get("XPTI_SUBSCRIBERS"), subscriber),
         "loads syclgraph, after any other subscriber already listed".into(),
     );
+    if env.get("INTEL_LIBITTNOTIFY64").is_none() {
+        add(
+            "INTEL_LIBITTNOTIFY64",
+            subscriber.as_os_str().to_owned(),
+            "syclgraph is the program's ITT collector: its ITT tasks are its regions".into(),
+        );
+    }
     if let Some(dir) = &settings.output_dir {
         add(
             "SYCLGRAPH_OUTPUT_DIR",
@@ -139,6 +152,9 @@ pub fn additions(
             s.to_string().into(),
             "--duration".into(),
         );
+    }
+    if let Some(name) = &settings.region {
+        add("SYCLGRAPH_REGION", name.into(), "--region".into());
     }
     if let Some(ranks) = &settings.ranks {
         add("SYCLGRAPH_RANKS", ranks.into(), "--ranks".into());
@@ -287,13 +303,15 @@ mod tests {
                 "XPTI_TRACE_ENABLE",
                 "XPTI_FRAMEWORK_DISPATCHER",
                 "XPTI_SUBSCRIBERS",
+                "INTEL_LIBITTNOTIFY64",
                 "LD_LIBRARY_PATH",
                 "OCL_ICD_FILENAMES"
             ]
         );
-        assert_eq!(all[3].value, f.dir.join("lib").into_os_string());
+        assert_eq!(all[3].value, sub.as_os_str());
+        assert_eq!(all[4].value, f.dir.join("lib").into_os_string());
         assert_eq!(
-            all[4].value,
+            all[5].value,
             f.dir.join("lib/libintelocl.so").into_os_string()
         );
         // Nothing missing, or missing but not the runtime's: no library path.
@@ -307,8 +325,12 @@ mod tests {
             &vendors,
         );
         assert!(!names(&none).contains(&"LD_LIBRARY_PATH"));
-        // The user's own settings are kept.
-        let user = Env::from_pairs([("LD_LIBRARY_PATH", "/mine"), ("OCL_ICD_VENDORS", "/v")]);
+        // The user's own settings are kept (another ITT collector too).
+        let user = Env::from_pairs([
+            ("LD_LIBRARY_PATH", "/mine"),
+            ("OCL_ICD_VENDORS", "/v"),
+            ("INTEL_LIBITTNOTIFY64", "/vtune/libittnotify_collector.so"),
+        ]);
         let kept = additions(
             &user,
             sub,
@@ -322,7 +344,7 @@ mod tests {
         // A system ICD that registers the CPU device already: not added.
         fs::write(vendors.join("intel.icd"), "/opt/intel/lib/libintelocl.so\n").unwrap();
         let registered = additions(&empty, sub, &f.runtime, &linkage(&[]), &s, true, &vendors);
-        assert_eq!(names(&registered).len(), 3);
+        assert_eq!(names(&registered).len(), 4);
         // --no-runtime-env.
         let off = additions(
             &empty,
@@ -333,7 +355,7 @@ mod tests {
             false,
             &vendors,
         );
-        assert_eq!(names(&off).len(), 3);
+        assert_eq!(names(&off).len(), 4);
         fs::remove_dir_all(&f.dir).unwrap();
     }
 
@@ -349,6 +371,7 @@ mod tests {
             start_paused: true,
             delay: Some(1.5),
             duration: Some(2.0),
+            region: Some("backward".into()),
             ranks: Some("0,2".into()),
             rank_summary: Some(("all", "--rank-summaries")),
         };
@@ -364,7 +387,11 @@ mod tests {
         let pairs: Vec<(&str, &OsStr)> =
             got.iter().map(|a| (a.name, a.value.as_os_str())).collect();
         assert_eq!(
-            pairs[3..],
+            pairs[3],
+            ("INTEL_LIBITTNOTIFY64", OsStr::new("/x/libsyclgraph.so"))
+        );
+        assert_eq!(
+            pairs[4..],
             [
                 ("SYCLGRAPH_OUTPUT_DIR", OsStr::new("/out")),
                 ("SYCLGRAPH_DEVICE_TIMING", OsStr::new("0")),
@@ -374,6 +401,7 @@ mod tests {
                 ("SYCLGRAPH_START", OsStr::new("paused")),
                 ("SYCLGRAPH_DELAY", OsStr::new("1.5")),
                 ("SYCLGRAPH_DURATION", OsStr::new("2")),
+                ("SYCLGRAPH_REGION", OsStr::new("backward")),
                 ("SYCLGRAPH_RANKS", OsStr::new("0,2")),
                 ("SYCLGRAPH_RANK_SUMMARY", OsStr::new("all")),
             ]

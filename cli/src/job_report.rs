@@ -40,6 +40,21 @@ pub fn report(args: &ReportArgs, out: &mut dyn Write, err: &mut dyn Write) -> u8
     finish(result.map(|text| write!(out, "{text}")), err)
 }
 
+/// `syclgraph report --by region JOB`: every region across ranks.
+pub fn regions(job: &Path, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
+    let result = open(job).and_then(|loaded| {
+        let table = cross_rank::regions(&loaded, None)?;
+        if table.is_empty() {
+            return Err(format!(
+                "{}: no rank entered a region (an ITT task): regions.csv is empty on every rank",
+                job.display()
+            ));
+        }
+        Ok(table)
+    });
+    finish(result.map(|text| write!(out, "{text}")), err)
+}
+
 /// `--perfetto` given with directories that are not one job directory:
 /// one line, exit code 2.
 pub fn perfetto_needs_a_job(args: &ReportArgs, err: &mut dyn Write) -> u8 {

@@ -60,7 +60,21 @@ fn report_action(args: &cli::ReportArgs) -> u8 {
     for dir in &args.dirs {
         converted &= leftover::convert_leftovers(dir, &mut std::io::stderr().lock());
     }
-    let code = if job_report::is_job(&args.dirs) {
+    let code = if args.by.is_some() {
+        if job_report::is_job(&args.dirs) {
+            job_report::regions(
+                &args.dirs[0],
+                &mut std::io::stdout().lock(),
+                &mut std::io::stderr().lock(),
+            )
+        } else {
+            report::regions(
+                &args.dirs,
+                &mut std::io::stdout().lock(),
+                &mut std::io::stderr().lock(),
+            )
+        }
+    } else if job_report::is_job(&args.dirs) {
         job_report::report(
             args,
             &mut std::io::stdout().lock(),

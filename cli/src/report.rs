@@ -11,6 +11,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use syclgraph_graph::record::TimingStatus;
+use syclgraph_graph::regions_csv::{read_regions_csv, region_table, REGIONS_CSV};
 use syclgraph_graph::summary::{format_table, read_summary_csv, untimed_line};
 use syclgraph_graph::timing::UntimedCounts;
 
@@ -43,6 +44,50 @@ pub fn report(dirs: &[PathBuf], out: &mut dyn Write, err: &mut dyn Write) -> u8 
             Err(e) => {
                 let _ = writeln!(err, "syclgraph: {e}");
                 code = 2;
+            }
+        }
+    }
+    code
+}
+
+/// `syclgraph report --by region DIR...`: every region of each process
+/// directory, from its `regions.csv`; exit code as [`report`]'s.
+pub fn regions(dirs: &[PathBuf], out: &mut dyn Write, err: &mut dyn Write) -> u8 {
+    let mut code = 0;
+    for dir in dirs {
+        let found = match process_dirs(dir) {
+            Ok(found) => found,
+            Err(e) => {
+                let _ = writeln!(err, "syclgraph: {e}");
+                code = 2;
+                continue;
+            }
+        };
+        for pdir in found {
+            let file = pdir.join(REGIONS_CSV);
+            let rows = std::fs::File::open(&file)
+                .map_err(|e| io_reason(&e))
+                .and_then(|f| read_regions_csv(std::io::BufReader::new(f)));
+            match rows {
+                Ok(rows) if rows.is_empty() => {
+                    let _ = writeln!(
+                        out,
+                        "syclgraph: {}: no region (the program began no ITT task, or none reached syclgraph: INTEL_LIBITTNOTIFY64)",
+                        pdir.display()
+                    );
+                }
+                Ok(rows) => {
+                    let _ = write!(
+                        out,
+                        "syclgraph: regions of {}\n{}",
+                        pdir.display(),
+                        region_table(&rows, rows.len())
+                    );
+                }
+                Err(e) => {
+                    let _ = writeln!(err, "syclgraph: {}: {e}", file.display());
+                    code = 2;
+                }
             }
         }
     }

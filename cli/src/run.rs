@@ -92,6 +92,7 @@ pub fn run(args: RunArgs) -> u8 {
         start_paused: args.start_paused,
         delay: args.delay,
         duration: args.duration,
+        region: args.region.clone(),
         ranks: args.ranks.clone(),
         rank_summary,
     };

@@ -25,12 +25,13 @@ impl ColumnType {
 }
 
 /// The tables read from each rank's CSV files: (table, file).
-pub const CSV_TABLES: [(&str, &str); 5] = [
+pub const CSV_TABLES: [(&str, &str); 6] = [
     ("kernels", "kernels.csv"),
     ("summary", "summary.csv"),
     ("critical_path", "critical_path.csv"),
     ("idle_gaps", "idle_gaps.csv"),
     ("windows", "windows.csv"),
+    ("regions", "regions.csv"),
 ];
 
 /// The `meta` table's columns after `rank`: the fields of `meta.json`, then
@@ -52,7 +53,7 @@ pub const META_COLUMNS: [&str; 14] = [
     "dir",
 ];
 
-const INT_NAMES: [&str; 20] = [
+const INT_NAMES: [&str; 24] = [
     "rank",
     "count",
     "instance",
@@ -73,6 +74,10 @@ const INT_NAMES: [&str; 20] = [
     "complete",
     "dropped",
     "bytes",
+    "depth",
+    "unclosed",
+    "commands",
+    "timed",
 ];
 
 /// The type of `column` (a table's column name, after [`table_column`]).

@@ -11,9 +11,10 @@ use crate::query::{rows, value_int, value_text, write_csv};
 use crate::sql;
 
 /// The files the report writes, with the query behind each.
-pub const REPORT_FILES: [(&str, &str); 3] = [
+pub const REPORT_FILES: [(&str, &str); 4] = [
     ("operations.csv", sql::OPERATIONS),
     ("ranks.csv", sql::RANKS),
+    ("regions.csv", sql::REGIONS),
     (
         "op_rank.csv",
         "SELECT * FROM op_rank ORDER BY kind, name, source_file, source_line, rank",
@@ -59,7 +60,7 @@ pub fn report(job: &LoadedJob, out_dir: &Path, top: usize) -> Result<String, Str
             |i: usize| value_int(&op[i]).map_or("-".to_string(), |n| format_ns(n.max(0) as u64));
         table.push(vec![
             value_text(&op[0]),
-            cut(&value_text(&op[1]), 32),
+            cut_text(&value_text(&op[1]), 32),
             source(&op[2], &op[3]),
             value_text(&op[4]),
             value_text(&op[5]),
@@ -121,6 +122,48 @@ pub fn report(job: &LoadedJob, out_dir: &Path, top: usize) -> Result<String, Str
         ]);
     }
     text.push_str(&aligned(&table, 1));
+    text.push_str(&regions(job, Some((top, &out_dir.join("regions.csv"))))?);
+    Ok(text)
+}
+
+/// The regions across ranks (the program's ITT tasks, [`sql::REGIONS`]):
+/// per region the device time of the commands submitted inside it on its
+/// fastest, median and slowest rank. With `cut` (`top`, the file that has
+/// them all) only the `top` regions with the most device time, under a
+/// heading; all of them otherwise. Empty when no rank entered a region.
+pub fn regions(job: &LoadedJob, cut: Option<(usize, &Path)>) -> Result<String, String> {
+    let (_, regions) = rows(&job.db, sql::REGIONS)?;
+    if regions.is_empty() {
+        return Ok(String::new());
+    }
+    let shown = cut.map_or(regions.len(), |(top, _)| top.min(regions.len()));
+    let mut text = match cut {
+        Some((_, file)) => format!(
+            "by region (ITT tasks), device time of the commands inside per rank, most on the slowest rank first ({shown} of {}; all in {}):\n",
+            regions.len(),
+            file.display()
+        ),
+        None => String::new(),
+    };
+    let mut table = vec![row_of(&[
+        "region", "ranks", "entered", "commands", "min", "median", "max", "slowest", "excess",
+    ])];
+    for r in regions.iter().take(shown) {
+        let ns =
+            |i: usize| value_int(&r[i]).map_or("-".to_string(), |n| format_ns(n.max(0) as u64));
+        table.push(vec![
+            cut_text(&value_text(&r[0]), 48),
+            value_text(&r[3]),
+            value_text(&r[4]),
+            value_text(&r[5]),
+            ns(6),
+            ns(7),
+            ns(8),
+            value_int(&r[9]).map_or("-".to_string(), |n| format!("rank {n}")),
+            value_int(&r[10]).map_or("-".to_string(), |_| format!("+{}", ns(10))),
+        ]);
+    }
+    text.push_str(&aligned(&table, 1));
     Ok(text)
 }
 
@@ -179,7 +222,7 @@ fn row_of(words: &[&str]) -> Vec<String> {
 }
 
 /// `text` cut to `max` characters.
-fn cut(text: &str, max: usize) -> String {
+fn cut_text(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
         text.to_string()
     } else {

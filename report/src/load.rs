@@ -1,5 +1,6 @@
 //! Loads a job directory into an SQLite database: one table per kind of
-//! file (`kernels`, `summary`, `critical_path`, `idle_gaps`, `windows`)
+//! file (`kernels`, `summary`, `critical_path`, `idle_gaps`, `windows`,
+//! `regions`)
 //! holding every rank's rows with a `rank` column first, and `meta` with
 //! one row per rank directory. Rows are streamed from the files into
 //! prepared inserts in one transaction; the database is SQLite's private
@@ -51,7 +52,7 @@ pub struct Coverage {
 /// The header a table gets when no rank has its file (every rank
 /// unsampled): the writer's own, so that the report's SQL runs on an empty
 /// table as on a loaded one.
-const EMPTY_TABLE_HEADERS: [(&str, &[&str]); 5] = [
+const EMPTY_TABLE_HEADERS: [(&str, &[&str]); 6] = [
     ("kernels", &syclgraph_graph::KERNEL_COLUMNS),
     (
         "summary",
@@ -66,6 +67,7 @@ const EMPTY_TABLE_HEADERS: [(&str, &[&str]); 5] = [
         &syclgraph_graph::writers::idle_gaps_csv::IDLE_GAPS_COLUMNS,
     ),
     ("windows", &syclgraph_graph::windows::WINDOWS_COLUMNS),
+    ("regions", &syclgraph_graph::regions_csv::REGION_COLUMNS),
 ];
 
 /// Loads every rank directory of `job`.

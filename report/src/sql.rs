@@ -106,7 +106,40 @@ median AS (
 )
 SELECT r.*, ROUND(r.device_ns - median.median_ns) AS vs_median_ns
 FROM per_rank r, median;
+
+-- One row per region (regions.csv's path) across the ranks that entered
+-- it: the device time of the commands submitted inside it per rank, as
+-- for the operations, and its host time.
+CREATE TEMP VIEW region_ranks AS
+WITH ordered AS (
+  SELECT *,
+         ROW_NUMBER() OVER (PARTITION BY region
+                            ORDER BY timed = 0, device_ns, rank DESC) AS pos,
+         SUM(timed > 0) OVER (PARTITION BY region) AS n
+  FROM regions
+),
+stats AS (
+  SELECT region, MAX(name) AS name, MAX(depth) AS depth,
+         COUNT(*) AS ranks, SUM(count) AS count, SUM(commands) AS commands,
+         MIN(CASE WHEN timed > 0 THEN device_ns END) AS min_ns,
+         AVG(CASE WHEN pos IN ((n + 1) / 2, (n + 2) / 2) AND timed > 0 THEN device_ns END) AS median_ns,
+         MAX(CASE WHEN timed > 0 THEN device_ns END) AS max_ns,
+         MAX(CASE WHEN pos = n AND timed > 0 THEN rank END) AS slowest_rank,
+         MAX(CASE WHEN pos = 1 AND n > 0 THEN rank END) AS fastest_rank,
+         MAX(host_ns) AS max_host_ns
+  FROM ordered
+  GROUP BY region
+)
+SELECT region, name, depth, ranks, count, commands, min_ns,
+       ROUND(median_ns) AS median_ns, max_ns, slowest_rank,
+       ROUND(max_ns - median_ns) AS excess_ns, fastest_rank, max_host_ns
+FROM stats;
 ";
+
+/// The report's table of regions, the most device time on their slowest
+/// rank first.
+pub const REGIONS: &str =
+    "SELECT * FROM region_ranks ORDER BY max_ns IS NULL, max_ns DESC, max_host_ns DESC, region";
 
 /// The report's table of operations, most imbalanced first.
 pub const OPERATIONS: &str =

@@ -264,3 +264,108 @@ fn cut_and_missing_traces_merge_as_far_as_they_read_and_two_hosts_are_said() {
     }
     std::fs::remove_dir_all(&copy).unwrap();
 }
+
+/// Each rank's `regions.csv` row for `region`: (commands, device_ns).
+fn region_of(job: &Path, rank: u64, region: &str) -> (u64, u64) {
+    let rows = read_csv(&rank_dir(job, rank).join("regions.csv"));
+    let row = rows
+        .iter()
+        .find(|r| r["region"] == region)
+        .unwrap_or_else(|| panic!("rank {rank}: no {region}: {rows:?}"));
+    (
+        row["commands"].parse().unwrap(),
+        row["device_ns"].parse().unwrap(),
+    )
+}
+
+const REGIONS_PY: &str = r#"
+import sys, duckdb
+root = sys.argv[1]
+con = duckdb.connect()
+print("slowest", con.sql(f"""SELECT rank FROM read_parquet('{root}/regions/*/*.parquet', hive_partitioning = false)
+  WHERE name = 'backward' ORDER BY device_ns DESC LIMIT 1""").fetchall()[0][0])
+print("rows", con.sql(f"""SELECT COUNT(*) FROM read_parquet('{root}/kernels/*/*.parquet', hive_partitioning = false)
+  WHERE region = 'step/backward'""").fetchall()[0][0])
+"#;
+
+#[test]
+fn which_ranks_backward_is_slowest_is_one_command_and_regions_reach_query_and_parquet() {
+    // mpi_ranks: "step" holds "forward" (one kernel on every rank) and
+    // "backward" (rank r's own r+1 kernels).
+    let job = job();
+    let backward: Vec<(u64, u64)> = (0..4).map(|r| region_of(job, r, "step/backward")).collect();
+    for (rank, &(commands, _)) in backward.iter().enumerate() {
+        assert_eq!(commands, rank as u64 + 1, "rank {rank}");
+        assert_eq!(region_of(job, rank as u64, "step/forward").0, 1);
+    }
+    // Rank 3 has the most work, but kernel times on this shared CPU device
+    // vary 2x from run to run: the oracle is each rank's own file.
+    let slowest = (0..4).max_by_key(|&r| backward[r].1).unwrap();
+    // The one command.
+    let (code, out, err) = report(job, &["--by", "region"]);
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("step/backward "))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(line.contains(&format!("rank {slowest}")), "{line}");
+    assert!(
+        line.contains(&syclgraph_graph::timing::format_ns(backward[slowest].1)),
+        "{line} vs {backward:?}"
+    );
+    // The regions table and the kernels' region column in SQL.
+    let query = |sql: &str| {
+        let out = Command::new(syclgraph_exe())
+            .arg("query")
+            .arg(job)
+            .arg(sql)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let want: String = backward
+        .iter()
+        .enumerate()
+        .map(|(r, (c, d))| format!("{r},{c},{d}\n"))
+        .collect();
+    assert_eq!(
+        query("SELECT rank, commands, device_ns FROM regions WHERE region = 'step/backward' ORDER BY rank"),
+        format!("rank,commands,device_ns\n{want}")
+    );
+    assert_eq!(
+        query("SELECT rank, COUNT(*) AS n FROM kernels WHERE region = 'step/backward' GROUP BY rank ORDER BY rank"),
+        "rank,n\n0,1\n1,2\n2,3\n3,4\n"
+    );
+    // Parquet: DuckDB finds the same.
+    let parquet = fresh_dir("mpi-timeline-parquet");
+    let out = Command::new(syclgraph_exe())
+        .args(["export", "--parquet", "-o"])
+        .arg(&parquet)
+        .arg(job)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let py = parquet.join("regions.py");
+    std::fs::write(&py, REGIONS_PY).unwrap();
+    let res = Command::new(venv().join("bin/python"))
+        .arg(&py)
+        .arg(&parquet)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&res.stdout);
+    assert!(
+        res.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&res.stderr)
+    );
+    assert_eq!(text, format!("slowest {slowest}\nrows 10\n"));
+}

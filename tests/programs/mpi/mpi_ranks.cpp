@@ -6,6 +6,10 @@
 // the other (MPI_Barrier). Prints "rank <r> of <n>: rank_work <count>" and the
 // application's own device time of every rank_work instance:
 //   profiling rank_work <rank> <instance#> <duration_ns>
+// The work is in ITT regions (itt.hpp, when INTEL_LIBITTNOTIFY64 names a
+// collector, as `syclgraph run` sets it): "step" holding "forward" (the
+// shared_step kernel) and "backward" (the rank's own rank_work kernels):
+// rank r's backward takes r+1 kernels.
 // Options: --rounds N (busy-loop length, default 20000);
 //          --hold-rank K (rank K, after its work and MPI_Finalize, prints
 //          "holding" and sleeps up to 60 s: a rank to kill while the
@@ -13,6 +17,7 @@
 #include <mpi.h>
 
 #include "common.hpp"
+#include "itt.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -49,13 +54,24 @@ int main(int argc, char **argv) {
     if (std::strcmp(argv[i], "--hold-rank") == 0) hold = std::atoi(argv[i + 1]);
   }
 
+  itt_init();
+  itt_domain *domain = itt_domain_create ? itt_domain_create("mpi_ranks") : nullptr;
+  auto begin = [&](const char *name) {
+    if (itt_task_begin) itt_task_begin(domain, itt_id{}, itt_id{}, itt_string_handle_create(name));
+  };
+  auto end = [&] {
+    if (itt_task_end) itt_task_end(domain);
+  };
   sycl::queue q{sycl::cpu_selector_v, progs::profiling_in_order()};
   auto ks = progs::build_cl_kernels(q, progs::kSpinSource, {"spin"});
   sycl::kernel k = ks.at("spin");
   float *x = sycl::malloc_device<float>(N, q);
   q.memset(x, 0, N * sizeof(float)).wait();
 
+  begin("step");
+  begin("forward");
   shared_step(q, k, x, rounds).wait();
+  end();
   // The ranks take turns for their rank_work kernels. Here every rank shares
   // one CPU device, whose kernels fill every core: run at once, they would
   // slow each other down by how many ranks happen to overlap. Taking turns,
@@ -63,15 +79,18 @@ int main(int argc, char **argv) {
   // per rank.
   for (int turn = 0; turn < size; ++turn) {
     if (turn == rank) {
+      begin("backward");
       for (int i = 0; i <= rank; ++i) {
         sycl::event e = rank_work(q, k, x, rounds);
         e.wait();
         std::printf("profiling rank_work %d %d %llu\n", rank, i,
                     (unsigned long long)progs::duration_ns(e));
       }
+      end();
     }
     MPI_Barrier(MPI_COMM_WORLD);
   }
+  end();
   float host[N];
   q.memcpy(host, x, sizeof(host)).wait();
   long long mine = progs::checksum(host, N), total = 0;
