@@ -19,6 +19,13 @@
 #                                    syclgraph with SYCLGRAPH_DEVICE_TIMING=0},
 #                                    interleaved, R rounds; medians, spread and
 #                                    paired ratios against the 1.05 targets
+#   scripts/bench.sh --itt           an ITT task begin/end pair on the calling
+#                                    thread (issue 43): instructions per pair
+#                                    under callgrind (the main thread, syclgraph
+#                                    as the ITT collector against none) and wall
+#                                    ns per pair in R interleaved rounds (target
+#                                    <= 300 ns); also the pair that enters and
+#                                    leaves the region SYCLGRAPH_REGION captures
 #   scripts/bench.sh --memory        peak RSS of 1,000,000 tiny memcpys (and of
 #                                    300,000 small kernels) under the empty
 #                                    subscriber and syclgraph (target +64 MiB),
@@ -110,6 +117,7 @@ while (($#)); do
   case "$1" in
     --callgrind) mode=callgrind ;;
     --memory) mode=memory ;;
+    --itt) mode=itt ;;
     --wall) mode=wall ;;
     --no-xpti) noxpti=1 ;;
     -r|--rounds) rounds="${2:?}"; shift ;;
@@ -175,7 +183,7 @@ if ((build)); then
   for src in "$ROOT"/bench/programs/*.cpp; do
     name="$(basename "$src" .cpp)"
     if [[ ! -x "$BIN/$name" || "$src" -nt "$BIN/$name" || "$ROOT/bench/programs/common.hpp" -nt "$BIN/$name" ||
-      "$ROOT/tests/programs/common.hpp" -nt "$BIN/$name" ]]; then
+      "$ROOT/tests/programs/common.hpp" -nt "$BIN/$name" || "$ROOT/tests/programs/itt.hpp" -nt "$BIN/$name" ]]; then
       log "g++ bench/programs/$name.cpp -> build/bench/$name"
       # Like scripts/build-programs.sh (host-only SYCL; OpenCL C kernels through
       # interop), but -O2 and C++20 (std::barrier). No -DNDEBUG: the runtime then
@@ -415,6 +423,95 @@ callgrind_mode() {
   "$PY" "$REPORT" callgrind "$runs" "$n1" "$n2" "${cg_cmd[*]}"
 }
 
+# ---- ITT tasks ---------------------------------------------------------------------
+# itt_tasks N under: no ITT collector (the empty subscriber, nothing for the
+# program's ITT calls to reach), syclgraph as the collector
+# (INTEL_LIBITTNOTIFY64), and syclgraph capturing the pair's own name
+# (SYCLGRAPH_REGION=pair: each pair starts and stops tracing).
+ITT_TARGET_NS=300
+ITT_N1=20000
+ITT_N2=40000
+ITT_WALL_N=1000000
+
+# run_itt CONFIG CMD...: CMD (an itt_tasks command) under one of none,
+# syclgraph, capture.
+run_itt() {
+  local config="$1"; shift
+  case "$config" in
+    none) run_config empty "$@" ;;
+    syclgraph) INTEL_LIBITTNOTIFY64="$SG_LIB" run_config syclgraph "$@" ;;
+    capture) INTEL_LIBITTNOTIFY64="$SG_LIB" SYCLGRAPH_REGION=pair run_config syclgraph "$@" named ;;
+  esac
+}
+
+# The instructions of the main thread's callgrind file (PATH-01).
+main_thread_ir() {
+  sed -n 's/^\(summary\|totals\): *\([0-9]*\).*$/\2/p' "$1-01" | head -n1
+}
+
+itt_mode() {
+  command -v valgrind >/dev/null || die "valgrind not found (scripts/setup.sh installs it)"
+  [[ -x "$BIN/itt_tasks" ]] || die "missing $BIN/itt_tasks (run without --no-build)"
+  echo "$MACHINE" >&2
+  local configs=(none syclgraph capture) config n out status=0
+  local -A ir=()
+  for config in "${configs[@]}"; do
+    for n in "$ITT_N1" "$ITT_N2"; do
+      out="$WORK/itt.$config.$n.out"
+      log "callgrind itt_tasks $n under $config"
+      BENCH_SETTLE_MS="$CG_SETTLE_MS" run_itt "$config" valgrind --tool=callgrind --fair-sched=yes \
+        --dump-instr=no --separate-threads=yes --callgrind-out-file="$out" "$BIN/itt_tasks" "$n" \
+        >"$WORK/stdout" 2>"$WORK/stderr" || { log "itt_tasks under $config failed"; tail -n 5 "$WORK/stderr" >&2; status=1; }
+      ir["$config/$n"]="$(main_thread_ir "$out")"
+    done
+  done
+  local results="$WORK/itt-wall.tsv" r k
+  : >"$results"
+  local -a orders order
+  mapfile -t orders < <(round_orders "$seed" "$rounds" "${#configs[@]}")
+  for ((r = 0; r < rounds; r++)); do
+    read -r -a order <<<"${orders[r]}"
+    for k in "${order[@]}"; do
+      config="${configs[k]}"
+      local value
+      value="$(run_itt "$config" "$BIN/itt_tasks" "$ITT_WALL_N" 2>/dev/null | sed -n 's/^ns_per_pair //p')" || true
+      printf '%s\t%s\n' "$config" "${value:-nan}" >>"$results"
+    done
+  done
+  echo
+  echo "$MACHINE"
+  echo "command: scripts/bench.sh --itt --rounds $rounds --seed $seed$([[ -n "$sg_lib" ]] && echo " --syclgraph-lib $sg_lib")"
+  echo
+  echo "instructions per ITT task pair on the program's thread (callgrind, (Ir[$ITT_N2] - Ir[$ITT_N1]) / $((ITT_N2 - ITT_N1)), main thread):"
+  for config in "${configs[@]}"; do
+    awk -v c="$config" -v a="${ir[$config/$ITT_N1]:-0}" -v b="${ir[$config/$ITT_N2]:-0}" -v d=$((ITT_N2 - ITT_N1)) \
+      'BEGIN { printf "  %-10s %8.1f\n", c, (b - a) / d }'
+  done
+  echo
+  echo "wall ns per pair, itt_tasks $ITT_WALL_N, $rounds interleaved rounds (median, min, max):"
+  "$PY" - "$results" "$ITT_TARGET_NS" <<'PYEOF' || status=1
+import statistics, sys
+rows = [l.split("\t") for l in open(sys.argv[1]).read().splitlines()]
+target = float(sys.argv[2])
+by = {}
+for config, value in rows:
+    if value != "nan":
+        by.setdefault(config, []).append(float(value))
+for config in ("none", "syclgraph", "capture"):
+    v = by.get(config, [])
+    if v:
+        print(f"  {config:<10} {statistics.median(v):8.1f} {min(v):8.1f} {max(v):8.1f}")
+if "syclgraph" not in by or "none" not in by:
+    print("  FAIL: no figures")
+    sys.exit(1)
+extra = statistics.median(by["syclgraph"]) - statistics.median(by["none"])
+verdict = "PASS" if extra <= target else "FAIL"
+print(f"syclgraph - none: {extra:.1f} ns per pair (target <= {target:.0f} ns)  {verdict}")
+sys.exit(0 if extra <= target else 1)
+PYEOF
+  return "$status"
+}
+
 # ---- memory and trace size ----------------------------------------------------
 # Peak RSS of 1,000,000 tiny memcpys under each configuration; the target is
 # syclgraph <= empty subscriber + 64 MiB. The syclgraph run of the memcpys
@@ -532,6 +629,7 @@ run_part() {
 
 case "$mode" in
   callgrind) callgrind_mode ;;
+  itt) itt_mode ;;
   memory) memory_mode ;;
   wall) wall_mode ;;
   *)
