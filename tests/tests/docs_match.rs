@@ -117,6 +117,11 @@ fn documented_csv_headers_and_columns_are_a_real_runs() {
             "node_id,kind,name,",
             "| Column | Unit | Meaning |\n|---|---|---|\n| `node_id`",
         ),
+        (
+            "regions.csv",
+            "region,name,depth,",
+            "| Column | Unit | Meaning |\n|---|---|---|\n| `region`",
+        ),
     ] {
         let real = std::fs::read_to_string(traced.dir.join(file)).unwrap();
         let header = real.lines().next().unwrap();
