@@ -83,7 +83,7 @@ mod varint;
 pub mod windows;
 pub mod writers;
 
-pub use analyses::{critical_path, idle_gaps};
+pub use analyses::{critical_path, idle_gaps, what_if};
 pub use writers::{
     critical_path_csv, critical_path_text, dot, dot_ids, idle_gaps_csv, instances_dot, kernels_csv,
     perfetto, regions_csv, summary,

@@ -42,6 +42,13 @@ impl<W: Write> Replay<W> {
         }
     }
 
+    /// Collects up to `limit` instances for the what-if simulation
+    /// ([`Run::set_schedule_limit`]). Call before the first record.
+    pub fn keep_schedule(mut self, limit: usize) -> Replay<W> {
+        self.run.set_schedule_limit(limit);
+        self
+    }
+
     /// Writes the row of each instance the replay finalises to `rows`, as
     /// they are finalised (the order the live model streams them). Call
     /// before the first record.

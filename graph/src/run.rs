@@ -7,6 +7,7 @@ use std::ops::Deref;
 
 use crate::analyses::critical_path::CriticalPath;
 use crate::analyses::idle_gaps::IdleGaps;
+use crate::analyses::what_if::Schedule;
 use crate::analyses::Analyses;
 use crate::instance::Completed;
 use crate::model::{Limits, TaskGraph};
@@ -46,6 +47,12 @@ impl Run {
             graph: TaskGraph::with_limits(limits),
             analyses: Analyses::new(limits.max_instances),
         }
+    }
+
+    /// Collects up to `limit` instances for the what-if simulation (see
+    /// [`Analyses::set_schedule_limit`]); call before the first record.
+    pub fn set_schedule_limit(&mut self, limit: usize) {
+        self.analyses.set_schedule_limit(limit);
     }
 
     /// Applies one record to the analyses and the graph; the instances it
@@ -112,5 +119,10 @@ impl Run {
     /// The idle gaps of the devices and queues (see [`Analyses`]).
     pub fn idle_gaps(&self) -> &IdleGaps {
         self.analyses.idle_gaps()
+    }
+
+    /// The schedule collected for the what-if simulation (see [`Analyses`]).
+    pub fn schedule(&self) -> &Schedule {
+        self.analyses.schedule()
     }
 }

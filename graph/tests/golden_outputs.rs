@@ -255,7 +255,7 @@ fn define(id: NodeId, role: u64, queue: u64, device: u64) -> Record {
 /// three queues (1 and 2 in order on the GPU and its tile, 3 out of order
 /// on the CPU), with data dependencies, waits and device records that
 /// arrive late.
-fn coherent(seed: u64, nodes: u32, submissions: u64) -> Vec<Record> {
+pub fn coherent(seed: u64, nodes: u32, submissions: u64) -> Vec<Record> {
     let mut rng = Rng(seed);
     let mut out = vec![
         Record::Tracing { on: true, ns: 900 },

@@ -35,6 +35,7 @@ mod property_stats_consistent;
 mod property_strategies;
 mod property_summary_totals;
 mod property_sycl_graph_members;
+mod property_what_if;
 mod queues_and_spans;
 mod record_order_shuffles;
 mod repeated_submissions;
@@ -43,6 +44,7 @@ mod summary_percentiles;
 mod task_end_without_begin;
 mod unknown_node_ids;
 mod usm_memcpy_nodes;
+mod what_if_model;
 mod write_all_files;
 
 /// Every `.rs` file of this folder is a module above: with `autotests =

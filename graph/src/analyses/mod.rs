@@ -1,6 +1,6 @@
 //! The analyses of a run, apart from the model: the critical path
-//! ([`critical_path`]) and the device idle gaps ([`idle_gaps`]), two
-//! siblings. [`Analyses`] is fed from outside the [`TaskGraph`]: the
+//! ([`critical_path`]), the device idle gaps ([`idle_gaps`]) and the
+//! schedule the what-if simulation replays ([`what_if`]), siblings. [`Analyses`] is fed from outside the [`TaskGraph`]: the
 //! records it needs (host waits, dependencies between instances) as they
 //! arrive, and every instance the graph finalises, with the graph that
 //! finalised it (see [`Run`](crate::run::Run), which does both). The
@@ -12,6 +12,7 @@ mod chains;
 pub mod critical_path;
 pub mod idle_gaps;
 mod start_order;
+pub mod what_if;
 
 use crate::instance::Completed;
 use crate::model::TaskGraph;
@@ -19,12 +20,14 @@ use crate::record::{Record, SpanKind};
 
 use critical_path::CriticalPath;
 use idle_gaps::IdleGaps;
+use what_if::Schedule;
 
 /// The analyses of one run.
 #[derive(Debug)]
 pub struct Analyses {
     critical: CriticalPath,
     idle: IdleGaps,
+    schedule: Schedule,
 }
 
 impl Analyses {
@@ -34,7 +37,14 @@ impl Analyses {
         Analyses {
             critical: CriticalPath::new(max_steps),
             idle: IdleGaps::new(),
+            schedule: Schedule::default(),
         }
+    }
+
+    /// Collects up to `limit` instances for the what-if simulation
+    /// (default [`what_if::EXIT_LIMIT`]); call before the first record.
+    pub fn set_schedule_limit(&mut self, limit: usize) {
+        self.schedule.set_limit(limit);
     }
 
     /// Sees a record before the graph applies it: host waits, and the
@@ -47,16 +57,26 @@ impl Analyses {
                 thread,
                 ns,
                 ..
-            } => self.idle.wait_begin(thread, ns),
+            } => {
+                self.idle.wait_begin(thread, ns);
+                self.schedule.wait_begin(thread, ns);
+            }
             Record::SpanEnd {
                 kind: SpanKind::Wait,
                 thread,
                 ns,
-            } => self.idle.wait_end(thread, ns),
-            Record::InstanceEdge(edge) => self.critical.depends(edge),
+            } => {
+                self.idle.wait_end(thread, ns);
+                self.schedule.wait_end(thread, ns);
+            }
+            Record::InstanceEdge(edge) => {
+                self.critical.depends(edge);
+                self.schedule.depends(edge);
+            }
             _ => {
                 if let Some(edge) = record.queue_order_edge() {
                     self.critical.depends(edge);
+                    self.schedule.depends(edge);
                 }
             }
         }
@@ -75,6 +95,9 @@ impl Analyses {
             self.idle.name_device(d, graph.devices().display(d));
         }
         let queue = instance.queue.or_else(|| node.queue_id());
+        let key = (done.node, instance.instance);
+        self.schedule
+            .finalised(key, instance, node.kind, device, queue);
         self.critical.finalised(
             (done.node, instance.instance),
             instance,
@@ -108,5 +131,10 @@ impl Analyses {
     /// The idle gaps of the devices and queues (see [`idle_gaps`]).
     pub fn idle_gaps(&self) -> &IdleGaps {
         &self.idle
+    }
+
+    /// The schedule collected for the what-if simulation (see [`what_if`]).
+    pub fn schedule(&self) -> &Schedule {
+        &self.schedule
     }
 }
