@@ -1,5 +1,5 @@
-//! The command line, parsed with clap: `syclgraph run` and `syclgraph
-//! report`. Every option and its variable are described here once; the
+//! The command line, parsed with clap: `syclgraph run`, `report`,
+//! `whatif`, `diff`, `query` and `export`. Every option and its variable are described here once; the
 //! user guide's table repeats them.
 
 use std::ffi::OsString;
@@ -15,6 +15,8 @@ const AFTER_HELP: &str = "\
 To trace a program:            syclgraph run ./my-app --size 1024
 To trace a Python (dpnp) run:  syclgraph run python my_script.py
 To look at a run again:        syclgraph report syclgraph-12345
+What would a faster kernel save: syclgraph whatif syclgraph-12345 --speedup n3=2
+What changed between two runs: syclgraph diff before after --fail-slower 10
 
 Use 'syclgraph help <command>' or 'syclgraph <command> --help' for more.
 See docs/guide/outputs.md for every output and column.";
@@ -81,6 +83,44 @@ not line up).
 Exit status: 0, or 2 when a DIR cannot be read or a journal cannot be
 converted (the others are printed).";
 
+const WHATIF_AFTER_HELP: &str = "\
+Replays the run's run.journal (kept in DIR at its exit) with the chosen
+commands' device durations divided by FACTOR, under every constraint the run
+recorded: dependencies, in-order queues, a device that ran one command at a
+time, host submission times, host waits (work after a wait moves by what the
+waited-for work saved) and host tasks. All the --speedup options are one
+scenario. Without any, each of the five nodes with the most device time is
+made 2x faster on its own (the summary's \"what would pay\" table), a
+scenario each. See docs/guide/what-to-optimise.md for the model and its
+assumptions.
+
+Examples:
+  syclgraph whatif out --speedup n3=2
+  syclgraph whatif out --speedup saxpy=4 --speedup pipeline.cpp:106=inf
+  syclgraph whatif out --csv
+
+Exit status: 0, or 2 when DIR is no finished run's directory (one line says
+why) or a LOCATION names no node with device time.";
+
+const DIFF_AFTER_HELP: &str = "\
+Matches the nodes of the two runs by kind, operation and source location, and
+compares their per-instance device durations (kernels.csv's timed rows) with
+a Mann-Whitney rank test: a node is slower or faster when the test is
+significant at the 0.001 level and its median changed by at least 10%, same
+otherwise; added and removed when only one run has it. Also: the graph's
+edges added and removed, and the span and the critical path's length of each
+run. Two MPI job directories are compared rank by rank (ranks matched by
+number). See docs/guide/what-to-optimise.md.
+
+Examples:
+  syclgraph diff before after
+  syclgraph diff before after --fail-slower 10      # in a CI job
+  syclgraph diff before after --csv > changes.csv
+
+Exit status: 1 with --fail-slower PCT when some node is slower by PCT% or
+more (by its median); 0 otherwise; 2 when a directory cannot be compared
+(one line names it and says why).";
+
 const QUERY_AFTER_HELP: &str = "\
 Tables: meta, kernels, summary, critical_path, idle_gaps, windows, regions
 (each with a rank column), and the report's views operations, ranks,
@@ -123,6 +163,14 @@ pub enum Action {
     /// or the cross-rank report of an MPI job directory.
     #[command(after_help = REPORT_AFTER_HELP)]
     Report(ReportArgs),
+    /// Predict what making commands faster would save, by replaying a
+    /// finished run with their device durations divided.
+    #[command(after_help = WHATIF_AFTER_HELP)]
+    Whatif(WhatIfArgs),
+    /// Compare two runs (or two MPI jobs) node by node, with a rank test on
+    /// the per-instance durations, and fail on a slowdown.
+    #[command(after_help = DIFF_AFTER_HELP)]
+    Diff(DiffArgs),
     /// Run SQL over an MPI job directory's files loaded as tables; the result
     /// is printed as CSV.
     #[command(after_help = QUERY_AFTER_HELP)]
@@ -266,6 +314,50 @@ pub struct ReportArgs {
     pub by: Option<String>,
 }
 
+/// `syclgraph whatif DIR [--speedup LOCATION=FACTOR]... [--csv]`.
+#[derive(Debug, Args)]
+pub struct WhatIfArgs {
+    /// The output directory of a finished run (it holds run.journal).
+    #[arg(value_name = "DIR")]
+    pub dir: std::path::PathBuf,
+
+    /// Make the commands at LOCATION FACTOR times faster: LOCATION is a node
+    /// id (n3), FILE:LINE (FILE a suffix of the source path) or an operation
+    /// name (a kernel's name, memcpy); FACTOR a number of at least 1 (2:
+    /// twice as fast) or inf (no time at all). Repeat for more commands, all
+    /// in one scenario.
+    #[arg(long = "speedup", value_name = "LOCATION=FACTOR", value_parser = crate::whatif::speedup)]
+    pub speedups: Vec<(String, f64)>,
+
+    /// Print CSV: a header (scenario, speedups, device_ns, critical_ns,
+    /// span_ns, predicted_span_ns, saved_ns, saved_share), one row per
+    /// scenario.
+    #[arg(long)]
+    pub csv: bool,
+}
+
+/// `syclgraph diff BASE NEW [--fail-slower PCT] [--csv]`.
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The output directory (or MPI job directory) of the run to compare
+    /// against.
+    #[arg(value_name = "BASE")]
+    pub base: PathBuf,
+
+    /// The output directory (or MPI job directory) of the new run.
+    #[arg(value_name = "NEW")]
+    pub new: PathBuf,
+
+    /// Exit with status 1 when some node is significantly slower and its
+    /// median grew by PCT percent or more.
+    #[arg(long, value_name = "PCT", value_parser = percent)]
+    pub fail_slower: Option<f64>,
+
+    /// Print CSV: one row per node (and rank), with its verdict.
+    #[arg(long)]
+    pub csv: bool,
+}
+
 /// `syclgraph query JOB SQL`.
 #[derive(Debug, Args)]
 pub struct QueryArgs {
@@ -302,6 +394,14 @@ fn region_name(text: &str) -> Result<String, String> {
         return Err("an ITT task's name, not empty".to_owned());
     }
     Ok(text.to_owned())
+}
+
+/// A percentage, as `--fail-slower` takes it.
+fn percent(text: &str) -> Result<f64, String> {
+    match text.trim().trim_end_matches('%').parse::<f64>() {
+        Ok(p) if p.is_finite() && p >= 0.0 => Ok(p),
+        _ => Err(format!("{text:?} is not a percentage (0 or more)")),
+    }
 }
 
 /// A number of seconds, as `--delay` and `--duration` take it.

@@ -12,7 +12,8 @@
 //! owner (`.syclgraph-owner`) is still running is left alone: its journal
 //! is the live run's (a process on another host cannot be seen: see
 //! docs/guide/limitations.md). Every file is written atomically; the
-//! journal is removed only after the last one. `.syclgraph-owner` stays: a
+//! journal is renamed to `run.journal` (as a finished run's is, for
+//! `syclgraph whatif`) only after the last one. `.syclgraph-owner` stays: a
 //! dead owner is ignored by the next run.
 
 use std::fs::File;
@@ -20,6 +21,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use syclgraph_graph::end_of_run::{write_run_files, RunNotes};
+use syclgraph_graph::journal::RUN_JOURNAL;
 use syclgraph_graph::kernels_csv::KernelRowWriter;
 use syclgraph_graph::output::tmp_path;
 use syclgraph_graph::perfetto::{TraceStart, TraceWriter};
@@ -87,7 +89,7 @@ fn leftover_journals(dir: &Path) -> Vec<PathBuf> {
 
 /// The pid in `dir`'s owner file, if that process is alive (a zombie, a
 /// killed process its parent has not waited for yet, is not).
-fn live_owner(dir: &Path) -> Option<u32> {
+pub fn live_owner(dir: &Path) -> Option<u32> {
     let owner: u32 = std::fs::read_to_string(dir.join(OWNER_FILE))
         .ok()?
         .trim()
@@ -149,7 +151,9 @@ fn convert(dir: &Path) -> Result<String, String> {
         false => None,
     };
     let result = (|| {
-        let replay = Replay::new(Limits::default(), trace);
+        // The whole schedule: the "what would pay" block for any length
+        // (this is not the program's time).
+        let replay = Replay::new(Limits::default(), trace).keep_schedule(usize::MAX);
         let replay = match rows {
             Some(rows) => replay.with_rows(rows),
             None => replay,
@@ -210,8 +214,9 @@ fn convert(dir: &Path) -> Result<String, String> {
         }
         let run = replay.into_run();
         write_run_files(dir, &run, now, &notes).map_err(|e| format!("{}: {e}", dir.display()))?;
-        std::fs::remove_file(&journal_path)
-            .map_err(|e| format!("{shown}: converted, but not removed: {e}"))?;
+        // Kept as a finished run's journal is, for `syclgraph whatif`.
+        std::fs::rename(&journal_path, dir.join(RUN_JOURNAL))
+            .map_err(|e| format!("{shown}: converted, but not renamed to {RUN_JOURNAL}: {e}"))?;
         Ok(format!(
             "converted the journal {shown} left by a program that did not exit normally: {records} records, {how}; outputs written in {}",
             dir.display()

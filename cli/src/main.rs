@@ -10,13 +10,15 @@
 //! the program is an MPI launcher or a rank of a job; [`leftover`] (the
 //! journal a killed program left, converted) and [`report`] for
 //! `syclgraph report`; [`job_report`] for an MPI job's report, `syclgraph
-//! query` and `syclgraph export`.
+//! query` and `syclgraph export`; [`finished_run`] (a finished run's
+//! directory, checked and replayed) and [`whatif`] for `syclgraph whatif`.
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
 mod cli;
 mod env;
 mod environment;
+mod finished_run;
 mod job;
 mod job_report;
 mod launch;
@@ -29,6 +31,7 @@ mod program;
 mod report;
 mod run;
 mod signals;
+mod whatif;
 
 use std::process::ExitCode;
 
@@ -39,6 +42,12 @@ fn main() -> ExitCode {
     let code = match cli.command {
         cli::Action::Run(args) => run::run(args),
         cli::Action::Report(args) => report_action(&args),
+        cli::Action::Whatif(args) => whatif::whatif(
+            &args,
+            &mut std::io::stdout().lock(),
+            &mut std::io::stderr().lock(),
+        ),
+        cli::Action::Diff(_args) => 2,
         cli::Action::Query(args) => job_report::query(
             &args,
             &mut std::io::stdout().lock(),

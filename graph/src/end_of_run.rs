@@ -15,10 +15,12 @@ use crate::record::SpanKind;
 use crate::regions_csv::{region_block, region_rows};
 use crate::spans::span_kind_str;
 use crate::timing::format_ns;
+use crate::what_if_text::what_would_pay_text;
 use crate::{dot, instances_dot, summary, windows, Run, TaskGraph};
 
 /// The end-of-run summary as printed on stderr (table, host waits, critical
-/// path, losses, windows), written at exit for `syclgraph report`.
+/// path, what would pay, losses, windows), written at exit for `syclgraph
+/// report`.
 pub const SUMMARY_TXT: &str = "summary.txt";
 
 /// What the summary says beyond what the replayed run knows.
@@ -81,6 +83,7 @@ pub fn write_run_files(
     let path = graph.critical_path().report();
     text.push_str(&region_block(&region_rows(graph, &path)));
     text.push_str(&critical_path_text(graph, &path));
+    text.push_str(&what_would_pay_text(graph));
     text.push_str(&notes.losses);
     text.push_str(&window_lines(graph, notes, now_ns));
     write_atomically(&dir.join(SUMMARY_TXT), |w| w.write_all(text.as_bytes()))?;

@@ -86,7 +86,7 @@ pub mod writers;
 pub use analyses::{critical_path, idle_gaps, what_if};
 pub use writers::{
     critical_path_csv, critical_path_text, dot, dot_ids, idle_gaps_csv, instances_dot, kernels_csv,
-    perfetto, regions_csv, summary,
+    perfetto, regions_csv, summary, what_if_csv, what_if_text,
 };
 
 pub use analyses::Analyses;

@@ -38,6 +38,14 @@ proptest! {
         prop_assert_eq!(plan.recorded().last_end_ns, path.end_ns);
         let p = predict(&plan, &Scenario::new());
         prop_assert_eq!(p.predicted_span_ns, p.span_ns);
+        // Every instance's and every wait's time, too.
+        let times = plan.replay_times(|_| 1.0);
+        for (i, &end) in times.ends.iter().enumerate() {
+            prop_assert_eq!(end, plan.recorded_end(i));
+        }
+        for (w, &end) in times.wait_ends.iter().enumerate() {
+            prop_assert_eq!(end, plan.recorded_wait_end(w));
+        }
         // Speeding up a node by 1 is no change either.
         let mut same = Scenario::new();
         for node in run.nodes() {

@@ -2,7 +2,8 @@
 //! every record the outputs were given during the run, encoded by
 //! [`syclgraph_graph::journal`] and appended in order through a buffer and written with the `kernels.csv` rows, then read back
 //! once at exit to replay the analyses and the trace
-//! ([`syclgraph_graph::replay::Replay`]) and removed.
+//! ([`syclgraph_graph::replay::Replay`]) and kept as `run.journal`
+//! ([`Journal::keep`]) for `syclgraph whatif`.
 //!
 //! The file is opened read+write and kept open: a run whose output
 //! directory is removed still reads its journal back. A write that fails
@@ -14,7 +15,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use syclgraph_graph::journal::{append_record, JournalReader, JOURNAL_HEADER};
+use syclgraph_graph::journal::{append_record, JournalReader, JOURNAL_HEADER, RUN_JOURNAL};
 use syclgraph_graph::record::Record;
 
 use crate::warn;
@@ -183,6 +184,23 @@ impl Journal {
         self.file = None;
         let _ = std::fs::remove_file(&self.path);
     }
+
+    /// The run ended: renames the file to [`RUN_JOURNAL`] in its directory
+    /// (a rename, nothing copied), for `syclgraph whatif` to replay; a
+    /// journal that misses records is removed instead (a replay of it
+    /// would answer for another run).
+    pub fn keep(&mut self) {
+        self.flush();
+        if self.lost > 0 || self.file.is_none() {
+            self.remove();
+            return;
+        }
+        self.file = None;
+        let kept = self.path.with_file_name(RUN_JOURNAL);
+        if std::fs::rename(&self.path, &kept).is_err() {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -209,6 +227,30 @@ mod tests {
         let mut out = Vec::new();
         journal.replay(|r| out.push(r));
         out
+    }
+
+    #[test]
+    fn a_whole_journal_is_kept_as_run_journal_and_one_that_lost_records_is_not() {
+        let dir = fresh_dir("keep");
+        let mut journal = Journal::create(&dir);
+        for r in &records(10) {
+            journal.append(r);
+        }
+        journal.keep();
+        assert!(!dir.join(JOURNAL_FILE).exists());
+        let kept = std::fs::read(dir.join(RUN_JOURNAL)).unwrap();
+        let back: Vec<Record> = JournalReader::new(&kept[..])
+            .unwrap()
+            .map(|r| r.unwrap())
+            .collect();
+        assert_eq!(back, records(10));
+        std::fs::remove_file(dir.join(RUN_JOURNAL)).unwrap();
+        let mut lossy = Journal::create(&dir);
+        lossy.append(&records(1)[0]);
+        lossy.lost = 1;
+        lossy.keep();
+        assert!(!dir.join(JOURNAL_FILE).exists() && !dir.join(RUN_JOURNAL).exists());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -241,8 +241,8 @@ impl Output {
     /// `trace.pftrace`, then `graph.dot`, `summary.csv`,
     /// `critical_path.csv`, `idle_gaps.csv`, `instances.dot`,
     /// `windows.csv` and `summary.txt` atomically
-    /// ([`write_run_files`]); removes the journal and prints the summary
-    /// (with the critical path block) on stderr.
+    /// ([`write_run_files`]); keeps the journal as `run.journal` and prints
+    /// the summary (with the critical path block) on stderr.
     pub fn finish(&mut self, losses: &Losses) -> io::Result<()> {
         self.graph.finish_graph(&mut self.completed);
         self.write_completed();
@@ -295,8 +295,9 @@ impl Output {
         // The same text in summary.txt, for `syclgraph report` (quiet or not).
         let text = write_run_files(&self.dir, &graph, now, &notes)?;
         // Only now: a program killed before this line leaves the journal
-        // for `syclgraph report` to convert.
-        self.journal.remove();
+        // for `syclgraph report` to convert. A finished run's stays, as
+        // run.journal, for `syclgraph whatif` (a rename).
+        self.journal.keep();
         if !self.quiet {
             eprint!("syclgraph: outputs in {}\n{text}", self.dir.display());
         }

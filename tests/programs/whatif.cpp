@@ -8,9 +8,11 @@
 // rounds long: halve ROUNDS and the kernel takes about half the time. The
 // host's own work in each iteration is a sleep of HOST_US microseconds
 // (not a busy loop: it leaves the cores to the device, which on the OpenCL
-// CPU device is the same processor). A warm-up kernel of ROUNDS runs and is
-// waited for before the loop (its first launch pays for the kernel's first
-// use), then ITERATIONS iterations:
+// CPU device is the same processor); where the host does not wait, it
+// sleeps until the next multiple of HOST_US since the loop began, so that
+// a loaded machine's late wake-ups do not add up. A warm-up kernel of a
+// fixed length runs and is waited for before the loop (its first launch
+// pays for the kernel's first use), then ITERATIONS iterations:
 //  host_bound    in-order queue: host work, then a kernel, not waited for.
 //                With kernels shorter than the host work the host sets the
 //                pace: a faster kernel saves only the last one's time.
@@ -33,6 +35,9 @@
 #include <cstring>
 #include <thread>
 
+// The warm-up kernel's length, the same whatever ROUNDS is.
+constexpr int kWarmUpRounds = 200000;
+
 static long arg(int argc, char **argv, int at, long fallback, const char *what) {
   if (argc <= at) return fallback;
   char *end = nullptr;
@@ -45,6 +50,13 @@ static long arg(int argc, char **argv, int at, long fallback, const char *what) 
 }
 
 static void host_work(long us) { std::this_thread::sleep_for(std::chrono::microseconds(us)); }
+
+// Host work that ends on a grid: iteration i's ends HOST_US * (i + 1)
+// after `t0`, however late the thread woke for the one before (a loaded
+// machine's wake-up delays do not add up).
+static void host_work_until(std::chrono::steady_clock::time_point t0, long i, long us) {
+  std::this_thread::sleep_until(t0 + std::chrono::microseconds(us * (i + 1)));
+}
 
 int main(int argc, char **argv) {
   if (argc < 3) {
@@ -63,13 +75,14 @@ int main(int argc, char **argv) {
   const sycl::range<1> one{1};
 
   q.submit([&](sycl::handler &h) {  // @node warm_up
-     h.set_args(x + iterations + 1, rounds);
+     h.set_args(x + iterations + 1, kWarmUpRounds);
      h.parallel_for(one, k);
    }).wait();
 
+  const auto t0 = std::chrono::steady_clock::now();
   if (std::strcmp(mode, "host_bound") == 0) {
     for (long i = 0; i < iterations; ++i) {
-      host_work(host_us);
+      host_work_until(t0, i, host_us);
       q.submit([&](sycl::handler &h) {  // @node host_bound_kernel
         h.set_args(x, rounds);
         h.parallel_for(one, k);
@@ -86,7 +99,7 @@ int main(int argc, char **argv) {
     }
   } else if (std::strcmp(mode, "turns") == 0) {
     for (long i = 0; i < iterations; ++i) {
-      host_work(host_us);
+      host_work_until(t0, i, host_us);
       q.submit([&](sycl::handler &h) {  // @node turns_kernel
         h.set_args(x, rounds);
         h.parallel_for(one, k);

@@ -39,6 +39,7 @@ mod sycl_graphs;
 mod sycl_graphs_level_zero;
 mod sycl_graphs_styles;
 mod untimed;
+mod what_if;
 
 /// Every `.rs` file of this folder is a module above: with `autotests =
 /// false` cargo builds no file that is left out, and its tests would

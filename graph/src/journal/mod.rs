@@ -68,6 +68,11 @@ use crate::varint::{put_varint, MAX_VARINT_LEN};
 /// Bytes every journal starts with (magic + format version).
 pub const JOURNAL_HEADER: &[u8] = b"syclgraph journal 2\n";
 
+/// The journal of a run that ended (it exited, or `syclgraph report`
+/// converted what it left), kept in its output directory under this name
+/// for `syclgraph whatif` and `syclgraph report` to replay.
+pub const RUN_JOURNAL: &str = "run.journal";
+
 /// The header's magic, before the format version.
 const JOURNAL_MAGIC: &[u8] = b"syclgraph journal ";
 

@@ -138,6 +138,18 @@ pub struct Replayed {
     pub last_end_ns: Option<u64>,
 }
 
+/// A replay's times: the span, and what each instance passes on (a timed
+/// command's end) and each wait's end, by their index in the plan.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReplayTimes {
+    /// The span.
+    pub span: Replayed,
+    /// Per instance: its end (a timed command) or its ready time.
+    pub ends: Vec<u64>,
+    /// Per host wait: its end.
+    pub wait_ends: Vec<u64>,
+}
+
 impl Schedule {
     /// Resolves the collected schedule into a [`Plan`]: `None` when it is
     /// not complete (the run had more instances than the limit).
@@ -481,6 +493,11 @@ impl Plan {
     /// Replays the run with instance durations divided by `factor(node)`
     /// (1: unchanged, infinity: no time), and gives the span.
     pub fn replay(&self, factor: impl Fn(NodeId) -> f64) -> Replayed {
+        self.replay_times(factor).span
+    }
+
+    /// [`Plan::replay`], with every instance's and every wait's new time.
+    pub fn replay_times(&self, factor: impl Fn(NodeId) -> f64) -> ReplayTimes {
         let n = self.node.len();
         let mut end: Vec<Ns> = vec![0; n];
         let mut first_ns: Option<Ns> = None;
@@ -531,21 +548,50 @@ impl Plan {
                         t => begin.max(end[t as usize]),
                     };
                     // Never before it began (what it waited for may have
-                    // ended after it, within the clocks' slack).
-                    let end_now = (ready + wait.latency).max(begin);
+                    // ended after it, within the clocks' slack), unless it
+                    // was recorded so.
+                    let floor = begin + (ns(wait.end_ns) - ns(wait.begin_ns)).min(0);
+                    let end_now = (ready + wait.latency).max(floor);
                     saved[w as usize] = ns(wait.end_ns) - end_now;
                 }
             }
         }
         let (first_ns, last_end_ns) = (first_ns.map(host_time), last_end_ns.map(host_time));
-        Replayed {
+        let span = Replayed {
             span_ns: match (first_ns, last_end_ns) {
                 (Some(f), Some(l)) => l.saturating_sub(f),
                 _ => 0,
             },
             first_ns,
             last_end_ns,
+        };
+        ReplayTimes {
+            span,
+            ends: end.into_iter().map(host_time).collect(),
+            wait_ends: self
+                .waits
+                .iter()
+                .zip(saved)
+                .map(|(w, saved)| host_time(ns(w.end_ns) - saved))
+                .collect(),
         }
+    }
+
+    /// The node of instance `i` (in the order the schedule collected
+    /// them).
+    pub fn node_of(&self, i: usize) -> NodeId {
+        self.node[i]
+    }
+
+    /// What instance `i` passes on in the run as recorded: a timed
+    /// command's end, else its ready time.
+    pub fn recorded_end(&self, i: usize) -> u64 {
+        host_time(self.recorded_end[i])
+    }
+
+    /// Wait `w`'s recorded end.
+    pub fn recorded_wait_end(&self, w: usize) -> u64 {
+        self.waits[w].end_ns
     }
 
     /// The replay with nothing changed: the run as recorded.
