@@ -11,11 +11,13 @@
 //! journal a killed program left, converted) and [`report`] for
 //! `syclgraph report`; [`job_report`] for an MPI job's report, `syclgraph
 //! query` and `syclgraph export`; [`finished_run`] (a finished run's
-//! directory, checked and replayed) and [`whatif`] for `syclgraph whatif`.
+//! directory, checked and replayed) and [`whatif`] for `syclgraph whatif`;
+//! [`diff`] for `syclgraph diff`.
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
 mod cli;
+mod diff;
 mod env;
 mod environment;
 mod finished_run;
@@ -47,7 +49,11 @@ fn main() -> ExitCode {
             &mut std::io::stdout().lock(),
             &mut std::io::stderr().lock(),
         ),
-        cli::Action::Diff(_args) => 2,
+        cli::Action::Diff(args) => diff::diff(
+            &args,
+            &mut std::io::stdout().lock(),
+            &mut std::io::stderr().lock(),
+        ),
         cli::Action::Query(args) => job_report::query(
             &args,
             &mut std::io::stdout().lock(),

@@ -184,9 +184,50 @@ pub fn format_ns(ns: u64) -> String {
     format!("{value:.decimals$} {unit}")
 }
 
+/// A duration as [`format_ns`] writes it (`17.5 ms`, `624 µs`, `3 ns`)
+/// read back to ns, as precisely as it was written (three significant
+/// digits); `None` for any other text.
+pub fn parse_formatted_ns(text: &str) -> Option<u64> {
+    let (value, unit) = text.trim().split_once(' ')?;
+    let scale = match unit {
+        "ns" => 1.0,
+        "µs" => 1e3,
+        "ms" => 1e6,
+        "s" => 1e9,
+        _ => return None,
+    };
+    let value: f64 = value.parse().ok()?;
+    (value.is_finite() && value >= 0.0).then(|| (value * scale).round() as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn formatted_durations_read_back_to_three_digits() {
+        for ns in [
+            0,
+            7,
+            999,
+            1_000,
+            17_456,
+            624_000,
+            17_549_999,
+            2_830_000_000,
+            12_345_678_901,
+        ] {
+            let back = parse_formatted_ns(&format_ns(ns)).unwrap();
+            assert!(
+                back.abs_diff(ns) * 200 <= ns.max(1),
+                "{ns}: {}",
+                format_ns(ns)
+            );
+        }
+        assert_eq!(parse_formatted_ns("1.5 ms"), Some(1_500_000));
+        assert_eq!(parse_formatted_ns("1.5 min"), None);
+        assert_eq!(parse_formatted_ns("x ms"), None);
+    }
 
     #[test]
     fn stats_track_min_max_total_mean() {

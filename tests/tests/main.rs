@@ -32,6 +32,7 @@ mod robust_exit;
 mod robust_fork;
 mod robust_signals;
 mod robust_threads;
+mod run_diff;
 mod runtime_versions;
 mod start_stop;
 mod sub_devices;

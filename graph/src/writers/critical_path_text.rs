@@ -6,7 +6,7 @@
 use crate::analyses::critical_path::{GapCause, PathReport};
 use crate::analyses::idle_gaps::IdleCause;
 use crate::run::Run;
-use crate::timing::format_ns;
+use crate::timing::{format_ns, parse_formatted_ns};
 use crate::writers::dot_ids::node_dot_id;
 
 /// `part` of `whole` as a percentage with one decimal.
@@ -15,6 +15,23 @@ fn percent(part: u64, whole: u64) -> String {
         return "-".to_string();
     }
     format!("{:.1}%", part as f64 * 100.0 / whole as f64)
+}
+
+/// The first line of the block, `critical path: N steps, LENGTH of a SPAN
+/// span ...`, read back from a summary's text (the first such line): the
+/// steps, the path's length and the span, ns (three significant digits).
+pub fn read_critical_path_line(summary: &str) -> Option<(u64, u64, u64)> {
+    let line = summary
+        .lines()
+        .find_map(|l| l.strip_prefix("critical path: "))?;
+    let (steps, rest) = line.split_once(" steps, ")?;
+    let (length, rest) = rest.split_once(" of a ")?;
+    let (span, _) = rest.split_once(" span")?;
+    Some((
+        steps.parse().ok()?,
+        parse_formatted_ns(length)?,
+        parse_formatted_ns(span)?,
+    ))
 }
 
 /// The stderr block: span, critical path length, device busy share, idle
@@ -107,4 +124,22 @@ pub fn critical_path_text(graph: &Run, report: &PathReport) -> String {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_line_reads_back() {
+        let text = "kind ...\ncritical path: 17 steps, 2.32 ms of a 3.43 ms span (first submission to last device end)\n  on it: ...\n";
+        assert_eq!(
+            read_critical_path_line(text),
+            Some((17, 2_320_000, 3_430_000))
+        );
+        assert_eq!(
+            read_critical_path_line("no device commands recorded\n"),
+            None
+        );
+    }
 }

@@ -1,0 +1,178 @@
+//! `syclgraph diff` on real runs of `tests/programs/whatif.cpp pair`: a
+//! loop of two kernels of the same length (`changed`, `unchanged`), run
+//! four times alike and once with `changed` twice as long. The changed
+//! kernel must come out `slower` (exit 1 with `--fail-slower 25`) and the
+//! other `same`; every A/A pair of the four alike runs must exit 0 with
+//! `--fail-slower 25`, and its verdicts are counted: false alarms (a
+//! kernel not `same` in an A/A pair) are printed with their rate, and may
+//! be one in six at most (docs/guide/what-to-optimise.md has the rate
+//! measured on the loaded machine and the test's level). Bad input gives
+//! exit 2 and one line naming the directory.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::{Command, Output};
+
+use syclgraph_tests::*;
+
+const SOURCE: &str = "tests/programs/whatif.cpp";
+const ROUNDS: &str = "800000";
+
+fn pair(test: &str, changed_rounds: &str) -> Traced {
+    let mut cmd = runtime_command(&program("whatif"));
+    cmd.args(["pair", changed_rounds, "500", "40", ROUNDS]);
+    let t = run_traced(test, cmd, &[("SYCLGRAPH_QUIET", "1")]);
+    assert!(t.output.status.success(), "{}", t.stderr());
+    t
+}
+
+fn diff(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
+    let mut cmd = Command::new(syclgraph_exe());
+    cmd.arg("diff");
+    for a in args {
+        cmd.arg(a);
+    }
+    cmd.output().unwrap()
+}
+
+/// `--csv`'s rows by source line.
+fn verdicts(base: &Path, new: &Path) -> BTreeMap<String, BTreeMap<String, String>> {
+    let out = diff(&[&base, &new, &"--csv"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let mut reader = csv::Reader::from_reader(&out.stdout[..]);
+    let header = reader.headers().unwrap().clone();
+    reader
+        .records()
+        .map(|r| {
+            let row: BTreeMap<String, String> = header
+                .iter()
+                .zip(r.unwrap().iter())
+                .map(|(h, v)| (h.to_string(), v.to_string()))
+                .collect();
+            (row["source_line"].clone(), row)
+        })
+        .collect()
+}
+
+#[test]
+fn a_kernel_made_twice_as_long_is_slower_and_a_a_pairs_pass() {
+    let alike: Vec<Traced> = (0..4).map(|_| pair("diff-aa", ROUNDS)).collect();
+    let longer = pair("diff-longer", "1600000");
+    let changed = tag_line(SOURCE, "changed").to_string();
+    let unchanged = tag_line(SOURCE, "unchanged").to_string();
+
+    let out = diff(&[&alike[0].dir, &longer.dir, &"--fail-slower", &"25"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    let rows = verdicts(&alike[0].dir, &longer.dir);
+    assert_eq!(rows[&changed]["verdict"], "slower", "{text}");
+    assert!(
+        rows[&changed]["change_pct"].parse::<f64>().unwrap() > 25.0,
+        "{text}"
+    );
+    assert_eq!(rows[&unchanged]["verdict"], "same", "{text}");
+    assert!(text.contains("edges: 0 added, 0 removed"), "{text}");
+    assert!(text.starts_with("syclgraph diff: "), "{text}");
+    assert!(text.lines().nth(1).unwrap().starts_with("span: "), "{text}");
+
+    let mut comparisons = 0;
+    let mut false_alarms = Vec::new();
+    for i in 0..alike.len() {
+        for j in i + 1..alike.len() {
+            let (a, b) = (&alike[i].dir, &alike[j].dir);
+            let out = diff(&[a, b, &"--fail-slower", &"25"]);
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "A/A {i}-{j}: {}",
+                String::from_utf8_lossy(&out.stdout)
+            );
+            let rows = verdicts(a, b);
+            for line in [&changed, &unchanged] {
+                comparisons += 1;
+                let row = &rows[line];
+                if row["verdict"] != "same" {
+                    false_alarms.push(format!(
+                        "{i}-{j} line {line}: {} {}% (p {})",
+                        row["verdict"], row["change_pct"], row["p_value"]
+                    ));
+                }
+            }
+        }
+    }
+    eprintln!(
+        "A/A: {} false alarm(s) in {comparisons} comparisons of 40 instances: {false_alarms:?}",
+        false_alarms.len()
+    );
+    assert!(
+        false_alarms.len() * 6 <= comparisons,
+        "{false_alarms:?} of {comparisons}"
+    );
+}
+
+/// One `syclgraph:` line on stderr, exit 2.
+fn refused(out: &Output, wanted: &str) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("syclgraph: ") && err.contains(wanted),
+        "{err}"
+    );
+}
+
+#[test]
+fn bad_input_is_refused_with_one_line_naming_the_directory() {
+    let good = &shared_run("usm_chain").dir;
+    let scratch = fresh_dir("diff-bad");
+    let missing = scratch.join("missing");
+    refused(
+        &diff(&[&missing, good]),
+        &format!("{}: no such directory", missing.display()),
+    );
+    let empty = scratch.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    refused(
+        &diff(&[good, &empty]),
+        &format!("{}/kernels.csv: no such file", empty.display()),
+    );
+    let other = scratch.join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(
+        other.join("kernels.csv"),
+        "name,kind,duration\nk,kernel,3\n",
+    )
+    .unwrap();
+    refused(
+        &diff(&[good, &other]),
+        "not the kernels.csv this syclgraph writes",
+    );
+    let killed = scratch.join("killed");
+    std::fs::create_dir_all(&killed).unwrap();
+    std::fs::write(killed.join(".syclgraph-journal"), b"syclgraph journal 2\n").unwrap();
+    refused(&diff(&[&killed, good]), "a killed run not converted yet");
+    let job = scratch.join("job");
+    std::fs::create_dir_all(job.join("rank-00000")).unwrap();
+    refused(&diff(&[&job, good]), "is an MPI job directory and");
+    // whatif: no journal, a location that names nothing or no device time.
+    let whatif = |args: &[&dyn AsRef<std::ffi::OsStr>]| {
+        let mut cmd = Command::new(syclgraph_exe());
+        cmd.arg("whatif");
+        for a in args {
+            cmd.arg(a);
+        }
+        cmd.output().unwrap()
+    };
+    refused(
+        &whatif(&[&empty]),
+        &format!("{}: no run.journal", empty.display()),
+    );
+    refused(&whatif(&[&killed]), "a killed run not converted yet");
+    refused(
+        &whatif(&[good, &"--speedup", &"n999=2"]),
+        "n999: no node of",
+    );
+    let out = whatif(&[good, &"--speedup", &"n0=0.5"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is not a speedup factor"));
+}
