@@ -326,7 +326,7 @@ pub struct WhatIfArgs {
     /// name (a kernel's name, memcpy); FACTOR a number of at least 1 (2:
     /// twice as fast) or inf (no time at all). Repeat for more commands, all
     /// in one scenario.
-    #[arg(long = "speedup", value_name = "LOCATION=FACTOR", value_parser = crate::whatif::speedup)]
+    #[arg(long = "speedup", value_name = "LOCATION=FACTOR", value_parser = speedup)]
     pub speedups: Vec<(String, f64)>,
 
     /// Print CSV: a header (scenario, speedups, device_ns, critical_ns,
@@ -396,6 +396,18 @@ fn region_name(text: &str) -> Result<String, String> {
     Ok(text.to_owned())
 }
 
+/// A `--speedup` value: `LOCATION=FACTOR` (split at the last `=`).
+fn speedup(text: &str) -> Result<(String, f64), String> {
+    let (location, factor) = text.rsplit_once('=').ok_or_else(|| {
+        format!("{text:?} is not LOCATION=FACTOR (such as n3=2 or whatif.cpp:97=inf)")
+    })?;
+    if location.trim().is_empty() {
+        return Err(format!("{text:?} names no LOCATION before ="));
+    }
+    let factor = syclgraph_graph::what_if::parse_factor(factor)?;
+    Ok((location.trim().to_string(), factor))
+}
+
 /// A percentage, as `--fail-slower` takes it.
 fn percent(text: &str) -> Result<f64, String> {
     match text.trim().trim_end_matches('%').parse::<f64>() {
@@ -451,6 +463,25 @@ mod tests {
         };
         assert!(run.quiet);
         assert_eq!(run.command, ["python", "-c", "print()"]);
+    }
+
+    #[test]
+    fn speedups_are_location_then_factor() {
+        assert_eq!(speedup("n3=2"), Ok(("n3".to_string(), 2.0)));
+        assert_eq!(
+            speedup("a.cpp:7=inf"),
+            Ok(("a.cpp:7".to_string(), f64::INFINITY))
+        );
+        assert_eq!(speedup("operator==1.5"), Ok(("operator=".to_string(), 1.5)));
+        for bad in ["n3", "=2", "n3=0.5", "n3=x", "n3=nan"] {
+            assert!(speedup(bad).is_err(), "{bad}");
+        }
+        assert!(parse(&["syclgraph", "diff", "a", "b", "--fail-slower", "-3"]).is_err());
+        let cli = parse(&["syclgraph", "diff", "a", "b", "--fail-slower", "25%"]).unwrap();
+        let Action::Diff(diff) = cli.command else {
+            panic!("not diff")
+        };
+        assert_eq!(diff.fail_slower, Some(25.0));
     }
 
     #[test]

@@ -9,8 +9,7 @@
 use std::io::Write;
 
 use syclgraph_graph::what_if::{
-    nodes_at, parse_factor, predict, what_would_pay, Prediction, Scenario, PAYOFF_FACTOR,
-    PAYOFF_NODES,
+    nodes_at, predict, what_would_pay, Prediction, Scenario, PAYOFF_FACTOR, PAYOFF_NODES,
 };
 use syclgraph_graph::what_if_csv::write_what_if_csv;
 use syclgraph_graph::what_if_text::{node_label, payoff_table, scenario_text};
@@ -102,36 +101,4 @@ fn scenario_of(args: &WhatIfArgs, run: &Run) -> Result<Scenario, String> {
         }
     }
     Ok(scenario)
-}
-
-/// A `--speedup` value: `LOCATION=FACTOR` (split at the last `=`).
-pub fn speedup(text: &str) -> Result<(String, f64), String> {
-    let (location, factor) = text.rsplit_once('=').ok_or_else(|| {
-        format!("{text:?} is not LOCATION=FACTOR (such as n3=2 or whatif.cpp:97=inf)")
-    })?;
-    if location.trim().is_empty() {
-        return Err(format!("{text:?} names no LOCATION before ="));
-    }
-    let factor = parse_factor(factor)?;
-    Ok((location.trim().to_string(), factor))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn speedups_are_location_then_factor() {
-        assert_eq!(speedup("n3=2"), Ok(("n3".to_string(), 2.0)));
-        assert_eq!(
-            speedup("a.cpp:7=inf"),
-            Ok(("a.cpp:7".to_string(), f64::INFINITY))
-        );
-        assert_eq!(speedup("operator==1.5"), Ok(("operator=".to_string(), 1.5)));
-        assert!(speedup("n3").is_err());
-        assert!(speedup("=2").is_err());
-        assert!(speedup("n3=0.5").is_err());
-        assert!(speedup("n3=x").is_err());
-        assert!(speedup("n3=nan").is_err());
-    }
 }
