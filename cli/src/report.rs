@@ -6,6 +6,8 @@
 //! `summary.csv`, formatted by the graph crate exactly as the run printed
 //! it, and the `untimed:` line counted from `kernels.csv`'s `timing` column.
 //! A killed program's journal was converted before ([`crate::leftover`]).
+//! A run too long for its exit to compute the "what would pay" block gets
+//! it here, from its `run.journal`.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -14,6 +16,9 @@ use syclgraph_graph::record::TimingStatus;
 use syclgraph_graph::regions_csv::{read_regions_csv, region_table, REGIONS_CSV};
 use syclgraph_graph::summary::{format_table, read_summary_csv, untimed_line};
 use syclgraph_graph::timing::UntimedCounts;
+use syclgraph_graph::what_if_text::{what_would_pay_text, NOT_AT_EXIT};
+
+use crate::finished_run::replay_run;
 
 /// Prints the report of every directory in `dirs` to `out`, and one
 /// `syclgraph:` line per directory that cannot be read to `err`. Returns
@@ -137,7 +142,7 @@ fn one(dir: &Path) -> Result<String, String> {
     // windows), written at exit; a killed program has none.
     match std::fs::read_to_string(dir.join("summary.txt")) {
         Ok(end_of_run) => {
-            text.push_str(&end_of_run);
+            text.push_str(&with_what_would_pay(dir, end_of_run));
             text.push_str("per node (summary.csv):\n");
         }
         Err(_) => text.push_str(
@@ -153,6 +158,27 @@ fn one(dir: &Path) -> Result<String, String> {
         text.push_str("untimed: not known (no kernels.csv)\n");
     }
     Ok(text)
+}
+
+/// `summary.txt`'s text with its "what would pay" block computed from
+/// `run.journal` when the run was too long for its exit to compute it (the
+/// line saying so is replaced; it stays when the journal cannot be
+/// replayed, with why after it).
+fn with_what_would_pay(dir: &Path, end_of_run: String) -> String {
+    let Some(at) = end_of_run.find(NOT_AT_EXIT) else {
+        return end_of_run;
+    };
+    let line_end = end_of_run[at..]
+        .find('\n')
+        .map_or(end_of_run.len(), |e| at + e + 1);
+    let block = match replay_run(dir) {
+        Ok((run, _)) => what_would_pay_text(&run),
+        Err(e) => format!(
+            "{}  (not computed now either: {e})\n",
+            &end_of_run[at..line_end].trim_end()
+        ),
+    };
+    format!("{}{block}{}", &end_of_run[..at], &end_of_run[line_end..])
 }
 
 /// Untimed rows of `kernels.csv` by their `timing` word.
@@ -259,6 +285,71 @@ mod tests {
             blocks[1].contains("\nno summary.txt (the program did not exit normally)"),
             "{out}"
         );
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A run too long for its exit's "what would pay" block gets it from
+    /// its run.journal.
+    #[test]
+    fn what_would_pay_is_computed_from_the_journal_when_the_exit_did_not() {
+        use syclgraph_graph::journal::{append_record, JOURNAL_HEADER, RUN_JOURNAL};
+        use syclgraph_graph::record::{DeviceTimes, NodeInfo, Record, TimingStatus};
+        let dir = scratch("pay");
+        fs::write(dir.join("summary.csv"), SUMMARY).unwrap();
+        let mut journal = JOURNAL_HEADER.to_vec();
+        let kernel = NodeInfo {
+            id: 0,
+            name: "saxpy".into(),
+            kind_hint: "command_group_node".into(),
+            source_file: Some("a.cpp".into()),
+            source_line: Some(7),
+            metadata: vec![("kernel_name".into(), "saxpy".into())],
+            ..NodeInfo::default()
+        };
+        let mut records = vec![Record::NodeDefined(Box::new(kernel))];
+        for i in 1..=3u64 {
+            let t = i * 10_000;
+            records.push(Record::Submitted {
+                node: 0,
+                instance: i,
+                thread: 1,
+                ns: t,
+            });
+            records.push(Record::SignalledTask {
+                node: 0,
+                instance: i,
+                thread: 1,
+                begin_ns: t + 1,
+                end_ns: t + 2,
+                event: 0xe0 + i,
+            });
+            records.push(Record::Device(DeviceTimes {
+                node: 0,
+                instance: i,
+                status: TimingStatus::Ok,
+                start_ns: t + 100,
+                end_ns: t + 8_100,
+            }));
+        }
+        for r in &records {
+            append_record(r, &mut journal);
+        }
+        fs::write(dir.join(RUN_JOURNAL), journal).unwrap();
+        fs::write(
+            dir.join("summary.txt"),
+            format!("before\n{NOT_AT_EXIT} (60000 commands, more than the 50000 it replays); ...\nafter\n"),
+        )
+        .unwrap();
+        let text = one(&dir).unwrap();
+        assert!(!text.contains(NOT_AT_EXIT), "{text}");
+        assert!(
+            text.contains("before\nwhat would pay: each node 2× faster"),
+            "{text}"
+        );
+        assert!(text.contains("  n0 saxpy (a.cpp:7)\nafter\n"), "{text}");
+        // Three independent kernels, the host submitting every 10 µs: only
+        // half of the last one's 8 µs is saved, of the 28.1 µs span.
+        assert!(text.contains("    4.00 µs   14.2%"), "{text}");
         fs::remove_dir_all(&dir).unwrap();
     }
 
