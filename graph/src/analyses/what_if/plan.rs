@@ -672,6 +672,8 @@ fn serial_device_order(
 struct ThreadWaits {
     /// Per thread: (end, begin, wait index), by end.
     by_thread: FxHashMap<u32, Vec<(u64, u64, u32)>>,
+    /// Each wait's place in its thread's list.
+    place: Vec<u32>,
 }
 
 impl ThreadWaits {
@@ -683,10 +685,14 @@ impl ThreadWaits {
                 .or_default()
                 .push((end, begin, w as u32));
         }
+        let mut place = vec![0u32; waits.len()];
         for list in by_thread.values_mut() {
             list.sort_unstable();
+            for (at, w) in list.iter().enumerate() {
+                place[w.2 as usize] = at as u32;
+            }
         }
-        ThreadWaits { by_thread }
+        ThreadWaits { by_thread, place }
     }
 
     /// The wait of `thread` that ended last at or before `at`.
@@ -707,7 +713,7 @@ impl ThreadWaits {
         let Some(list) = self.by_thread.get(&thread) else {
             return NONE;
         };
-        let mine = list.iter().position(|w| w.2 == me).unwrap_or(list.len());
+        let mine = self.place[me as usize] as usize;
         let p = list.partition_point(|w| w.0 <= begin).min(mine);
         match p {
             0 => NONE,

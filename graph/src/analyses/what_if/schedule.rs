@@ -20,9 +20,11 @@ use crate::record::InstanceEdge;
 
 /// Instances the subscriber's exit collects for the "what would pay"
 /// block; a longer run's block is computed by `syclgraph report` or
-/// `syclgraph whatif` from its journal instead (docs/performance.md has
-/// what the block costs).
-pub const EXIT_LIMIT: usize = 50_000;
+/// `syclgraph whatif` from its journal instead. The block costs about
+/// 3,100 instructions per command (the plan and six replays; collecting
+/// the schedule 91 more), so at most about 62 million at exit
+/// (`graph/examples/what_if_cost.rs`, docs/performance.md).
+pub const EXIT_LIMIT: usize = 20_000;
 
 /// Dependencies collected per instance allowed, on average, before the
 /// schedule is given up (a run whose records name far more dependencies
