@@ -5,7 +5,7 @@
 use syclgraph_graph::timing::format_ns;
 
 use crate::node_times::NodeKey;
-use crate::verdict::{Verdict, FLOOR_PCT, LEVEL};
+use crate::verdict::{Verdict, FLOOR_PCT, LEVEL, MIN_TIMED};
 use crate::{Diff, NodeChange, RunDiff, Side};
 
 /// Edges listed one by one (per direction); the rest are counted.
@@ -45,9 +45,11 @@ fn node_line(n: &NodeChange) -> String {
         (Some(b), None) => format!("{} -> -", b.rows),
         (None, None) => String::new(),
     };
+    // `same*`: too few timed instances for the test.
+    let untested = n.verdict == Verdict::Same && n.p_value.is_none();
     format!(
         "  {:<7} {:>8} {:>10} {:>10} {:>10} {:>10} {:>13}  {} {}\n",
-        n.verdict.as_str(),
+        format!("{}{}", n.verdict.as_str(), if untested { "*" } else { "" }),
         n.change_pct
             .map_or_else(|| "-".to_string(), |c| format!("{c:+.1}%")),
         opt_ns(b.p50_ns),
@@ -109,8 +111,16 @@ pub fn run_text(r: &RunDiff) -> String {
                 .then(size(y).total_cmp(&size(x)))
                 .then(x.key.cmp(&y.key))
         });
-        for n in nodes {
+        for n in &nodes {
             out.push_str(&node_line(n));
+        }
+        if nodes
+            .iter()
+            .any(|n| n.verdict == Verdict::Same && n.p_value.is_none())
+        {
+            out.push_str(&format!(
+                "  same*: fewer than {MIN_TIMED} timed instances on a side, too few for the test\n"
+            ));
         }
     }
     out.push_str(&format!(

@@ -773,3 +773,63 @@ fn the_readme_links_every_page_and_lists_every_crate() {
         );
     }
 }
+
+#[test]
+fn documented_whatif_and_diff_options_are_the_ones_they_take() {
+    let page = configuration_page();
+    for command in ["whatif", "diff"] {
+        let out = std::process::Command::new(syclgraph_exe())
+            .args([command, "--help"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "syclgraph {command} --help: {out:?}");
+        let help = String::from_utf8_lossy(&out.stdout);
+        let option_lines: Vec<&str> = help
+            .lines()
+            .filter(|l| l.trim_start().starts_with('-'))
+            .collect();
+        let mut offered = long_options(&option_lines.join("\n"));
+        assert!(offered.remove("--help") && offered.remove("--version"));
+        let section = &page[page
+            .find(&format!("## `syclgraph {command}`"))
+            .unwrap_or_else(|| panic!("no section for syclgraph {command}"))..];
+        let documented = long_options(
+            &table_names(section, "| Option | Meaning |")
+                .into_iter()
+                .collect::<Vec<_>>()
+                .join(" "),
+        );
+        assert_eq!(
+            documented, offered,
+            "configuration.md's syclgraph {command} table and its --help"
+        );
+    }
+    // The what-to-optimise page shows both, and the CSV headers it names
+    // are the code's.
+    let guide = read("docs/guide/what-to-optimise.md");
+    let what_if = syclgraph_graph::what_if_csv::WHAT_IF_COLUMNS.join(",");
+    assert!(
+        guide.contains(&what_if) && page.contains(&what_if),
+        "{what_if}"
+    );
+    let diff_header = syclgraph_diff_columns();
+    assert!(page.contains(&diff_header), "{diff_header}");
+}
+
+/// `syclgraph diff --csv`'s header, as the command prints it.
+fn syclgraph_diff_columns() -> String {
+    let dir = &shared_run("usm_chain").dir;
+    let out = std::process::Command::new(syclgraph_exe())
+        .arg("diff")
+        .arg(dir)
+        .arg(dir)
+        .arg("--csv")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .next()
+        .unwrap()
+        .to_string()
+}
