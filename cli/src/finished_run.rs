@@ -46,6 +46,13 @@ pub fn replay_run(dir: &Path) -> Result<(Run, Option<String>), String> {
     if let Some(why) = not_finished(dir) {
         return Err(why);
     }
+    if syclgraph_report::job::is_job_dir(dir) {
+        return Err(format!(
+            "{}: an MPI job directory: name one rank's directory ({}/rank-NNNNN)",
+            dir.display(),
+            dir.display()
+        ));
+    }
     let path = dir.join(RUN_JOURNAL);
     let file = match File::open(&path) {
         Ok(f) => f,
