@@ -33,6 +33,7 @@ use syclgraph_graph::record::{
 use syclgraph_graph::regions_csv::{region_block, region_rows};
 use syclgraph_graph::replay::Replay;
 use syclgraph_graph::summary::{format_table, read_summary_csv, summary_table};
+use syclgraph_graph::what_if_text::what_would_pay_text;
 use syclgraph_graph::windows::write_windows_csv;
 use syclgraph_graph::{write_all, write_kernels_csv, KernelRowWriter, Limits, Run};
 
@@ -159,6 +160,10 @@ fn files_of(graph: &Run, kernels: Vec<u8>, trace_bytes: Vec<u8>) -> Vec<(String,
     text.push_str(&region_block(&region_rows(graph, &report)));
     text.push_str(&critical_path_text(graph, &report));
     out.push(("summary.txt".to_string(), text.into_bytes()));
+    out.push((
+        "what_would_pay.txt".to_string(),
+        what_would_pay_text(graph).into_bytes(),
+    ));
     let summary = fs::read(dir.path().join("summary.csv")).unwrap();
     let read_back = match read_summary_csv(&summary[..]) {
         Ok(lines) => format_table(&lines),
