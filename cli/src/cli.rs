@@ -26,8 +26,9 @@ Outputs: graph.dot and graph.svg (the task graph; graph.svg when Graphviz is
 installed), instances.dot (submissions), kernels.csv (one row per device
 command), summary.csv (per node), critical_path.csv, idle_gaps.csv,
 regions.csv (device time by the program's ITT tasks), windows.csv (when
-tracing was on), trace.pftrace (the timeline, for ui.perfetto.dev) and
-summary.txt (the summary table printed on stderr).
+tracing was on), trace.pftrace (the timeline, for ui.perfetto.dev),
+summary.txt (the summary table printed on stderr) and run.journal (every
+record of the run, for syclgraph whatif).
 
 Environment: syclgraph sets XPTI_TRACE_ENABLE, XPTI_FRAMEWORK_DISPATCHER and
 XPTI_SUBSCRIBERS for the program, the SYCLGRAPH_* variables of the options

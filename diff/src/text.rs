@@ -70,11 +70,7 @@ fn edge_line(sign: char, (from, to, kind): &(NodeKey, NodeKey, String)) -> Strin
 pub fn run_text(r: &RunDiff) -> String {
     let mut out = match r.rank {
         Some(rank) => format!("rank {rank}: {} -> {}\n", r.base.display(), r.new.display()),
-        None => format!(
-            "syclgraph diff: {} -> {}\n",
-            r.base.display(),
-            r.new.display()
-        ),
+        None => format!("diff: {} -> {}\n", r.base.display(), r.new.display()),
     };
     match (r.span_before, r.span_after) {
         (Some(b), Some(a)) => out.push_str(&format!(

@@ -677,7 +677,7 @@ fn file_names(text: &str) -> BTreeSet<String> {
         .map(|w| w.trim_end_matches('.'))
         .filter(|w| {
             [
-                ".csv", ".dot", ".txt", ".pftrace", ".svg", ".json", ".parquet",
+                ".csv", ".dot", ".txt", ".pftrace", ".svg", ".json", ".parquet", ".journal",
             ]
             .iter()
             .any(|ext| w.len() > ext.len() && w.ends_with(ext))
@@ -687,7 +687,7 @@ fn file_names(text: &str) -> BTreeSet<String> {
 }
 
 /// The files a default run writes (its output directory, the hidden
-/// journal left out: it is gone after a normal exit).
+/// files left out: the live journal is `run.journal` after a normal exit).
 fn files_written() -> BTreeSet<String> {
     std::fs::read_dir(&pipeline_run().dir)
         .unwrap()

@@ -76,7 +76,7 @@ fn a_kernel_made_twice_as_long_is_slower_and_a_a_pairs_pass() {
     );
     assert_eq!(rows[&unchanged]["verdict"], "same", "{text}");
     assert!(text.contains("edges: 0 added, 0 removed"), "{text}");
-    assert!(text.starts_with("syclgraph diff: "), "{text}");
+    assert!(text.starts_with("diff: "), "{text}");
     assert!(text.lines().nth(1).unwrap().starts_with("span: "), "{text}");
 
     // Two MPI job directories, ranks matched by number: rank 0 changed,
