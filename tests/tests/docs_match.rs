@@ -364,22 +364,28 @@ fn long_options(text: &str) -> BTreeSet<String> {
         .collect()
 }
 
-#[test]
-fn documented_run_options_are_the_ones_the_command_takes() {
+/// The long options `syclgraph <command> --help` lists on its option lines
+/// (`  -o, --output <DIR>`, not the prose), less clap's own `--help` and
+/// `--version` (documented beside the tables).
+fn offered_options(command: &str) -> BTreeSet<String> {
     let out = std::process::Command::new(syclgraph_exe())
-        .args(["run", "--help"])
+        .args([command, "--help"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "syclgraph run --help: {out:?}");
-    // The option lines of the help (`  -o, --output <DIR>`), not the prose.
+    assert!(out.status.success(), "syclgraph {command} --help: {out:?}");
     let help = String::from_utf8_lossy(&out.stdout);
     let option_lines: Vec<&str> = help
         .lines()
         .filter(|l| l.trim_start().starts_with('-'))
         .collect();
     let mut offered = long_options(&option_lines.join("\n"));
-    // clap's own, documented beside the table.
     assert!(offered.remove("--help") && offered.remove("--version"));
+    offered
+}
+
+#[test]
+fn documented_run_options_are_the_ones_the_command_takes() {
+    let offered = offered_options("run");
     let documented: BTreeSet<String> = long_options(
         &table_names(&configuration_page(), "| Option | Variable |")
             .into_iter()
@@ -778,18 +784,7 @@ fn the_readme_links_every_page_and_lists_every_crate() {
 fn documented_whatif_and_diff_options_are_the_ones_they_take() {
     let page = configuration_page();
     for command in ["whatif", "diff"] {
-        let out = std::process::Command::new(syclgraph_exe())
-            .args([command, "--help"])
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "syclgraph {command} --help: {out:?}");
-        let help = String::from_utf8_lossy(&out.stdout);
-        let option_lines: Vec<&str> = help
-            .lines()
-            .filter(|l| l.trim_start().starts_with('-'))
-            .collect();
-        let mut offered = long_options(&option_lines.join("\n"));
-        assert!(offered.remove("--help") && offered.remove("--version"));
+        let offered = offered_options(command);
         let section = &page[page
             .find(&format!("## `syclgraph {command}`"))
             .unwrap_or_else(|| panic!("no section for syclgraph {command}"))..];
