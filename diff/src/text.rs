@@ -1,6 +1,8 @@
 //! `syclgraph diff`'s answer as text: per compared run (or rank), the span
 //! and the critical path before and after, the verdicts counted, one line
-//! per node (changed ones first) and the edges added and removed.
+//! per node (changed ones first: its verdict, the median's change, the
+//! median, 95th percentile and total device time before and after, the
+//! instances) and the edges added and removed.
 
 use syclgraph_graph::timing::format_ns;
 
@@ -48,7 +50,7 @@ fn node_line(n: &NodeChange) -> String {
     // `same*`: too few timed instances for the test.
     let untested = n.verdict == Verdict::Same && n.p_value.is_none();
     format!(
-        "  {:<7} {:>8} {:>10} {:>10} {:>10} {:>10} {:>13}  {} {}\n",
+        "  {:<7} {:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>13}  {} {}\n",
         format!("{}{}", n.verdict.as_str(), if untested { "*" } else { "" }),
         n.change_pct
             .map_or_else(|| "-".to_string(), |c| format!("{c:+.1}%")),
@@ -56,6 +58,8 @@ fn node_line(n: &NodeChange) -> String {
         opt_ns(a.p50_ns),
         opt_ns(b.p95_ns),
         opt_ns(a.p95_ns),
+        opt_ns(n.before.map(|s| s.total_ns)),
+        opt_ns(n.after.map(|s| s.total_ns)),
         rows,
         n.key.kind,
         n.key.label()
@@ -96,8 +100,16 @@ pub fn run_text(r: &RunDiff) -> String {
     ));
     if !r.nodes.is_empty() {
         out.push_str(&format!(
-            "  {:<7} {:>8} {:>10} {:>10} {:>10} {:>10} {:>13}  node\n",
-            "verdict", "change", "p50 before", "p50 after", "p95 before", "p95 after", "instances"
+            "  {:<7} {:>8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>13}  node\n",
+            "verdict",
+            "change",
+            "p50 before",
+            "p50 after",
+            "p95 before",
+            "p95 after",
+            "sum before",
+            "sum after",
+            "instances"
         ));
         let mut nodes: Vec<&NodeChange> = r.nodes.iter().collect();
         nodes.sort_by(|x, y| {
