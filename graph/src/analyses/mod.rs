@@ -1,8 +1,9 @@
 //! The analyses of a run, apart from the model: the critical path
 //! ([`critical_path`]), the device idle gaps ([`idle_gaps`]) and the
-//! schedule the what-if simulation replays ([`what_if`]), siblings. [`Analyses`] is fed from outside the [`TaskGraph`]: the
-//! records it needs (host waits, dependencies between instances) as they
-//! arrive, and every instance the graph finalises, with the graph that
+//! schedule the what-if simulation replays ([`what_if`]), siblings.
+//! [`Analyses`] is fed from outside the [`TaskGraph`]: the records it
+//! needs (host waits, dependencies between instances) as they arrive, and
+//! every instance the graph finalises, with the graph that
 //! finalised it (see [`Run`](crate::run::Run), which does both). The
 //! critical path keeps each timed device command it takes on with what it
 //! waited for ([`busy::Busy`]); `Analyses` moves those to the idle gaps.
@@ -98,13 +99,8 @@ impl Analyses {
         let key = (done.node, instance.instance);
         self.schedule
             .finalised(key, instance, node.kind, device, queue);
-        self.critical.finalised(
-            (done.node, instance.instance),
-            instance,
-            node.kind,
-            device,
-            queue,
-        );
+        self.critical
+            .finalised(key, instance, node.kind, device, queue);
         self.take_busy();
     }
 
