@@ -11,6 +11,7 @@ use syclgraph_graph::rank_meta::RankMeta;
 use syclgraph_graph::ranks::{self, RankInfo, RankSet, RankSummary};
 
 use crate::environment::Env;
+use crate::killed::{ended_words, Completion};
 use crate::launch::Ended;
 use crate::outputs::{self, signal_name, Written};
 
@@ -103,19 +104,24 @@ pub fn prints(rank: u32, text: impl Fn(&str) -> Option<String>) -> bool {
 
 /// The block of a rank's `syclgraph` inside a launcher: the usual block
 /// for its own files plus where every rank's are, when this rank prints;
-/// otherwise one line when the rank did not end well, else nothing. `me`
+/// otherwise one line when the rank did not end well (what `completion`
+/// did for its files, when it left them unfinished), else nothing. `me`
 /// names this command ([`outputs::own_command`]).
+#[allow(clippy::too_many_arguments)]
 pub fn rank_block(
     rank: &RankInfo,
     job: &Path,
     written: &Written,
     ended: Ended,
+    completion: &Completion,
     prints: bool,
     path_var: Option<&OsStr>,
     me: &str,
 ) -> String {
+    let what = format!("rank {}", rank.rank);
+    let head = (!completion.is_empty()).then(|| completion.lines(&ended_words(&what, ended), me));
     if prints {
-        let mut out = outputs::end_block(written, ended, path_var, me);
+        let mut out = outputs::end_block(written, ended, head.as_deref(), path_var, me);
         out.push_str(&format!(
             "syclgraph:   every rank: {} (rank {}'s files are in {})\n",
             job.display(),
@@ -123,6 +129,9 @@ pub fn rank_block(
             job.join(rank.dir_name()).display()
         ));
         return out;
+    }
+    if let Some(head) = head {
+        return head;
     }
     match ended {
         Ended::Exited(0) => String::new(),
@@ -141,18 +150,52 @@ pub fn rank_block(
 }
 
 /// The block the outer `syclgraph` prints once the launcher ended (the
-/// job started at `since`): the job directory, the ranks found, which are
+/// job started at `since`): what `completion` did for the ranks that left
+/// their files unfinished, the job directory, the ranks found, which are
 /// incomplete or not traced, and the job's summary table.
 /// `me` names this command ([`outputs::own_command`]).
-pub fn job_block(job: &Path, ended: Ended, since: SystemTime, me: &str) -> String {
+pub fn job_block(
+    job: &Path,
+    ended: Ended,
+    since: SystemTime,
+    completion: &Completion,
+    me: &str,
+) -> String {
     let mut out = String::new();
-    if let Ended::Killed(signal) = ended {
+    let found = rank_dirs(job, since);
+    // The ranks whose files were completed here.
+    let completed: Vec<u32> = found
+        .iter()
+        .filter(|r| {
+            completion
+                .converted
+                .iter()
+                .any(|c| c.dir.starts_with(&r.dir))
+        })
+        .map(|r| r.rank)
+        .collect();
+    if !completion.is_empty() {
+        let how = match ended {
+            Ended::Killed(signal) => format!(
+                "the launcher was killed by signal {signal} ({})",
+                signal_name(signal)
+            ),
+            Ended::Exited(code) => format!("the launcher exited with code {code}"),
+        };
+        let ranks = match completed.len() {
+            0 => String::new(),
+            n => format!(
+                ", {n} rank(s) without their files finished: {}",
+                list(&completed)
+            ),
+        };
+        out.push_str(&completion.lines(&format!("{how}{ranks}"), me));
+    } else if let Ended::Killed(signal) = ended {
         out.push_str(&format!(
             "syclgraph: the launcher was killed by signal {signal} ({}); the files hold what was written until then\n",
             signal_name(signal)
         ));
     }
-    let found = rank_dirs(job, since);
     if found.is_empty() {
         out.push_str(&format!(
             "syclgraph: no rank wrote to {} (no rank started the SYCL runtime, or tracing could not start: see above)\n",
@@ -167,7 +210,7 @@ pub fn job_block(job: &Path, ended: Ended, since: SystemTime, me: &str) -> Strin
         .collect();
     let incomplete: Vec<u32> = found
         .iter()
-        .filter(|r| !r.unsampled() && !r.complete())
+        .filter(|r| !r.unsampled() && !r.complete() && !completed.contains(&r.rank))
         .map(|r| r.rank)
         .collect();
     out.push_str(&format!(
@@ -298,7 +341,13 @@ mod tests {
             m.write(&dir).unwrap();
         }
         std::fs::write(job.join("rank-00000/summary.txt"), "the table\n").unwrap();
-        let block = job_block(&job, Ended::Exited(0), since, "syclgraph");
+        let block = job_block(
+            &job,
+            Ended::Exited(0),
+            since,
+            &Completion::default(),
+            "syclgraph",
+        );
         let lines: Vec<&str> = block.lines().collect();
         assert_eq!(
             lines[0],

@@ -39,6 +39,90 @@ const TRACE_MAX_BYTES: u64 = 1024 << 20;
 /// The bytes read from the left trace to find its start.
 const TRACE_START_BYTES: u64 = 64 * 1024;
 
+/// Who converts a journal: named in the converted `summary.txt`'s first
+/// line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Converter {
+    /// `syclgraph report DIR`, run by hand after the job.
+    Report,
+    /// `syclgraph run`, once the program it ran ended without finishing
+    /// its files ([`crate::killed`]).
+    Run,
+}
+
+impl Converter {
+    fn command(self) -> &'static str {
+        match self {
+            Converter::Report => "syclgraph report",
+            Converter::Run => "syclgraph run",
+        }
+    }
+}
+
+/// The run's own bounds on what it keeps, where they are known (`syclgraph
+/// run` knows the program's environment); else the subscriber's defaults.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bounds {
+    /// `SYCLGRAPH_TRACE_MAX_MB`, in bytes.
+    pub trace_max_bytes: u64,
+    /// `SYCLGRAPH_MAX_INSTANCES`.
+    pub max_instances: usize,
+}
+
+impl Default for Bounds {
+    fn default() -> Bounds {
+        Bounds {
+            trace_max_bytes: TRACE_MAX_BYTES,
+            max_instances: Limits::default().max_instances,
+        }
+    }
+}
+
+impl Bounds {
+    /// The bounds the subscriber takes from these variables (`text` reads
+    /// one), as it reads them: a number in its range, else the default.
+    pub fn from_vars(text: impl Fn(&str) -> Option<String>) -> Bounds {
+        let number = |name: &str, max: u64| {
+            text(name)
+                .and_then(|v| v.trim().parse::<u64>().ok())
+                .filter(|&n| n <= max)
+        };
+        let default = Bounds::default();
+        Bounds {
+            trace_max_bytes: number("SYCLGRAPH_TRACE_MAX_MB", 1 << 30)
+                .map_or(default.trace_max_bytes, |mb| mb << 20),
+            max_instances: number("SYCLGRAPH_MAX_INSTANCES", 100_000_000)
+                .map_or(default.max_instances, |n| n as usize),
+        }
+    }
+}
+
+/// One journal converted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Converted {
+    /// The directory it was in, where the outputs were written.
+    pub dir: PathBuf,
+    /// Its records that read back.
+    pub records: u64,
+    /// The commands they hold (instances finalised by the replay).
+    pub commands: u64,
+    /// How it ended: `a clean end`, or `cut: why`.
+    pub how: String,
+}
+
+impl Converted {
+    /// The line `syclgraph report` prints for it (after `syclgraph: `).
+    pub fn report_line(&self) -> String {
+        format!(
+            "converted the journal {} left by a program that did not exit normally: {} records, {}; outputs written in {}",
+            self.dir.join(JOURNAL_FILE).display(),
+            self.records,
+            self.how,
+            self.dir.display()
+        )
+    }
+}
+
 /// Converts every leftover journal under `dir` (see the module's text),
 /// one `syclgraph:` line on `err` for each (what was converted, or why
 /// not). Returns false when any could not be converted.
@@ -46,9 +130,9 @@ pub fn convert_leftovers(dir: &Path, err: &mut dyn Write) -> bool {
     let mut ok = true;
     for journal in leftover_journals(dir) {
         let pdir = journal.parent().unwrap_or(Path::new("."));
-        match convert(pdir) {
-            Ok(line) => {
-                let _ = writeln!(err, "syclgraph: {line}");
+        match convert(pdir, Converter::Report, Bounds::default()) {
+            Ok(done) => {
+                let _ = writeln!(err, "syclgraph: {}", done.report_line());
             }
             Err(e) => {
                 let _ = writeln!(err, "syclgraph: {e}");
@@ -60,7 +144,7 @@ pub fn convert_leftovers(dir: &Path, err: &mut dyn Write) -> bool {
 }
 
 /// The journals in `dir` and its subdirectories two levels down, sorted.
-fn leftover_journals(dir: &Path) -> Vec<PathBuf> {
+pub fn leftover_journals(dir: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let mut level = vec![dir.to_path_buf()];
     for depth in 0..3 {
@@ -112,8 +196,9 @@ fn trace_start(dir: &Path) -> Option<TraceStart> {
     TraceStart::read(&bytes)
 }
 
-/// Converts `dir`'s journal; the line saying so, or why not.
-fn convert(dir: &Path) -> Result<String, String> {
+/// Converts `dir`'s journal for `by`, within the run's `bounds`: what was
+/// converted, or the line saying why not.
+pub fn convert(dir: &Path, by: Converter, bounds: Bounds) -> Result<Converted, String> {
     let journal_path = dir.join(JOURNAL_FILE);
     let shown = journal_path.display();
     if let Some(pid) = live_owner(dir) {
@@ -129,7 +214,7 @@ fn convert(dir: &Path) -> Result<String, String> {
         Some(s) => Some(
             File::create(&trace_tmp)
                 .and_then(|f| {
-                    TraceWriter::new(f, s.pid, &s.process_name, &s.clocks, TRACE_MAX_BYTES)
+                    TraceWriter::new(f, s.pid, &s.process_name, &s.clocks, bounds.trace_max_bytes)
                 })
                 .map_err(|e| format!("{}: {e}", trace_tmp.display()))?,
         ),
@@ -153,7 +238,11 @@ fn convert(dir: &Path) -> Result<String, String> {
     let result = (|| {
         // The whole schedule: the "what would pay" block for any length
         // (this is not the program's time).
-        let replay = Replay::new(Limits::default(), trace).keep_schedule(usize::MAX);
+        let limits = Limits {
+            max_instances: bounds.max_instances,
+            ..Limits::default()
+        };
+        let replay = Replay::new(limits, trace).keep_schedule(usize::MAX);
         let replay = match rows {
             Some(rows) => replay.with_rows(rows),
             None => replay,
@@ -179,7 +268,8 @@ fn convert(dir: &Path) -> Result<String, String> {
             }
         };
         notes.heading = format!(
-            "converted by `syclgraph report` from {JOURNAL_FILE}, left by a program that did not exit normally ({records} records; {how}): kernels.csv's rows, the analyses, the trace's slices and the graph files below come from it\n"
+            "converted by `{}` from {JOURNAL_FILE}, left by a program that did not exit normally ({records} records; {how}): kernels.csv's rows, the analyses, the trace's slices and the graph files below come from it\n",
+            by.command()
         );
         notes.losses.push_str(
             "lost: not known: the program's counts of what it could not record were in its memory (a killed program writes none)\n",
@@ -188,9 +278,13 @@ fn convert(dir: &Path) -> Result<String, String> {
             let written = trace.flush().and_then(|()| {
                 if trace.dropped() > 0 {
                     notes.losses.push_str(&format!(
-                        "dropped: {} trace.pftrace slices (the file reached {} MiB, SYCLGRAPH_TRACE_MAX_MB's default)\n",
+                        "dropped: {} trace.pftrace slices (the file reached {} MiB, {})\n",
                         trace.dropped(),
-                        TRACE_MAX_BYTES >> 20
+                        bounds.trace_max_bytes >> 20,
+                        match by {
+                            Converter::Report => "SYCLGRAPH_TRACE_MAX_MB's default",
+                            Converter::Run => "SYCLGRAPH_TRACE_MAX_MB",
+                        }
                     ));
                 }
                 trace.get_ref().sync_all()?;
@@ -213,14 +307,17 @@ fn convert(dir: &Path) -> Result<String, String> {
             file.map_err(|e| format!("{}: {e}", kernels_path.display()))?;
         }
         let run = replay.into_run();
+        let commands = run.stats().instances;
         write_run_files(dir, &run, now, &notes).map_err(|e| format!("{}: {e}", dir.display()))?;
         // Kept as a finished run's journal is, for `syclgraph whatif`.
         std::fs::rename(&journal_path, dir.join(RUN_JOURNAL))
             .map_err(|e| format!("{shown}: converted, but not renamed to {RUN_JOURNAL}: {e}"))?;
-        Ok(format!(
-            "converted the journal {shown} left by a program that did not exit normally: {records} records, {how}; outputs written in {}",
-            dir.display()
-        ))
+        Ok(Converted {
+            dir: dir.to_path_buf(),
+            records,
+            commands,
+            how,
+        })
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&trace_tmp);

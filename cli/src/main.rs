@@ -7,9 +7,10 @@
 //! [`locate`] (libsyclgraph.so and the runtime's libxptifw.so), [`env`]
 //! (the variables set for the program), [`signals`] and [`launch`] (running
 //! it), [`outputs`] (where the files went); [`launcher`] and [`job`] when
-//! the program is an MPI launcher or a rank of a job; [`leftover`] (the
-//! journal a killed program left, converted) and [`report`] for
-//! `syclgraph report`; [`job_report`] for an MPI job's report, `syclgraph
+//! the program is an MPI launcher or a rank of a job; [`killed`] (a
+//! program that did not finish its files: its journal converted before
+//! `syclgraph run` exits); [`leftover`] (the journal a killed program
+//! left, converted) and [`report`] for `syclgraph report`; [`job_report`] for an MPI job's report, `syclgraph
 //! query` and `syclgraph export`; [`finished_run`] (a finished run's
 //! directory, checked and replayed) and [`whatif`] for `syclgraph whatif`;
 //! [`diff`] for `syclgraph diff`.
@@ -23,6 +24,7 @@ mod environment;
 mod finished_run;
 mod job;
 mod job_report;
+mod killed;
 mod launch;
 mod launcher;
 mod ldso;

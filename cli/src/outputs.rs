@@ -128,11 +128,22 @@ pub fn shell_word(path: &Path) -> String {
 }
 
 /// The block printed at the end of `syclgraph run` (each line starts with
-/// `syclgraph:`), naming this command `me` ([`own_command`]). Renders
-/// `graph.svg` with Graphviz's `dot` when it is on `path_var`.
-pub fn end_block(written: &Written, ended: Ended, path_var: Option<&OsStr>, me: &str) -> String {
+/// `syclgraph:`), naming this command `me` ([`own_command`]). `head`: what
+/// was done for a program that did not finish its files
+/// ([`crate::killed`]), printed first instead of the line saying it was
+/// killed. Renders `graph.svg` with Graphviz's `dot` when it is on
+/// `path_var`.
+pub fn end_block(
+    written: &Written,
+    ended: Ended,
+    head: Option<&str>,
+    path_var: Option<&OsStr>,
+    me: &str,
+) -> String {
     let mut out = String::new();
-    if let Ended::Killed(signal) = ended {
+    if let Some(head) = head {
+        out.push_str(head);
+    } else if let Ended::Killed(signal) = ended {
         out.push_str(&format!(
             "syclgraph: the program was killed by signal {signal} ({}); the files hold what was written until then\n",
             signal_name(signal)
@@ -308,6 +319,7 @@ mod tests {
         let text = end_block(
             &written,
             Ended::Exited(0),
+            None,
             Some("/nonexistent".as_ref()),
             "syclgraph",
         );
@@ -323,6 +335,7 @@ mod tests {
         let text = end_block(
             &written,
             Ended::Killed(15),
+            None,
             Some("/nonexistent".as_ref()),
             "bin/syclgraph",
         );
@@ -342,7 +355,13 @@ mod tests {
             )),
             "{text}"
         );
-        let none = end_block(&Written::default(), Ended::Exited(3), None, "syclgraph");
+        let none = end_block(
+            &Written::default(),
+            Ended::Exited(3),
+            None,
+            None,
+            "syclgraph",
+        );
         assert_eq!(
             none,
             "syclgraph: no output was written (the program did not start the SYCL runtime, \

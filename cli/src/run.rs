@@ -9,8 +9,10 @@ use crate::cli::RunArgs;
 use crate::env::{self, Settings};
 use crate::environment::Env;
 use crate::job;
+use crate::killed::{self, Completion};
 use crate::launch;
 use crate::launcher;
+use crate::leftover::Bounds;
 use crate::locate::{self, Linkage};
 use crate::outputs;
 use crate::program;
@@ -146,31 +148,84 @@ pub fn run(args: RunArgs) -> u8 {
             };
         }
     };
-    if quiet {
-        return ended.exit_code();
-    }
+    // The variables the program got: ours, else the user's.
+    let set = |name: &str| {
+        pairs
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v.to_string_lossy().into_owned())
+            .or_else(|| env.get(name).map(|v| v.to_string_lossy().into_owned()))
+    };
+    let bounds = Bounds::from_vars(set);
+    let rank = job::own_rank(&env);
     if let (Some(_), Some(job)) = (&launch, &base) {
-        say(&job::job_block(job, ended, since, &me));
-    } else if let Some(rank) = job::own_rank(&env) {
+        // Every rank of this job whose journal is left, some at a time.
+        let roots: Vec<PathBuf> = job::rank_dirs(job, since)
+            .into_iter()
+            .map(|r| r.dir)
+            .collect();
+        let parallel = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let completion = killed::complete(&roots, since, bounds, parallel, &me);
+        if !quiet {
+            say(&job::job_block(job, ended, since, &completion, &me));
+        } else {
+            say(&failures_only(&completion, &me));
+        }
+    } else if let Some(rank) = rank {
         // One rank of a job, inside the launcher.
         let job = job::job_dir(base.as_deref(), &env, &cwd);
-        let written = outputs::find(Some(&job.join(rank.dir_name())), &cwd, child, since);
-        let set = |name: &str| {
-            pairs
-                .iter()
-                .find(|(n, _)| *n == name)
-                .map(|(_, v)| v.to_string_lossy().into_owned())
-                .or_else(|| env.get(name).map(|v| v.to_string_lossy().into_owned()))
-        };
+        let own = job.join(rank.dir_name());
+        let completion = killed::complete(std::slice::from_ref(&own), since, bounds, 1, &me);
+        if quiet {
+            say(&failures_only(&completion, &me));
+            return ended.exit_code();
+        }
+        let written = outputs::find(Some(&own), &cwd, child, since);
         let prints = job::prints(rank.rank, set);
         say(&job::rank_block(
-            &rank, &job, &written, ended, prints, path_var, &me,
+            &rank,
+            &job,
+            &written,
+            ended,
+            &completion,
+            prints,
+            path_var,
+            &me,
         ));
     } else {
+        let before = outputs::find(base.as_deref(), &cwd, child, since);
+        let mut roots: Vec<PathBuf> = match &base {
+            Some(base) => vec![base.clone()],
+            None => vec![cwd.join(format!("syclgraph-{child}"))],
+        };
+        roots.extend(before.main.into_iter().chain(before.others));
+        roots.sort();
+        roots.dedup();
+        let completion = killed::complete(&roots, since, bounds, 1, &me);
+        if quiet {
+            say(&failures_only(&completion, &me));
+            return ended.exit_code();
+        }
         let written = outputs::find(base.as_deref(), &cwd, child, since);
-        say(&outputs::end_block(&written, ended, path_var, &me));
+        let head = (!completion.is_empty())
+            .then(|| completion.lines(&killed::ended_words("the program", ended), &me));
+        say(&outputs::end_block(
+            &written,
+            ended,
+            head.as_deref(),
+            path_var,
+            &me,
+        ));
     }
     ended.exit_code()
+}
+
+/// With `--quiet`: only the journals that could not be converted.
+fn failures_only(completion: &Completion, me: &str) -> String {
+    if completion.failed.is_empty() {
+        return String::new();
+    }
+    completion.lines("the files were not finished", me)
 }
 
 /// Writes to stderr; a closed stderr (a pipe whose reader is gone) is no
