@@ -80,7 +80,7 @@ impl Completion {
             let (whose, dirs) = match self.converted.as_slice() {
                 [one] => (
                     "its files from its journal".to_string(),
-                    one.dir.display().to_string(),
+                    format!("in {}", one.dir.display()),
                 ),
                 many => (
                     format!(
@@ -89,7 +89,7 @@ impl Completion {
                     ),
                     match many[0].dir.parent() {
                         Some(p) => format!("under {}", p.display()),
-                        None => String::new(),
+                        None => "here".to_string(),
                     },
                 ),
             };
@@ -100,7 +100,7 @@ impl Completion {
                 .map(|c| c.how.as_str())
                 .collect();
             out.push_str(&format!(
-                "syclgraph: {how}; syclgraph completed {whose} in {:.1} s: {} commands ({} records{}), in {dirs}\n",
+                "syclgraph: {how}; syclgraph completed {whose} in {:.1} s: {} commands ({} records{}), {dirs}\n",
                 self.took.as_secs_f64(),
                 self.commands(),
                 self.converted.iter().map(|c| c.records).sum::<u64>(),

@@ -236,13 +236,18 @@ pub fn convert(dir: &Path, by: Converter, bounds: Bounds) -> Result<Converted, S
         false => None,
     };
     let result = (|| {
-        // The whole schedule: the "what would pay" block for any length
-        // (this is not the program's time).
+        // For `report`, the whole schedule: the "what would pay" block for
+        // any length (this is not the program's time).
         let limits = Limits {
             max_instances: bounds.max_instances,
             ..Limits::default()
         };
-        let replay = Replay::new(limits, trace).keep_schedule(usize::MAX);
+        let replay = match by {
+            Converter::Report => Replay::new(limits, trace).keep_schedule(usize::MAX),
+            // The job's grace period: the exit's own bound (a longer run's
+            // block is computed by `syclgraph report`, from run.journal).
+            Converter::Run => Replay::new(limits, trace),
+        };
         let replay = match rows {
             Some(rows) => replay.with_rows(rows),
             None => replay,

@@ -19,6 +19,7 @@ mod graph_readability;
 mod host_tasks_and_usm;
 mod install;
 mod instances;
+mod killed_jobs;
 mod leftover_journal;
 mod loaded_start;
 mod mpi_ranks;

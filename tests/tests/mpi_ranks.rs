@@ -9,7 +9,8 @@
 //! rank's `summary.csv` gives `rank_work` is the sum of the times the
 //! program itself read from its events (the oracle). Sampling leaves the
 //! other ranks with `meta.json` only; a rank killed by SIGTERM stays
-//! `"complete": false` and is named.
+//! `"complete": false` and is named, its files completed by the outer
+//! syclgraph from its journal.
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -508,42 +509,43 @@ fn a_rank_killed_by_sigterm_stays_incomplete_and_is_named() {
     for (rank, meta) in &metas {
         assert_eq!(meta.complete, *rank != 3, "{meta:?}");
     }
+    // The outer syclgraph completed the files rank 3 left unfinished,
+    // from its journal, before the job's report.
+    let rank3 = dir.join("rank-00003");
+    let line = syclgraph_lines(&stderr)
+        .into_iter()
+        .find(|l| l.contains(" syclgraph completed its files from its journal in "))
+        .unwrap_or_else(|| panic!("no completion line:\n{stderr}"));
     assert!(
-        stderr.contains("syclgraph: incomplete (killed, or tracing failed; their files hold what was written until then): rank(s) 3\n"),
-        "{stderr}"
+        line.contains(", 1 rank(s) without their files finished: 3; ")
+            && line.ends_with(&format!(", in {}", rank3.display())),
+        "{line}"
     );
-    // The report reads the ranks that finished and names the killed one.
+    assert!(!stderr.contains("syclgraph: incomplete ("), "{stderr}");
+    // The report reads every rank and names the killed one.
     assert!(
         stderr.contains("per operation, device time per rank"),
         "{stderr}"
     );
+    assert!(stderr.contains("; incomplete: 3"), "{stderr}");
     assert!(!stderr.contains("cross-rank report:"), "{stderr}");
     // What rank 3 recorded before it was killed stays.
     assert_eq!(rank_work_rows(), 4);
-
-    // `syclgraph report` converts the journal rank 3 left, then reports
-    // the job; the rank stays incomplete (its losses died with it).
-    let rank3 = dir.join("rank-00003");
-    assert!(rank3.join(".syclgraph-journal").is_file());
+    assert!(!rank3.join(".syclgraph-journal").exists());
+    let summary = std::fs::read_to_string(rank3.join("summary.txt")).unwrap();
+    assert!(
+        summary.starts_with("converted by `syclgraph run`"),
+        "{summary}"
+    );
+    let path = read_csv(&rank3.join("critical_path.csv"));
+    assert!(path.iter().any(|r| r["name"] == "rank_work"), "{path:?}");
+    // The rank stays incomplete (its losses died with it); `syclgraph
+    // report` has nothing left to convert.
     let mut report = Command::new(syclgraph_exe());
     report.arg("report").arg(&dir);
     let out = output_within(report, LIMIT);
     let err = text(&out.stderr);
     assert!(out.status.success(), "{err}");
-    assert!(
-        err.starts_with(&format!(
-            "syclgraph: converted the journal {} left by a program that did not exit normally: ",
-            rank3.join(".syclgraph-journal").display()
-        )),
-        "{err}"
-    );
-    assert!(!rank3.join(".syclgraph-journal").exists());
-    let summary = std::fs::read_to_string(rank3.join("summary.txt")).unwrap();
-    assert!(
-        summary.starts_with("converted by `syclgraph report`"),
-        "{summary}"
-    );
-    let path = read_csv(&rank3.join("critical_path.csv"));
-    assert!(path.iter().any(|r| r["name"] == "rank_work"), "{path:?}");
+    assert!(!err.contains("converted the journal"), "{err}");
     assert!(!RankMeta::read(&rank3).unwrap().complete);
 }
