@@ -292,7 +292,7 @@ pub fn convert(dir: &Path, by: Converter, bounds: Bounds) -> Result<Converted, S
                         }
                     ));
                 }
-                trace.get_ref().sync_all()?;
+                durable(by, trace.get_ref())?;
                 std::fs::rename(&trace_tmp, &trace_path)
             });
             written.map_err(|e| format!("{}: {e}", trace_path.display()))?;
@@ -307,7 +307,7 @@ pub fn convert(dir: &Path, by: Converter, bounds: Bounds) -> Result<Converted, S
         {
             let file = rows
                 .into_inner()
-                .and_then(|f| f.sync_all())
+                .and_then(|f| durable(by, &f))
                 .and_then(|()| std::fs::rename(&kernels_tmp, &kernels_path));
             file.map_err(|e| format!("{}: {e}", kernels_path.display()))?;
         }
@@ -329,6 +329,20 @@ pub fn convert(dir: &Path, by: Converter, bounds: Bounds) -> Result<Converted, S
         let _ = std::fs::remove_file(&kernels_tmp);
     }
     result
+}
+
+/// Syncs a large converted file to disk before its rename, for `report`.
+/// In a killed job's grace period (`run`) the rename alone: it is atomic
+/// against the launcher's own death (the scheduler's `SIGKILL`, all that
+/// can come then), which leaves the journal and a `.tmp` file; the kernel
+/// writes the page cache back as for any file (a sync of the two large
+/// files, about 130 bytes each per command, took ~1 s per 1,000,000
+/// commands here).
+fn durable(by: Converter, file: &File) -> std::io::Result<()> {
+    match by {
+        Converter::Report => file.sync_all(),
+        Converter::Run => Ok(()),
+    }
 }
 
 #[cfg(test)]
