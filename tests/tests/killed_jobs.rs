@@ -8,7 +8,9 @@
 //! `summary.txt`, `critical_path.csv`, `idle_gaps.csv`, `instances.dot`
 //! and a `trace.pftrace` that Perfetto's protos decode with one device
 //! slice per timed `kernels.csv` row (`tests/scripts/check_pftrace.py`),
-//! the journal renamed `run.journal`, no temporary file left.
+//! the journal renamed `run.journal`, no temporary file left. A second
+//! Ctrl-C typed during the conversion stops it, and leaves no
+//! half-written file.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -313,4 +315,108 @@ fn an_mpi_job_killed_by_sigterm_leaves_each_rank_whole() {
         );
         assert_eq!(number_before(line, "commands"), rows as u64, "{line}");
     }
+}
+
+/// A Ctrl-C typed at the terminal kills the program; a second one, while
+/// `syclgraph run` converts its journal, stops the conversion: exit 130,
+/// one line saying so, no temporary file left, the journal kept, which
+/// `syclgraph report` then converts. `memcpy_loop` (many commands a second)
+/// gives a conversion long enough to be interrupted: the second Ctrl-C is
+/// typed once its first temporary file is there.
+#[test]
+fn a_second_ctrl_c_stops_the_conversion_and_leaves_no_half_file() {
+    use std::io::{Read, Write};
+    let cwd = fresh_dir("killed-ctrl-c");
+    let dir = cwd.join("out");
+    let [env, defaults] = DEFAULT_SIGNALS;
+    let line = format!(
+        "exec {env} {defaults} '{}' run -o out -- '{}' 600",
+        syclgraph_exe().display(),
+        program("memcpy_loop").display()
+    );
+    // util-linux `script`: a terminal of its own, whose input is typed.
+    let mut cmd = Command::new("script");
+    cmd.args(["-qec", &line, "/dev/null"]).current_dir(&cwd);
+    for var in CLEARED {
+        cmd.env_remove(var);
+    }
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("util-linux `script` runs");
+    let mut out = child.stdout.take().unwrap();
+    let output = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = out.read_to_string(&mut text);
+        text
+    });
+    let typed = |child: &mut Child| {
+        child.stdin.as_mut().unwrap().write_all(b"\x03").unwrap();
+        child.stdin.as_mut().unwrap().flush().unwrap();
+    };
+    let stop = |child: &mut Child, why: &str| -> ! {
+        let _ = child.kill();
+        signal_group(child.id(), "KILL");
+        panic!("{why}");
+    };
+    let deadline = Instant::now() + Duration::from_secs(90);
+    let rows = || {
+        std::fs::read(dir.join("kernels.csv"))
+            .map(|b| b.iter().filter(|&&c| c == b'\n').count())
+            .unwrap_or(0)
+    };
+    while rows() < 200_000 {
+        if Instant::now() > deadline {
+            stop(&mut child, "memcpy_loop wrote no 200,000 rows in 90 s");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    typed(&mut child);
+    let tmp = dir.join("trace.pftrace.tmp");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !tmp.exists() {
+        if Instant::now() > deadline {
+            stop(&mut child, "no conversion began within 30 s of the Ctrl-C");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    typed(&mut child);
+    let deadline = Instant::now() + GRACE;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            stop(&mut child, "still running after the second Ctrl-C");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let text = output.join().unwrap();
+    assert_eq!(status.code(), Some(130), "{text}");
+    assert!(
+        text.contains(
+            "syclgraph: interrupted by SIGINT while completing the files from the journal: not completed"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("syclgraph completed its files"), "{text}");
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "temporary files left: {left:?}");
+    assert!(dir.join(".syclgraph-journal").is_file());
+    assert!(!dir.join("summary.txt").exists());
+    // What is left converts by hand.
+    let mut report = Command::new(syclgraph_exe());
+    report.arg("report").arg(&dir);
+    let out = output_within(report, Duration::from_secs(120));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("syclgraph: converted the journal "), "{err}");
+    assert!(dir.join("summary.txt").is_file());
 }
