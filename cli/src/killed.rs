@@ -12,10 +12,10 @@
 //! Every file is written to a temporary file and renamed; the journal is
 //! renamed `run.journal` after the last one. Killed during the conversion
 //! (the scheduler's `SIGKILL` after its grace period), syclgraph leaves
-//! `*.tmp` files and the journal, which `syclgraph report DIR` converts; a
-//! Ctrl-C typed again at the terminal stops it the same way, and says so
-//! in one line. Other signals (a scheduler or an MPI launcher repeating
-//! its `SIGTERM`) do not stop it.
+//! `*.tmp` files and the journal, which `syclgraph report DIR` converts. A
+//! Ctrl-C typed again at the terminal stops it: syclgraph removes its
+//! `.tmp` files, keeps the journal and says so in one line. Other signals
+//! (a scheduler or an MPI launcher repeating its `SIGTERM`) do not stop it.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
