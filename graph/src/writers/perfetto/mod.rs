@@ -102,6 +102,7 @@ mod protos;
 mod recent;
 mod region_tracks;
 mod trace_start;
+pub mod wire;
 
 use recent::{Anchor, Recent, Seen, Waiting};
 pub use trace_start::TraceStart;

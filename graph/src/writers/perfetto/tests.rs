@@ -1,6 +1,7 @@
 //! The trace writer's tests: what it writes, read back.
 
 use super::recent::Ids;
+use super::wire::{self, Value};
 use super::*;
 use crate::record::{DeviceTimes, NodeInfo, TimingStatus};
 
@@ -23,101 +24,6 @@ fn the_start_of_a_trace_reads_back() {
     assert_eq!(TraceStart::read(&bytes[..bytes.len() - 1]), None);
     assert_eq!(TraceStart::read(b"not a trace"), None);
     assert_eq!(TraceStart::read(&[]), None);
-}
-
-/// The parts of Perfetto's messages these tests read back (the field
-/// numbers of `protos/perfetto/trace/**.proto`).
-mod read {
-    #[derive(Clone, PartialEq, ::prost::Message)]
-    pub struct Trace {
-        #[prost(message, repeated, tag = "1")]
-        pub packet: Vec<Packet>,
-    }
-    #[derive(Clone, PartialEq, ::prost::Message)]
-    pub struct Packet {
-        #[prost(uint64, optional, tag = "8")]
-        pub timestamp: Option<u64>,
-        #[prost(uint32, optional, tag = "58")]
-        pub timestamp_clock_id: Option<u32>,
-        #[prost(uint32, optional, tag = "10")]
-        pub sequence: Option<u32>,
-        #[prost(uint32, optional, tag = "13")]
-        pub sequence_flags: Option<u32>,
-        #[prost(message, optional, tag = "12")]
-        pub interned: Option<Interned>,
-        #[prost(message, optional, tag = "59")]
-        pub defaults: Option<Defaults>,
-        #[prost(message, optional, tag = "6")]
-        pub clock_snapshot: Option<Snapshot>,
-        #[prost(message, optional, tag = "11")]
-        pub track_event: Option<Event>,
-    }
-    #[derive(Clone, PartialEq, ::prost::Message)]
-    pub struct Interned {
-        #[prost(message, repeated, tag = "2")]
-        pub event_names: Vec<Name>,
-        #[prost(message, repeated, tag = "3")]
-        pub arg_names: Vec<Name>,
-    }
-    #[derive(Clone, PartialEq, ::prost::Message)]
-    pub struct Name {
-        #[prost(uint64, optional, tag = "1")]
-        pub iid: Option<u64>,
-        #[prost(string, optional, tag = "2")]
-        pub name: Option<String>,
-    }
-    #[derive(Clone, PartialEq, ::prost::Message)]
-    pub struct Defaults {
-        #[prost(uint32, optional, tag = "58")]
-        pub clock: Option<u32>,
-        #[prost(message, optional, tag = "11")]
-        pub track_event: Option<EventDefaults>,
-    }
-    #[derive(Clone, PartialEq, ::prost::Message)]
-    pub struct EventDefaults {
-        #[prost(uint64, optional, tag = "11")]
-        pub track_uuid: Option<u64>,
-    }
-    #[derive(Clone, PartialEq, ::prost::Message)]
-    pub struct Snapshot {
-        #[prost(message, repeated, tag = "1")]
-        pub clocks: Vec<Clock>,
-    }
-    #[derive(Clone, PartialEq, ::prost::Message)]
-    pub struct Clock {
-        #[prost(uint32, optional, tag = "1")]
-        pub id: Option<u32>,
-        #[prost(uint64, optional, tag = "2")]
-        pub timestamp: Option<u64>,
-        #[prost(bool, optional, tag = "3")]
-        pub incremental: Option<bool>,
-    }
-    #[derive(Clone, PartialEq, ::prost::Message)]
-    pub struct Event {
-        #[prost(int32, optional, tag = "9")]
-        pub r#type: Option<i32>,
-        #[prost(uint64, optional, tag = "11")]
-        pub track_uuid: Option<u64>,
-        #[prost(uint64, optional, tag = "10")]
-        pub name_iid: Option<u64>,
-        #[prost(string, optional, tag = "23")]
-        pub name: Option<String>,
-        #[prost(message, repeated, tag = "4")]
-        pub args: Vec<Arg>,
-        #[prost(fixed64, repeated, packed = "false", tag = "47")]
-        pub flow_ids: Vec<u64>,
-        #[prost(fixed64, repeated, packed = "false", tag = "48")]
-        pub terminating_flow_ids: Vec<u64>,
-    }
-    #[derive(Clone, PartialEq, ::prost::Message)]
-    pub struct Arg {
-        #[prost(uint64, optional, tag = "1")]
-        pub name_iid: Option<u64>,
-        #[prost(uint64, optional, tag = "3")]
-        pub uint_value: Option<u64>,
-        #[prost(string, optional, tag = "6")]
-        pub string_value: Option<String>,
-    }
 }
 
 /// A track event as Perfetto reads it: its sequence's defaults,
@@ -145,41 +51,122 @@ struct SequenceState {
     offset: u64,
 }
 
-fn events(bytes: &[u8]) -> Vec<Ev> {
-    let trace = <read::Trace as prost::Message>::decode(bytes).expect("the file parses");
+/// The fields of the message `buf`, each number with its value.
+fn message(buf: &[u8]) -> Vec<(u32, Value<'_>)> {
+    wire::fields(buf)
+        .map(|f| f.map(|f| (f.number, f.value)).expect("the message parses"))
+        .collect()
+}
+
+fn uint(v: &Value) -> u64 {
+    match *v {
+        Value::Varint(n) | Value::Fixed64(n) => n,
+        Value::Fixed32(n) => n.into(),
+        Value::Len(_) => panic!("a number was expected"),
+    }
+}
+
+fn bytes<'a>(v: &Value<'a>) -> &'a [u8] {
+    match *v {
+        Value::Len(b) => b,
+        _ => panic!("bytes were expected"),
+    }
+}
+
+fn text(v: &Value) -> String {
+    String::from_utf8(bytes(v).to_vec()).expect("UTF-8")
+}
+
+/// An `EventName` or `DebugAnnotationName`: (iid, name).
+fn interned_name(buf: &[u8]) -> (u64, String) {
+    let (mut iid, mut name) = (None, None);
+    for (n, v) in message(buf) {
+        match n {
+            interned::IID => iid = Some(uint(&v)),
+            interned::NAME => name = Some(text(&v)),
+            _ => {}
+        }
+    }
+    (iid.expect("an iid"), name.expect("a name"))
+}
+
+/// The track events of a trace, read with [`wire`] and the field numbers
+/// of [`fields`] (the one decoder of the tests; `tests/scripts/
+/// check_pftrace.py` checks the files with Perfetto's own definitions).
+fn events(trace: &[u8]) -> Vec<Ev> {
+    use fields::{annotation, clock_snapshot as cs, defaults};
     let mut seqs: FxHashMap<u32, SequenceState> = FxHashMap::default();
     let mut out = Vec::new();
-    for p in trace.packet {
-        let seq = p.sequence.expect("every packet has a sequence");
-        if p.sequence_flags.unwrap_or(0) & INCREMENTAL_STATE_CLEARED != 0 {
+    for (number, packet) in message(trace) {
+        assert_eq!(number, TRACE_PACKET);
+        let p = message(bytes(&packet));
+        let get = |f: u32| p.iter().find(|(n, _)| *n == f).map(|(_, v)| *v);
+        let seq = u32::try_from(uint(
+            &get(packet::TRUSTED_PACKET_SEQUENCE_ID).expect("every packet has a sequence"),
+        ))
+        .unwrap();
+        let flags = get(packet::SEQUENCE_FLAGS).map_or(0, |v| uint(&v)) as u32;
+        if flags & INCREMENTAL_STATE_CLEARED != 0 {
             seqs.insert(seq, SequenceState::default());
         }
         let st = seqs.entry(seq).or_default();
-        if let Some(d) = p.defaults {
-            st.clock = d.clock;
-            st.track = d.track_event.and_then(|e| e.track_uuid);
-        }
-        if let Some(i) = p.interned {
-            for n in i.event_names {
-                st.event_names.insert(n.iid.unwrap(), n.name.unwrap());
+        if let Some(d) = get(packet::TRACE_PACKET_DEFAULTS) {
+            for (n, v) in message(bytes(&d)) {
+                match n {
+                    defaults::TIMESTAMP_CLOCK_ID => st.clock = Some(uint(&v) as u32),
+                    defaults::TRACK_EVENT_DEFAULTS => {
+                        for (n, v) in message(bytes(&v)) {
+                            if n == event::TRACK_UUID {
+                                st.track = Some(uint(&v));
+                            }
+                        }
+                    }
+                    _ => {}
+                }
             }
-            for n in i.arg_names {
-                st.arg_names.insert(n.iid.unwrap(), n.name.unwrap());
+        }
+        if let Some(i) = get(packet::INTERNED_DATA) {
+            for (n, v) in message(bytes(&i)) {
+                let (iid, name) = interned_name(bytes(&v));
+                match n {
+                    interned::EVENT_NAMES => st.event_names.insert(iid, name),
+                    interned::DEBUG_ANNOTATION_NAMES => st.arg_names.insert(iid, name),
+                    _ => None,
+                };
             }
         }
-        if let Some(s) = p.clock_snapshot {
-            let at = |id| s.clocks.iter().find(|c| c.id == Some(id));
+        if let Some(s) = get(packet::CLOCK_SNAPSHOT) {
+            // (clock id, timestamp, incremental) of each clock.
+            let clocks: Vec<(u64, u64, bool)> = message(bytes(&s))
+                .iter()
+                .filter(|(n, _)| *n == cs::CLOCKS)
+                .map(|(_, c)| {
+                    let c = message(bytes(c));
+                    let at = |f| c.iter().find(|(n, _)| *n == f).map(|(_, v)| uint(v));
+                    (
+                        at(cs::CLOCK_ID).unwrap(),
+                        at(cs::TIMESTAMP).unwrap(),
+                        at(cs::IS_INCREMENTAL) == Some(1),
+                    )
+                })
+                .collect();
+            let at = |id: u32| clocks.iter().find(|c| c.0 == u64::from(id));
             if let (Some(inc), Some(mono)) = (at(encoding::INCREMENTAL_CLOCK), at(CLOCK_MONOTONIC))
             {
-                assert_eq!(inc.incremental, Some(true));
-                st.last = inc.timestamp.unwrap();
-                st.offset = mono.timestamp.unwrap() - st.last;
+                assert!(inc.2, "the sequence's clock is incremental");
+                st.last = inc.1;
+                st.offset = mono.1 - st.last;
             }
             continue;
         }
-        let Some(e) = p.track_event else { continue };
-        let mut ts = p.timestamp.expect("an event has a timestamp");
-        match p.timestamp_clock_id.or(st.clock) {
+        let Some(e) = get(packet::TRACK_EVENT) else {
+            continue;
+        };
+        let mut ts = uint(&get(packet::TIMESTAMP).expect("an event has a timestamp"));
+        match get(packet::TIMESTAMP_CLOCK_ID)
+            .map(|v| uint(&v) as u32)
+            .or(st.clock)
+        {
             Some(encoding::INCREMENTAL_CLOCK) => {
                 st.last += ts;
                 ts = st.last + st.offset;
@@ -187,25 +174,39 @@ fn events(bytes: &[u8]) -> Vec<Ev> {
             Some(CLOCK_MONOTONIC) => {}
             c => panic!("clock {c:?}"),
         }
-        let name = match (e.name_iid, e.name) {
-            (Some(iid), _) => st.event_names[&iid].clone(),
-            (None, Some(n)) => n,
-            (None, None) => String::new(),
-        };
-        let args = e
-            .args
-            .iter()
-            .filter_map(|a| Some((st.arg_names[&a.name_iid?].clone(), a.uint_value?)))
-            .collect();
-        out.push(Ev {
-            kind: e.r#type.unwrap_or(0),
-            track: e.track_uuid.or(st.track).expect("a track"),
+        let mut ev = Ev {
+            kind: 0,
+            track: 0,
             ts,
-            name,
-            args,
-            flow_ids: e.flow_ids,
-            terminating_flow_ids: e.terminating_flow_ids,
-        });
+            name: String::new(),
+            args: Vec::new(),
+            flow_ids: Vec::new(),
+            terminating_flow_ids: Vec::new(),
+        };
+        let mut track = None;
+        for (n, v) in message(bytes(&e)) {
+            match n {
+                event::TYPE => ev.kind = uint(&v) as i32,
+                event::TRACK_UUID => track = Some(uint(&v)),
+                event::NAME_IID => ev.name = st.event_names[&uint(&v)].clone(),
+                event::NAME => ev.name = text(&v),
+                event::FLOW_IDS => ev.flow_ids.push(uint(&v)),
+                event::TERMINATING_FLOW_IDS => ev.terminating_flow_ids.push(uint(&v)),
+                event::DEBUG_ANNOTATIONS => {
+                    let a = message(bytes(&v));
+                    let at = |f| a.iter().find(|(n, _)| *n == f).map(|(_, v)| *v);
+                    if let (Some(name), Some(value)) =
+                        (at(annotation::NAME_IID), at(annotation::UINT_VALUE))
+                    {
+                        ev.args
+                            .push((st.arg_names[&uint(&name)].clone(), uint(&value)));
+                    }
+                }
+                _ => {}
+            }
+        }
+        ev.track = track.or(st.track).expect("a track");
+        out.push(ev);
     }
     out
 }
