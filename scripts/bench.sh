@@ -49,6 +49,11 @@
 #                           (memcpys 50000, kernels 50000, dpnp iterations 800); on a
 #                           loaded machine the untimed configurations' memcpys fall far
 #                           behind the device from about 100000 (docs/performance.md)
+#   --wall-configs LIST     wall clock: the configurations to run, a comma-separated
+#                           subset of empty,aa,selftimed,syclgraph,notiming (default all;
+#                           e.g. selftimed,syclgraph for the whole-process target alone:
+#                           on a loaded machine the untimed configurations' large runs
+#                           fall behind the device and take minutes each)
 #   --quick                 every part small, to check the script: wall 5 rounds of a
 #                           tenth of the tasks, callgrind one run each, memory a tenth
 #   --no-xpti               wall clock and memory: add the program without XPTI
@@ -101,6 +106,7 @@ mode=all
 rounds="${BENCH_ROUNDS:-21}"
 seed=""
 workloads="memcpy-1t"
+wall_configs=""
 quick=0
 noxpti=0
 tasks_n=""
@@ -129,6 +135,7 @@ while (($#)); do
     -r|--rounds) rounds="${2:?}"; shift ;;
     --seed) seed="${2:?}"; shift ;;
     -w|--workloads) workloads="${2:?}"; shift ;;
+    --wall-configs) wall_configs="${2:?}"; shift ;;
     -n|--tasks) tasks_n="${2:?}"; shift ;;
     --quick) quick=1 ;;
     --n1) n1="${2:?}"; shift ;;
@@ -246,6 +253,12 @@ CONFIGS=(noxpti empty syclgraph)
 WALL_CONFIGS=(empty aa selftimed syclgraph notiming)
 ((noxpti)) && WALL_CONFIGS=(noxpti "${WALL_CONFIGS[@]}")
 ((stopped)) && WALL_CONFIGS+=(stopped)
+if [[ -n "$wall_configs" ]]; then
+  for c in ${wall_configs//,/ }; do
+    [[ " ${WALL_CONFIGS[*]} " == *" $c "* ]] || die "--wall-configs: unknown configuration $c"
+  done
+  read -r -a WALL_CONFIGS <<<"${wall_configs//,/ }"
+fi
 # Memory: the target is syclgraph - empty subscriber.
 MEMORY_CONFIGS=(empty syclgraph)
 ((noxpti)) && MEMORY_CONFIGS=(noxpti "${MEMORY_CONFIGS[@]}")
@@ -379,7 +392,7 @@ wall_mode() {
   done
   echo
   echo "$MACHINE"
-  echo "command: scripts/bench.sh --wall$( ((stopped)) && echo ' --stopped')$( ((noxpti)) && echo ' --no-xpti')$([[ -n "$sg_lib" ]] && echo " --syclgraph-lib $sg_lib") --rounds $rounds --seed $seed --workloads $workloads$([[ -n "$tasks_n" ]] && echo " --tasks $tasks_n")$( ((quick)) && echo ' --quick')"
+  echo "command: scripts/bench.sh --wall$( ((stopped)) && echo ' --stopped')$( ((noxpti)) && echo ' --no-xpti')$([[ -n "$sg_lib" ]] && echo " --syclgraph-lib $sg_lib") --rounds $rounds --seed $seed --workloads $workloads$([[ -n "$wall_configs" ]] && echo " --wall-configs $wall_configs")$([[ -n "$tasks_n" ]] && echo " --tasks $tasks_n")$( ((quick)) && echo ' --quick')"
   echo
   echo "$check"
   echo
