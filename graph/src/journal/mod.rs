@@ -1,5 +1,7 @@
 //! The journal: every [`Record`] the collector applies, as compact bytes in
-//! a file, to be read back in order at exit ("record first, analyse later").
+//! a file, to be read back in order: by `syclgraph whatif` (`run.journal`),
+//! by `syclgraph report` after a kill, and at exit when device timing was
+//! off.
 //!
 //! Format: the file starts with [`JOURNAL_HEADER`] (a magic text and the
 //! format version, 2). Then records follow each other with no framing: one
