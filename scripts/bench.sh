@@ -11,7 +11,8 @@
 #                                    OpenCL CPU runtime objects left out, per
 #                                    thread; syclgraph - empty on the program's
 #                                    threads (target +1,000) and on syclgraph's
-#                                    (the collector, target +6,000)
+#                                    (the collector, its end of run included,
+#                                    target +6,000)
 #   scripts/bench.sh --wall          wall clock: each workload under {empty
 #                                    subscriber, empty again (A/A), the program
 #                                    timing its own commands under the empty
