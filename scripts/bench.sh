@@ -11,7 +11,8 @@
 #                                    OpenCL CPU runtime objects left out, per
 #                                    thread; syclgraph - empty on the program's
 #                                    threads (target +1,000) and on syclgraph's
-#                                    (the collector, target +6,000)
+#                                    (the collector, its end of run included,
+#                                    target +6,000)
 #   scripts/bench.sh --wall          wall clock: each workload under {empty
 #                                    subscriber, empty again (A/A), the program
 #                                    timing its own commands under the empty
@@ -38,18 +39,28 @@
 #                           round (shuffled anew every round; default: a new seed, printed
 #                           on the command line of the results, to run the same order again)
 #   -w, --workloads LIST    wall clock: comma-separated subset of
-#                           memcpy-1t,memcpy-2t,memcpy-2t-shared,kernels,dpnp
-#                           (default memcpy-1t, the targets' case; dpnp has no self-timed form)
+#                           memcpy-1t,memcpy-200k,memcpy-1m,memcpy-2t,memcpy-2t-shared,kernels,dpnp
+#                           (default memcpy-1t, the targets' case; memcpy-200k and memcpy-1m:
+#                           tiny_memcpy 200000 1 and 1000000 1, issue 41's whole-process cases;
+#                           dpnp has no self-timed form). Each run is timed twice: the
+#                           program's loop (us_per_task) and the whole process, start to
+#                           exit (bench/tools/whole.py), with its end of run (the last line
+#                           to the exit)
 #   -n, --tasks N           wall clock: each workload's N instead of its default
 #                           (memcpys 50000, kernels 50000, dpnp iterations 800); on a
 #                           loaded machine the untimed configurations' memcpys fall far
 #                           behind the device from about 100000 (docs/performance.md)
+#   --wall-configs LIST     wall clock: the configurations to run, a comma-separated
+#                           subset of empty,aa,selftimed,syclgraph,notiming (default all;
+#                           e.g. selftimed,syclgraph for the whole-process target alone:
+#                           on a loaded machine the untimed configurations' large runs
+#                           fall behind the device and take minutes each)
 #   --quick                 every part small, to check the script: wall 5 rounds of a
 #                           tenth of the tasks, callgrind one run each, memory a tenth
 #   --no-xpti               wall clock and memory: add the program without XPTI
 #                           (under load its tiny memcpys can run far slower than traced)
-#   --n1 N, --n2 N          callgrind: the two memcpy counts (default 12000, 24000: past
-#                           the kept-instance and critical-step limits, steady state)
+#   --n1 N, --n2 N          callgrind: the two memcpy counts (default 20000, 40000: past
+#                           the kept-instance, critical-step and exit what-if limits)
 #   --repeat K              callgrind: runs per configuration and N (default 3); medians
 #   --cg-workload W         callgrind: memcpy (default: tiny_memcpy N 1), kernels, or
 #                           kernels-noprof (a queue without enable_profiling: run it
@@ -87,6 +98,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$SYCLGRAPH_VENV"
 PY="${PYTHON:-$VENV/bin/python}"
 REPORT="$ROOT/bench/tools/report.py"
+WHOLE="$ROOT/bench/tools/whole.py"
 TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 BIN="$ROOT/build/bench"
 RUN_TIMEOUT="${BENCH_TIMEOUT:-600}"
@@ -95,6 +107,7 @@ mode=all
 rounds="${BENCH_ROUNDS:-21}"
 seed=""
 workloads="memcpy-1t"
+wall_configs=""
 quick=0
 noxpti=0
 tasks_n=""
@@ -123,6 +136,7 @@ while (($#)); do
     -r|--rounds) rounds="${2:?}"; shift ;;
     --seed) seed="${2:?}"; shift ;;
     -w|--workloads) workloads="${2:?}"; shift ;;
+    --wall-configs) wall_configs="${2:?}"; shift ;;
     -n|--tasks) tasks_n="${2:?}"; shift ;;
     --quick) quick=1 ;;
     --n1) n1="${2:?}"; shift ;;
@@ -145,7 +159,9 @@ done
 seed="${seed:-$(( (RANDOM << 15) | RANDOM ))}"
 [[ -z "$tasks_n" || "$tasks_n" =~ ^[1-9][0-9]*$ ]] || die "--tasks wants a positive number"
 case "$cg_workload" in
-  memcpy) cg_cmd=(tiny_memcpy N 1); n1="${n1:-12000}"; n2="${n2:-24000}" ;;
+  # 20,000 and 40,000: both past the exit's what-if limit (20,000
+  # commands, the warm-up's included) and SYCLGRAPH_MAX_INSTANCES.
+  memcpy) cg_cmd=(tiny_memcpy N 1); n1="${n1:-20000}"; n2="${n2:-40000}" ;;
   kernels) cg_cmd=(interop_kernels N); n1="${n1:-500}"; n2="${n2:-1000}" ;;
   # The same kernels on a queue made WITHOUT enable_profiling: syclgraph
   # forces profiling on it (compare with SYCLGRAPH_FORCE_PROFILING=0 set).
@@ -238,6 +254,12 @@ CONFIGS=(noxpti empty syclgraph)
 WALL_CONFIGS=(empty aa selftimed syclgraph notiming)
 ((noxpti)) && WALL_CONFIGS=(noxpti "${WALL_CONFIGS[@]}")
 ((stopped)) && WALL_CONFIGS+=(stopped)
+if [[ -n "$wall_configs" ]]; then
+  for c in ${wall_configs//,/ }; do
+    [[ " ${WALL_CONFIGS[*]} " == *" $c "* ]] || die "--wall-configs: unknown configuration $c"
+  done
+  read -r -a WALL_CONFIGS <<<"${wall_configs//,/ }"
+fi
 # Memory: the target is syclgraph - empty subscriber.
 MEMORY_CONFIGS=(empty syclgraph)
 ((noxpti)) && MEMORY_CONFIGS=(noxpti "${MEMORY_CONFIGS[@]}")
@@ -303,6 +325,8 @@ wall_mode() {
   # `self-timed` added to its arguments.
   local -a table=(
     "memcpy-1t|50000|1|1|$BIN/tiny_memcpy N 1"
+    "memcpy-200k|200000|1|1|$BIN/tiny_memcpy N 1"
+    "memcpy-1m|1000000|1|1|$BIN/tiny_memcpy N 1"
     "memcpy-2t|50000|1|1|$BIN/tiny_memcpy N 2 own"
     "memcpy-2t-shared|50000|1|1|$BIN/tiny_memcpy N 2 shared"
     "kernels|50000|1|1|$BIN/interop_kernels N"
@@ -347,8 +371,12 @@ wall_mode() {
         config="${configs[k]}"
         local -a argv=("${words[@]}")
         [[ $config == selftimed ]] && argv+=(self-timed)
-        out="$(run_config "$config" "${argv[@]}" 2>"$WORK/stderr")" || true
+        # whole.py times the whole process (start to exit, every file
+        # written) and its end of run (the program's last line to its exit).
+        out="$(run_config "$config" "$PY" "$WHOLE" "${argv[@]}" 2>"$WORK/stderr")" || true
         value="$(sed -n 's/^us_per_task //p' <<<"$out" | tail -n1)"
+        local whole="" tail_s=""
+        read -r whole tail_s < <(sed -n 's/^whole_process_s \([0-9.]*\) end_of_run_s \([0-9.]*\) exit 0$/\1 \2/p' <<<"$out" | tail -n1; echo) || true
         if [[ $config == selftimed ]] && ! grep -q "^self_timed commands $tasks " <<<"$out"; then
           log "$name round $r: the self-timed program did not read all $tasks commands' times"
           value=""
@@ -358,13 +386,14 @@ wall_mode() {
           tail -n 5 "$WORK/stderr" >&2 || true
           value=nan
         fi
-        printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$tasks" "$r" "$config" "$value" >>"$results"
+        [[ $value != nan && -n "$whole" ]] || { whole=nan; tail_s=nan; }
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$tasks" "$r" "$config" "$value" "$whole" "$tail_s" >>"$results"
       done
     done
   done
   echo
   echo "$MACHINE"
-  echo "command: scripts/bench.sh --wall$( ((stopped)) && echo ' --stopped')$( ((noxpti)) && echo ' --no-xpti')$([[ -n "$sg_lib" ]] && echo " --syclgraph-lib $sg_lib") --rounds $rounds --seed $seed --workloads $workloads$([[ -n "$tasks_n" ]] && echo " --tasks $tasks_n")$( ((quick)) && echo ' --quick')"
+  echo "command: scripts/bench.sh --wall$( ((stopped)) && echo ' --stopped')$( ((noxpti)) && echo ' --no-xpti')$([[ -n "$sg_lib" ]] && echo " --syclgraph-lib $sg_lib") --rounds $rounds --seed $seed --workloads $workloads$([[ -n "$wall_configs" ]] && echo " --wall-configs $wall_configs")$([[ -n "$tasks_n" ]] && echo " --tasks $tasks_n")$( ((quick)) && echo ' --quick')"
   echo
   echo "$check"
   echo

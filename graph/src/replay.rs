@@ -1,12 +1,13 @@
 //! The full pipeline over a record stream: the [`Run`] with its analyses
 //! and the Perfetto trace, fed in the order the subscriber's collector
 //! applies records: [`TraceWriter::observe`], then [`Run::apply`], then
-//! [`TraceWriter::write`] for each instance it finalised. The subscriber
-//! keeps only the model live and replays its journal of records through a
-//! [`Replay`] at exit; the outputs are the same bytes as if the pipeline
-//! had run live. With device timing off nothing is kept live: the replay
-//! also writes the `kernels.csv` rows ([`Replay::with_rows`]), the same
-//! bytes as rows streamed from the model alone ([`Run::apply_to_graph`]).
+//! [`TraceWriter::write`] for each instance it finalised, with the
+//! `kernels.csv` rows of the same instances ([`Replay::with_rows`]). The
+//! subscriber's collector runs one live during the run; with device timing
+//! off it replays its journal of records through one at exit, and
+//! `syclgraph report` replays a killed program's journal: the same bytes.
+//! The rows are the same bytes as rows streamed from the model alone
+//! ([`Run::apply_to_graph`]).
 
 use std::fmt::Write as _;
 use std::io::Write;
@@ -53,10 +54,16 @@ impl<W: Write> Replay<W> {
     /// they are finalised (the order the live model streams them). Call
     /// before the first record.
     pub fn with_rows<R: Write>(self, rows: KernelRowWriter<R>) -> Replay<W, R> {
+        self.with_optional_rows(Some(rows))
+    }
+
+    /// [`Replay::with_rows`] when `rows` is some; no rows, of type `R`,
+    /// when none.
+    pub fn with_optional_rows<R: Write>(self, rows: Option<KernelRowWriter<R>>) -> Replay<W, R> {
         Replay {
             run: self.run,
             trace: self.trace,
-            rows: Some(rows),
+            rows,
             rows_error: None,
             done: self.done,
         }
@@ -140,6 +147,11 @@ impl<W: Write, R: Write> Replay<W, R> {
     /// The rows' writer, to flush it as it grows.
     pub fn rows_mut(&mut self) -> Option<&mut KernelRowWriter<R>> {
         self.rows.as_mut()
+    }
+
+    /// Whether writing the rows failed (see [`Replay::take_rows`]).
+    pub fn rows_failed(&self) -> bool {
+        self.rows_error.is_some()
     }
 
     /// Takes the rows' writer out (the replay writes no more rows), or the

@@ -644,9 +644,10 @@ fn every_output_matches_its_golden_file() {
     check_against_goldens(outputs);
 }
 
-/// Record first, analyse later: the subscriber's deferred pipeline (the
-/// model live, the analyses and the trace replayed from the journal at
-/// exit) writes the very bytes of the live one, file by file.
+/// The deferred pipeline (the model alone live, the analyses and the
+/// trace replayed from the journal: the untimed subscriber's exit and
+/// `syclgraph report` after a kill) writes the very bytes of the live one
+/// (the subscriber's with device timing on), file by file.
 #[test]
 fn the_deferred_outputs_match_the_golden_files() {
     check_against_goldens(deferred_outputs);

@@ -26,4 +26,4 @@ pub mod meta_json;
 pub mod query;
 pub mod sql;
 pub mod trace_rewrite;
-pub mod wire;
+pub use syclgraph_graph::perfetto::wire;

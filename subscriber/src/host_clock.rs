@@ -8,7 +8,7 @@
 //! here skips the call, its clock-id dispatch and its sequence retry (~32 ns
 //! here against ~15 for the inline read). Every time stays on the
 //! `CLOCK_MONOTONIC` timeline within the fit's error (measured and stated in
-//! docs/architecture.md, "Time").
+//! docs/runtime-interface.md, "Time").
 //!
 //! Publishing. The parameters are two 40-byte slots and a generation:
 //! generation `g` (0: none yet, read `clock_gettime`) names slot `g & 1`. The

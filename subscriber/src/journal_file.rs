@@ -1,9 +1,11 @@
 //! The collector's journal (`.syclgraph-journal` in the output directory):
 //! every record the outputs were given during the run, encoded by
-//! [`syclgraph_graph::journal`] and appended in order through a buffer and written with the `kernels.csv` rows, then read back
-//! once at exit to replay the analyses and the trace
-//! ([`syclgraph_graph::replay::Replay`]) and kept as `run.journal`
-//! ([`Journal::keep`]) for `syclgraph whatif`.
+//! [`syclgraph_graph::journal`] and appended in order through a buffer,
+//! written with the `kernels.csv` rows, and kept at exit as `run.journal`
+//! ([`Journal::keep`]) for `syclgraph whatif`; a killed program leaves it
+//! for `syclgraph report`. With device timing off it is also read back at
+//! exit, every output replayed from it
+//! ([`syclgraph_graph::replay::Replay`]).
 //!
 //! The file is opened read+write and kept open: a run whose output
 //! directory is removed still reads its journal back. A write that fails
@@ -63,7 +65,7 @@ impl Journal {
             Ok(f) => Some(f),
             Err(e) => {
                 warn(format_args!(
-                    "cannot write {}: {e}; trace.pftrace, critical_path.csv and idle_gaps.csv will miss every record",
+                    "cannot write {}: {e}; run.journal will miss every record (syclgraph whatif, and syclgraph report after a kill)",
                     path.display()
                 ));
                 None
@@ -114,7 +116,7 @@ impl Journal {
                     let _ = file.set_len(self.on_disk);
                     let _ = file.seek(SeekFrom::Start(self.on_disk));
                     warn(format_args!(
-                        "{}: {e}; no more records are journalled (trace.pftrace, critical_path.csv and idle_gaps.csv miss them)",
+                        "{}: {e}; no more records are journalled (run.journal misses them: syclgraph whatif, and syclgraph report after a kill)",
                         self.path.display()
                     ));
                     self.failed = true;

@@ -1,16 +1,18 @@
-//! The collector's side of the outputs. Record first, analyse later:
-//! during the run it keeps the task graph (the model alone), streams the
-//! `kernels.csv` rows as instances complete, snapshots `graph.dot` and
-//! `summary.csv`, and appends every record to the journal
-//! ([`crate::journal_file`]). At exit it replays the journal through the
-//! full pipeline ([`Replay`]: the analyses and the trace) and writes the
-//! trace, the critical files, the graph files and the stderr summary.
+//! The collector's side of the outputs. Everything is streamed during the
+//! run: each record goes to the journal ([`crate::journal_file`]) and
+//! through the full pipeline ([`Replay`]: the model, the critical path and
+//! the idle gaps advanced as instances finish, the `kernels.csv` rows and
+//! the `trace.pftrace` slices written as they finish), and `graph.dot` and
+//! `summary.csv` are snapshotted. The exit has little left to do: the last
+//! instances, the trace's tracks computed at the end (the critical path,
+//! the windows, the regions), the small files written from the finished
+//! run, and the journal kept as `run.journal`.
 //!
 //! With device timing off (`SYCLGRAPH_DEVICE_TIMING=0`) nothing is read
 //! from the device during the run, so nothing needs the model then: the
-//! collector only journals the records, and the replay at exit also writes
-//! the `kernels.csv` rows (the same bytes). No snapshot is written during
-//! such a run; a program killed by a signal leaves the journal (see
+//! collector only journals the records, and the replay at exit writes
+//! every output (the same bytes). No snapshot is written during such a
+//! run; a program killed by a signal leaves the journal (see
 //! docs/guide/limitations.md).
 
 use std::fs::File;
@@ -23,7 +25,7 @@ use syclgraph_graph::perfetto::{TraceWriter, CLOCK_MONOTONIC};
 use syclgraph_graph::record::Record;
 use syclgraph_graph::replay::Replay;
 use syclgraph_graph::timing::format_ns;
-use syclgraph_graph::{Completed, Limits, Run, TaskGraph};
+use syclgraph_graph::{Limits, Run};
 
 use crate::config::Config;
 use crate::journal_file::Journal;
@@ -84,27 +86,27 @@ pub struct Losses {
     pub region_never_entered: Option<String>,
 }
 
-/// The live model, the streamed `kernels.csv` and the journal.
+/// The live pipeline (model, analyses, streamed `kernels.csv` and trace)
+/// and the journal.
 pub struct Output {
     dir: PathBuf,
     quiet: bool,
     limits: Limits,
-    /// True when the model is kept during the run (device timing on, or
-    /// no journal to replay): rows streamed, snapshots. False: every
-    /// output is written at exit from the journal.
+    /// True when the pipeline runs during the run (device timing on, or
+    /// no journal to replay). False: every output is written at exit from
+    /// the journal.
     live: bool,
-    /// The task graph, the model alone (its analyses stay empty: they are
-    /// computed at exit from the journal); empty when not `live`.
-    graph: Run,
-    kernels: Option<KernelRowWriter<WholeRows>>,
-    /// Every record applied, for the replay at exit.
+    /// The pipeline: the run (the model and its analyses) with its
+    /// `kernels.csv` rows and `trace.pftrace` slices, fed every record as
+    /// it is applied; when not `live`, an empty one whose writers the
+    /// replay at exit takes (an empty one without writers once finished).
+    pipeline: Replay<WholeRows, WholeRows>,
+    /// Every record applied: for `syclgraph report` after a kill, for
+    /// `syclgraph whatif` (kept as `run.journal`), and replayed at exit
+    /// when not `live`.
     journal: Journal,
-    /// `trace.pftrace`, started (clock snapshot, process name) at start and
-    /// written at exit from the journal (`None`: off or failed).
-    trace: Option<TraceWriter<WholeRows>>,
     /// `SYCLGRAPH_TRACE_MAX_MB`, for the summary.
     trace_max_mb: u64,
-    completed: Vec<Completed>,
     /// Records applied since the last snapshot of graph.dot/summary.csv.
     changed: bool,
     /// Records journalled or rows written since the last flush.
@@ -112,7 +114,7 @@ pub struct Output {
 }
 
 impl Output {
-    /// Starts `kernels.csv` in the output directory.
+    /// Starts `kernels.csv` and `trace.pftrace` in the output directory.
     pub fn new(config: &Config) -> Output {
         let kernels = File::create(config.output_dir.join("kernels.csv"))
             .and_then(|f| KernelRowWriter::new(WholeRows::new(f)));
@@ -128,60 +130,54 @@ impl Output {
             ..Limits::default()
         };
         let journal = Journal::create(&config.output_dir);
+        let pipeline = Replay::new(limits, start_trace(config)).with_optional_rows(kernels);
         Output {
-            // Without a journal the model stays live whatever the mode.
+            // Without a journal the pipeline stays live whatever the mode.
             live: config.device_timing || !journal.is_open(),
-            trace: start_trace(config),
             trace_max_mb: config.trace_max_mb,
             dir: config.output_dir.clone(),
             quiet: !config.prints_summary(),
             limits,
-            graph: Run::with_limits(limits),
+            pipeline,
             journal,
-            kernels,
-            completed: Vec::new(),
             changed: false,
             unflushed: false,
         }
     }
 
     /// The task graph so far.
-    pub fn graph(&self) -> &TaskGraph {
-        &self.graph
+    pub fn graph(&self) -> &Run {
+        self.pipeline.run()
     }
 
-    /// Journals one record and, when the model is live, applies it to the
-    /// model and streams the rows of the instances it completed.
+    /// Journals one record and, when the pipeline is live, feeds it
+    /// through (the model, the analyses, the rows and slices of the
+    /// instances it completed).
     pub fn apply(&mut self, record: Record) {
         self.journal.append(&record);
         self.unflushed = true;
         if !self.live {
             return;
         }
-        self.graph.apply_to_graph(record, &mut self.completed);
+        self.pipeline.apply(record);
         self.changed = true;
-        self.write_completed();
+        bound_pending(&mut self.pipeline);
     }
 
-    /// Whether the model is kept during the run (see [`Output::apply`]).
+    /// Whether the pipeline runs during the run (see [`Output::apply`]).
     pub fn live(&self) -> bool {
         self.live
     }
 
-    /// Pushes streamed rows and the journal to their files, so a killed
-    /// program leaves them.
+    /// Pushes the journal, the streamed rows and the trace's whole packets
+    /// to their files, so a killed program leaves them.
     pub fn flush_rows(&mut self) {
         if !self.unflushed {
             return;
         }
         self.unflushed = false;
         self.journal.flush();
-        if let Some(kernels) = &mut self.kernels {
-            if let Err(e) = kernels.flush() {
-                warn(format_args!("kernels.csv: {e}; no more rows are written"));
-                self.kernels = None;
-            }
-        }
+        flush_pipeline(&mut self.pipeline);
     }
 
     /// Whether records were applied since the last snapshot.
@@ -191,10 +187,8 @@ impl Output {
 
     /// Rewrites graph.dot and summary.csv (atomically) if anything
     /// changed, and says whether it did, so a program killed by a signal
-    /// leaves a recent, complete graph. They come from the model alone: no
-    /// node or edge is marked critical and summary.csv's `critical_ns` and
-    /// `critical_share` are 0 until the files written at exit. Their size
-    /// grows with code locations, not submissions; instances.dot (up to
+    /// leaves a recent, complete graph. Their size grows with code
+    /// locations, not submissions; instances.dot (up to
     /// `SYCLGRAPH_MAX_INSTANCES` nodes) and the critical files are written
     /// at the end only.
     pub fn snapshot(&mut self) -> bool {
@@ -202,58 +196,22 @@ impl Output {
             return false;
         }
         self.changed = false;
-        if let Err(e) = write_graph_files(&self.dir, &self.graph, crate::clock::monotonic_ns()) {
+        if let Err(e) = write_graph_files(&self.dir, self.graph(), crate::clock::monotonic_ns()) {
             warn(format_args!("snapshot of graph.dot: {e}"));
         }
         true
     }
 
-    fn write_completed(&mut self) {
-        if self.completed.is_empty() {
-            return;
-        }
-        if let Some(kernels) = &mut self.kernels {
-            // Read in place (an instance is a few hundred bytes to move).
-            for done in &self.completed {
-                self.unflushed = true;
-                if let Err(e) = kernels.write(&self.graph, done) {
-                    warn(format_args!("kernels.csv: {e}; no more rows are written"));
-                    self.kernels = None;
-                    break;
-                }
-            }
-            // Bound the memory between two timed flushes.
-            if self
-                .kernels
-                .as_ref()
-                .is_some_and(|k| k.get_ref().pending() > MAX_PENDING_BYTES)
-            {
-                self.unflushed = true;
-                self.flush_rows();
-            }
-        }
-        self.completed.clear();
-    }
-
-    /// Completes every instance and flushes `kernels.csv`; drops the live
-    /// model and replays the journal through the full pipeline (writing
-    /// the `kernels.csv` rows when the model was not live); writes
-    /// `trace.pftrace`, then `graph.dot`, `summary.csv`,
-    /// `critical_path.csv`, `idle_gaps.csv`, `instances.dot`,
-    /// `windows.csv` and `summary.txt` atomically
+    /// Completes every instance and the analyses (when not live, after the
+    /// journal's replay through a new pipeline, which writes the rows and
+    /// the slices); writes the trace's end tracks and flushes
+    /// `kernels.csv` and `trace.pftrace`, then `graph.dot`,
+    /// `summary.csv`, `critical_path.csv`, `idle_gaps.csv`,
+    /// `instances.dot`, `windows.csv` and `summary.txt` atomically
     /// ([`write_run_files`]); keeps the journal as `run.journal` and prints
     /// the summary (with the critical path block) on stderr.
     pub fn finish(&mut self, losses: &Losses) -> io::Result<()> {
-        self.graph.finish_graph(&mut self.completed);
-        self.write_completed();
-        if self.live {
-            if let Some(mut kernels) = self.kernels.take() {
-                kernels.flush()?;
-            }
-        }
-        // The live model's memory is free before the replay builds its own.
-        drop(std::mem::take(&mut self.graph));
-        let (graph, trace_dropped) = self.replay()?;
+        let (graph, trace_dropped) = self.finish_pipeline()?;
         let now = crate::clock::monotonic_ns();
         let mut notes = RunNotes {
             while_stopped: losses.while_stopped,
@@ -283,7 +241,7 @@ impl Output {
                 "lost: {} records not journalled (the disk was full?): {} miss them\n",
                 self.journal.lost(),
                 if self.live {
-                    "trace.pftrace, critical_path.csv, idle_gaps.csv and the graph files written at exit"
+                    "syclgraph report and syclgraph whatif"
                 } else {
                     "kernels.csv and every file written at exit"
                 }
@@ -306,52 +264,69 @@ impl Output {
 }
 
 impl Output {
-    /// Replays the journal through the full pipeline (the analyses and the
-    /// trace, fed as the collector fed them), writes the trace, and returns
-    /// the finished run and the trace's dropped slices.
-    fn replay(&mut self) -> io::Result<(Run, u64)> {
-        let mut replay = Replay::new(self.limits, self.trace.take());
+    /// The finished run and the trace's dropped slices: the live pipeline
+    /// finished, or (not live) the journal replayed through it first.
+    fn finish_pipeline(&mut self) -> io::Result<(Run, u64)> {
+        let finished = Replay::new(self.limits, None).with_optional_rows(None);
+        let mut pipeline = std::mem::replace(&mut self.pipeline, finished);
         if !self.live {
-            if let Some(rows) = self.kernels.take() {
-                replay = replay.with_rows(rows);
-            }
+            self.journal.replay(|record| {
+                pipeline.apply(record);
+                bound_pending(&mut pipeline);
+            });
         }
-        self.journal.replay(|record| {
-            replay.apply(record);
-            if let Some(rows) = replay.rows_mut() {
-                if rows.get_ref().pending() > MAX_PENDING_BYTES {
-                    if let Err(e) = rows.flush() {
-                        warn(format_args!("kernels.csv: {e}; no more rows are written"));
-                        let _ = replay.take_rows();
-                    }
-                }
-            }
-            if let Some(trace) = replay.trace_mut() {
-                // Bound the memory: the trace reaches its file as it grows.
-                if trace.pending() + trace.get_ref().pending() > MAX_PENDING_BYTES {
-                    if let Err(e) = trace.flush() {
-                        warn(format_args!(
-                            "trace.pftrace: {e}; no more slices are written"
-                        ));
-                        replay.take_trace();
-                    }
-                }
-            }
-        });
-        replay.finish(crate::clock::monotonic_ns());
-        match replay.take_rows() {
+        pipeline.finish(crate::clock::monotonic_ns());
+        match pipeline.take_rows() {
             Ok(Some(mut rows)) => rows.flush()?,
             Ok(None) => {}
             Err(e) => warn(format_args!("kernels.csv: {e}; no more rows are written")),
         }
-        let trace_dropped = match replay.take_trace() {
+        let trace_dropped = match pipeline.take_trace() {
             Some(mut trace) => {
                 trace.flush()?;
                 trace.dropped()
             }
             None => 0,
         };
-        Ok((replay.into_run(), trace_dropped))
+        Ok((pipeline.into_run(), trace_dropped))
+    }
+}
+
+/// Bounds the memory of the pipeline's writers: the rows and the trace
+/// reach their files whenever more than [`MAX_PENDING_BYTES`] wait.
+fn bound_pending(pipeline: &mut Replay<WholeRows, WholeRows>) {
+    if pipeline
+        .rows_mut()
+        .is_some_and(|rows| rows.get_ref().pending() > MAX_PENDING_BYTES)
+        || pipeline
+            .trace_mut()
+            .is_some_and(|t| t.pending() + t.get_ref().pending() > MAX_PENDING_BYTES)
+    {
+        flush_pipeline(pipeline);
+    }
+}
+
+/// Flushes the pipeline's rows and trace; a writer that fails is dropped
+/// with a warning (no more rows or slices).
+fn flush_pipeline(pipeline: &mut Replay<WholeRows, WholeRows>) {
+    if let Some(rows) = pipeline.rows_mut() {
+        if let Err(e) = rows.flush() {
+            warn(format_args!("kernels.csv: {e}; no more rows are written"));
+            let _ = pipeline.take_rows();
+        }
+    }
+    if pipeline.rows_failed() {
+        if let Err(e) = pipeline.take_rows() {
+            warn(format_args!("kernels.csv: {e}; no more rows are written"));
+        }
+    }
+    if let Some(trace) = pipeline.trace_mut() {
+        if let Err(e) = trace.flush() {
+            warn(format_args!(
+                "trace.pftrace: {e}; no more slices are written"
+            ));
+            pipeline.take_trace();
+        }
     }
 }
 

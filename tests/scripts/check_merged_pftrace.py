@@ -29,36 +29,7 @@ from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from check_pftrace import TE, decode_events, pb  # noqa: E402  (the one reader of events)
-
-
-def varint(data, pos):
-    value = shift = 0
-    while True:
-        if pos >= len(data):
-            return None, pos
-        b = data[pos]
-        pos += 1
-        value |= (b & 0x7F) << shift
-        shift += 7
-        if not b & 0x80:
-            return value, pos
-
-
-def read(path):
-    """The trace's whole packets: a cut file (a killed rank's) is read as
-    far as its last whole packet, as syclgraph merges it."""
-    data = Path(path).read_bytes()
-    pos, end = 0, 0
-    while pos < len(data):
-        key, p = varint(data, pos)
-        length, p = varint(data, p) if key is not None else (None, p)
-        if key != (1 << 3 | 2) or length is None or p + length > len(data):
-            break
-        pos = end = p + length
-    trace = pb.Trace()
-    trace.ParseFromString(data[:end])
-    return trace
+from check_pftrace import TE, decode_events, pb, read_trace as read  # noqa: E402  (the one reader of traces)
 
 
 def walk(trace, problems, what):

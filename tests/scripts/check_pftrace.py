@@ -45,6 +45,37 @@ TE = pb.TrackEvent
 MONOTONIC = 3
 
 
+def varint(data, pos):
+    """The varint at `pos` of `data` and the position after it; (None, pos)
+    when the data ends inside it."""
+    value = shift = 0
+    while True:
+        if pos >= len(data):
+            return None, pos
+        b = data[pos]
+        pos += 1
+        value |= (b & 0x7F) << shift
+        shift += 7
+        if not b & 0x80:
+            return value, pos
+
+
+def read_trace(path):
+    """The trace's whole packets, parsed: a cut file (a killed rank's) is
+    read as far as its last whole packet, as syclgraph merges it."""
+    data = Path(path).read_bytes()
+    pos, end = 0, 0
+    while pos < len(data):
+        key, p = varint(data, pos)
+        length, p = varint(data, p) if key is not None else (None, p)
+        if key != (1 << 3 | 2) or length is None or p + length > len(data):
+            break
+        pos = end = p + length
+    trace = pb.Trace()
+    trace.ParseFromString(data[:end])
+    return trace
+
+
 def decode_events(trace):
     """Reads a parsed trace's packets as Perfetto's trace processor does,
     per sequence (defaults, interned names, incremental clocks).

@@ -128,14 +128,20 @@ fn a_killed_programs_journal_converts_into_its_outputs() {
     let dir = fresh_dir("leftover-sigkill");
     run_and_kill(&dir, Duration::from_millis(1500));
 
-    // What the kill leaves: rows, snapshots, a trace with no slices, the
-    // journal; nothing written at exit.
+    // What the kill leaves: rows, snapshots, the trace's slices streamed so
+    // far (whole packets: it parses, each slice a row), the journal;
+    // nothing written at exit.
     let journal = dir.join(JOURNAL);
     let journal_len = std::fs::metadata(&journal).expect("the journal").len();
     assert!(journal_len > 0);
     for absent in ["summary.txt", "critical_path.csv", "instances.dot"] {
         assert!(!dir.join(absent).exists(), "{absent} after a SIGKILL");
     }
+    let killed_trace = check_pftrace(&dir, true);
+    assert!(
+        !killed_trace.contains(" 0 slices"),
+        "the killed program's trace holds its slices: {killed_trace}"
+    );
     let cut = copy_dir(&dir, "leftover-cut");
     let streamed = std::fs::read_to_string(dir.join("kernels.csv")).unwrap();
 

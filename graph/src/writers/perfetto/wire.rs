@@ -1,6 +1,8 @@
 //! The protobuf wire format, read and written field by field without a
-//! schema: what the merged timeline needs to change a few ids in a
-//! Perfetto trace and pass every other byte through as it was.
+//! schema: what `report/`'s merged timeline needs to change a few ids in a
+//! Perfetto trace and pass every other byte through as it was, and the one
+//! reader the tests decode traces with (with the field numbers of
+//! [`super::fields`]).
 
 use std::fmt;
 
