@@ -26,7 +26,8 @@ Outputs: graph.dot and graph.svg (the task graph; graph.svg when Graphviz is
 installed), instances.dot (submissions), kernels.csv (one row per device
 command), summary.csv (per node), critical_path.csv, idle_gaps.csv,
 regions.csv (device time by the program's ITT tasks), windows.csv (when
-tracing was on), trace.pftrace (the timeline, for ui.perfetto.dev),
+tracing was on), violations.csv (commands that started before a dependency
+ended), trace.pftrace (the timeline, for ui.perfetto.dev),
 summary.txt (the summary table printed on stderr) and run.journal (every
 record of the run, for syclgraph whatif).
 
@@ -65,8 +66,8 @@ there) are printed too. Nothing is run.
 A program killed by a signal leaves .syclgraph-journal: it is converted first
 (in DIR and its subdirectories two levels down) into the files the program's
 exit would have written (trace.pftrace's slices, critical_path.csv,
-idle_gaps.csv, instances.dot, windows.csv, graph.dot, summary.csv,
-summary.txt), then removed; one line on stderr says so.
+idle_gaps.csv, instances.dot, windows.csv, violations.csv, graph.dot,
+summary.csv, summary.txt), then removed; one line on stderr says so.
 
 The end-of-run summary is read from summary.txt, the table from summary.csv
 and the untimed line from kernels.csv. --by region prints regions.csv's

@@ -1,7 +1,7 @@
 //! Every file written from a finished run (its journal replayed through a
 //! [`crate::replay::Replay`]): `graph.dot`, `summary.csv`,
 //! `critical_path.csv`, `idle_gaps.csv`, `regions.csv`, `instances.dot`,
-//! `windows.csv` and `summary.txt`, each atomically, and the summary text the subscriber
+//! `windows.csv`, `violations.csv` and `summary.txt`, each atomically, and the summary text the subscriber
 //! prints on stderr. The subscriber writes them at exit; `syclgraph report`
 //! writes them from the journal a killed program left. One code path: both
 //! call [`write_run_files`].
@@ -9,12 +9,14 @@
 use std::io::{self, Write};
 use std::path::Path;
 
+use crate::analyses::violations::find_violations;
 use crate::critical_path_text::critical_path_text;
 use crate::output::{write_atomically, write_critical_files};
 use crate::record::SpanKind;
 use crate::regions_csv::{region_block, region_rows};
 use crate::spans::span_kind_str;
 use crate::timing::format_ns;
+use crate::violations_csv::{violations_line, write_violations_csv, VIOLATIONS_CSV};
 use crate::what_if_text::what_would_pay_text;
 use crate::{dot, instances_dot, summary, windows, Run, TaskGraph};
 
@@ -84,6 +86,13 @@ pub fn write_run_files(
     text.push_str(&region_block(&region_rows(graph, &path)));
     text.push_str(&critical_path_text(graph, &path));
     text.push_str(&what_would_pay_text(graph));
+    let violations = find_violations(graph);
+    write_atomically(&dir.join(VIOLATIONS_CSV), |w| {
+        write_violations_csv(w, graph, &violations)
+    })?;
+    if let Some(line) = violations_line(graph, &violations) {
+        text.push_str(&line);
+    }
     text.push_str(&notes.losses);
     text.push_str(&window_lines(graph, notes, now_ns));
     write_atomically(&dir.join(SUMMARY_TXT), |w| w.write_all(text.as_bytes()))?;

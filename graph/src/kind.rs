@@ -53,11 +53,15 @@ pub enum NodeKind {
     /// One replay of a SYCL graph (`queue::ext_oneapi_graph`): the whole
     /// executable graph run as one device command.
     Graph,
+    /// A native command (`ext_codeplay_enqueue_native_command`): work the
+    /// program enqueued itself through the backend's own API (a cuBLAS
+    /// call, a kernel built with nvcc), timed from its SYCL event.
+    Native,
 }
 
 impl NodeKind {
     /// Every kind, in declaration order.
-    pub const ALL: [NodeKind; 12] = [
+    pub const ALL: [NodeKind; 13] = [
         NodeKind::Kernel,
         NodeKind::Memcpy,
         NodeKind::Memset,
@@ -70,6 +74,7 @@ impl NodeKind {
         NodeKind::Virtual,
         NodeKind::Other,
         NodeKind::Graph,
+        NodeKind::Native,
     ];
 
     /// The lowercase word used in every output.
@@ -87,6 +92,7 @@ impl NodeKind {
             NodeKind::Virtual => "virtual",
             NodeKind::Other => "other",
             NodeKind::Graph => "graph",
+            NodeKind::Native => "native",
         }
     }
 
@@ -101,6 +107,7 @@ impl NodeKind {
                 | NodeKind::Fill
                 | NodeKind::Copy
                 | NodeKind::Graph
+                | NodeKind::Native
         )
     }
 
@@ -178,7 +185,8 @@ pub const OPERATIONS: &[(&str, NodeKind)] = &[
     ("semaphore wait", NodeKind::Other),
     ("semaphore signal", NodeKind::Other),
     ("profiling tag", NodeKind::Other),
-    ("enqueue native command", NodeKind::Other),
+    ("enqueue native command", NodeKind::Native),
+    ("native command", NodeKind::Native),
     ("unknown", NodeKind::Other),
 ];
 
@@ -220,6 +228,17 @@ pub const VIRTUAL_PREFIX: &str = "virtual_node[";
 /// The metadata key holding the kernel name (or command-group type).
 pub const KERNEL_NAME_KEY: &str = "kernel_name";
 
+/// The metadata key syclgraph adds to a node whose command the runtime
+/// enqueued through a UR function that tells what it is, whatever the
+/// runtime's own strings say (2026.2 names a native command `unknown`).
+pub const UR_FUNCTION_KEY: &str = "ur_function";
+
+/// [`UR_FUNCTION_KEY`]'s value for a native command.
+pub const NATIVE_COMMAND: &str = "urEnqueueNativeCommandExp";
+
+/// The operation name of a native command.
+pub const NATIVE_OPERATION: &str = "native command";
+
 /// What [`classify`] found out about a node.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Classification {
@@ -238,7 +257,8 @@ pub struct Classification {
 /// and metadata. Never fails; unknown strings give [`NodeKind::Other`] with the
 /// name as operation.
 ///
-/// Order: `virtual_node[` names → [`HINTS`] → `kernel_name` (a known
+/// Order: `virtual_node[` names → a node enqueued by
+/// `urEnqueueNativeCommandExp` ([`NATIVE_COMMAND`]) → [`HINTS`] → `kernel_name` (a known
 /// [`OPERATIONS`] string, otherwise a kernel) → payload name as an operation
 /// string → a mangled name means a kernel → [`WORDS`] → [`HINT_FALLBACKS`] →
 /// other.
@@ -268,6 +288,18 @@ pub fn classify(kind_hint: &str, name: &str, metadata: &[(String, String)]) -> C
             kind: NodeKind::Virtual,
             operation: operation.to_string(),
             function: None,
+        };
+    }
+
+    if metadata
+        .iter()
+        .any(|(k, v)| k == UR_FUNCTION_KEY && v == NATIVE_COMMAND)
+    {
+        return Classification {
+            kind: NodeKind::Native,
+            operation: NATIVE_OPERATION.to_string(),
+            function: payload_as_function(NATIVE_OPERATION)
+                .filter(|f| !f.eq_ignore_ascii_case("unknown")),
         };
     }
 
@@ -419,7 +451,8 @@ mod tests {
                 "barrier",
                 "virtual",
                 "other",
-                "graph"
+                "graph",
+                "native"
             ]
         );
     }
@@ -433,7 +466,7 @@ mod tests {
             .collect();
         assert_eq!(
             device,
-            ["kernel", "memcpy", "memset", "fill", "copy", "graph"]
+            ["kernel", "memcpy", "memset", "fill", "copy", "graph", "native"]
         );
     }
 
@@ -623,6 +656,39 @@ mod tests {
         assert_eq!(kind("unknown_node", "mystery", &[]), NodeKind::Other);
         let c = classify("unknown_node", "", &[]);
         assert_eq!(c.operation, "other");
+    }
+
+    #[test]
+    fn native_commands_by_their_ur_function_or_their_name() {
+        // 2026.2 on CUDA: the command group's type string is `unknown`.
+        let c = classify(
+            "command_group_node",
+            "unknown",
+            &md(&[
+                ("kernel_name", "unknown"),
+                (UR_FUNCTION_KEY, NATIVE_COMMAND),
+            ]),
+        );
+        assert_eq!(c.kind, NodeKind::Native);
+        assert_eq!(c.operation, "native command");
+        assert_eq!(c.function, None);
+        assert_eq!(
+            kind(
+                "command_group_node",
+                "unknown",
+                &[("kernel_name", "unknown")]
+            ),
+            NodeKind::Other
+        );
+        assert_eq!(
+            kind(
+                "command_group_node",
+                "main",
+                &[("kernel_name", "enqueue native command")]
+            ),
+            NodeKind::Native
+        );
+        assert!(NodeKind::Native.is_device_command());
     }
 
     #[test]

@@ -83,10 +83,10 @@ mod varint;
 pub mod windows;
 pub mod writers;
 
-pub use analyses::{critical_path, idle_gaps, what_if};
+pub use analyses::{critical_path, idle_gaps, violations, what_if};
 pub use writers::{
     critical_path_csv, critical_path_text, dot, dot_ids, idle_gaps_csv, instances_dot, kernels_csv,
-    perfetto, regions_csv, summary, what_if_csv, what_if_text,
+    perfetto, regions_csv, summary, violations_csv, what_if_csv, what_if_text,
 };
 
 pub use analyses::Analyses;

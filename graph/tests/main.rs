@@ -19,6 +19,7 @@ mod instance_queue_rows;
 mod instances_dot_text;
 mod kernels_csv_reference;
 mod kernels_csv_rows;
+mod ordering_violations;
 mod property_announced_records;
 mod property_combined_records;
 mod property_critical_path;

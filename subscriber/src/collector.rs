@@ -811,6 +811,7 @@ impl Collector {
             start_wait_given_up: self.slot.given_up().then_some(self.config.start_wait_ms),
             unknown_edge_end: counts.unknown_edge_end,
             unseen_enqueues: counts.unseen_enqueues,
+            native_refused: counts.native_refused,
             queues_forced: counts.queues_forced,
             ur_call_limit: counts.ur_limit_reached.then_some(self.config.max_ur_calls),
             timing_unavailable: self.config.device_timing && self.timestamps.is_none(),

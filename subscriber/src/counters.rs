@@ -7,6 +7,7 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
+use crate::native_commands::{NativeRefusals, RefusedCounts};
 use crate::unseen_enqueues::{UnseenCounts, UnseenEnqueues};
 
 /// Every counter and flag of one tracing session (owned by the session,
@@ -27,6 +28,8 @@ pub struct Counters {
     pub unknown_edge_end: AtomicU64,
     /// UR enqueues no XPTI node accompanied, by function.
     pub unseen_enqueues: UnseenEnqueues,
+    /// Native commands the adapter refused ([`crate::native_commands`]).
+    pub native_refused: NativeRefusals,
     /// Submissions (node_create) made while tracing was stopped: counted,
     /// not recorded.
     pub while_stopped: AtomicU64,
@@ -86,6 +89,8 @@ pub struct CountersSnapshot {
     pub unknown_edge_end: u64,
     /// See [`Counters::unseen_enqueues`].
     pub unseen_enqueues: UnseenCounts,
+    /// See [`Counters::native_refused`].
+    pub native_refused: RefusedCounts,
     /// See [`Counters::while_stopped`].
     pub while_stopped: u64,
     /// See [`Counters::edges_while_stopped`].
@@ -131,6 +136,7 @@ impl Counters {
             before_timing_ready: n(&self.before_timing_ready),
             unknown_edge_end: n(&self.unknown_edge_end),
             unseen_enqueues: self.unseen_enqueues.snapshot(),
+            native_refused: self.native_refused.snapshot(),
             while_stopped: n(&self.while_stopped),
             edges_while_stopped: n(&self.edges_while_stopped),
             toggles_lost: n(&self.toggles_lost),

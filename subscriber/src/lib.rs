@@ -41,6 +41,7 @@ pub mod inbox;
 pub mod itt;
 pub mod job;
 pub mod journal_file;
+pub mod native_commands;
 pub mod output;
 pub mod output_dir;
 pub mod queue_order;

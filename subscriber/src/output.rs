@@ -56,6 +56,8 @@ pub struct Losses {
     pub unknown_edge_end: u64,
     /// UR enqueues no XPTI node accompanied, by function.
     pub unseen_enqueues: crate::unseen_enqueues::UnseenCounts,
+    /// Native commands the adapter refused.
+    pub native_refused: crate::native_commands::RefusedCounts,
     /// Queues whose device profiling syclgraph turned on.
     pub queues_forced: u64,
     /// `Some(limit)` when syclgraph stopped following UR calls at the limit.
@@ -413,6 +415,9 @@ fn loss_lines(losses: &Losses) -> String {
     );
     if let Some(unseen) = losses.unseen_enqueues.summary_line() {
         lines.push_str(&unseen);
+    }
+    if let Some(refused) = losses.native_refused.summary_line() {
+        lines.push_str(&refused);
     }
     if let Some(limit) = losses.start_wait_given_up {
         lines.push_str(&format!(

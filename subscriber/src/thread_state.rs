@@ -63,6 +63,9 @@ pub struct ThreadState {
     /// call's events on `ur.call.debug` (a layer the hook calls on) are
     /// the hook's, not [`crate::graph_ur_calls`]'.
     pub in_graph_hook: Cell<bool>,
+    /// The node whose native command it enqueued last
+    /// ([`crate::native_commands`]): told the collector once.
+    pub last_native: Cell<Option<NodeId>>,
 }
 
 /// A thread's place in the captured region ([`crate::capture`]): which of
@@ -129,6 +132,7 @@ thread_local! {
             appending: Cell::new(None),
             pending_graph_call: Cell::new(None),
             in_graph_hook: Cell::new(false),
+            last_native: Cell::new(None),
         }
     };
 }

@@ -38,11 +38,13 @@ pub enum EnqueueFunction {
     /// `urEnqueueTimestampRecordingExp` (a profiling tag on a device that
     /// records timestamps natively).
     TimestampRecordingExp,
+    /// `urEnqueueNativeCommandExp` (`ext_codeplay_enqueue_native_command`).
+    NativeCommandExp,
 }
 
 impl EnqueueFunction {
     /// Every followed enqueue function, in declaration order.
-    pub const ALL: [EnqueueFunction; 10] = [
+    pub const ALL: [EnqueueFunction; 11] = [
         EnqueueFunction::UsmMemcpy,
         EnqueueFunction::UsmFill,
         EnqueueFunction::UsmMemcpy2D,
@@ -53,6 +55,7 @@ impl EnqueueFunction {
         EnqueueFunction::UsmPrefetch,
         EnqueueFunction::UsmAdvise,
         EnqueueFunction::TimestampRecordingExp,
+        EnqueueFunction::NativeCommandExp,
     ];
 
     /// The UR function's name.
@@ -68,6 +71,7 @@ impl EnqueueFunction {
             EnqueueFunction::UsmPrefetch => "urEnqueueUSMPrefetch",
             EnqueueFunction::UsmAdvise => "urEnqueueUSMAdvise",
             EnqueueFunction::TimestampRecordingExp => "urEnqueueTimestampRecordingExp",
+            EnqueueFunction::NativeCommandExp => "urEnqueueNativeCommandExp",
         }
     }
 
@@ -92,6 +96,7 @@ impl EnqueueFunction {
             ur_function_t::ENQUEUE_TIMESTAMP_RECORDING_EXP => {
                 EnqueueFunction::TimestampRecordingExp
             }
+            ur_function_t::ENQUEUE_NATIVE_COMMAND_EXP => EnqueueFunction::NativeCommandExp,
             _ => return None,
         })
     }

@@ -131,6 +131,14 @@ pub unsafe extern "C" fn on_ur_call(
             let Some(function) = EnqueueFunction::of_function_id(id) else {
                 return;
             };
+            if id == ur_function_t::ENQUEUE_NATIVE_COMMAND_EXP {
+                // SAFETY: args_data is this call's params struct.
+                if !unsafe { native_command_has_event(call.args_data) } {
+                    // A host task's native work (see crate::native_commands).
+                    return;
+                }
+                crate::thread_state::with(|t| recorder.native_command_here(t));
+            }
             // SAFETY: the event XPTI passed is alive for this callback.
             let caller = unsafe { EventRef::new(event) };
             recorder.layer_enqueue(function, caller);
@@ -138,6 +146,15 @@ pub unsafe extern "C" fn on_ur_call(
             let waits = unsafe { wait_list(id, call.args_data) };
             if !waits.is_empty() {
                 recorder.wait_list(caller, waits.iter().map(|e| *e as usize));
+            }
+        }
+        tp::FUNCTION_WITH_ARGS_END if id == ur_function_t::ENQUEUE_NATIVE_COMMAND_EXP => {
+            // SAFETY: ret_data points at the call's result, when set.
+            if let Some(result) = unsafe { call_result(call.ret_data) } {
+                // SAFETY: args_data is this call's params struct.
+                if !result.is_success() && unsafe { native_command_has_event(call.args_data) } {
+                    counters.native_refused.refused(result);
+                }
             }
         }
         tp::FUNCTION_WITH_ARGS_END => {
@@ -252,6 +269,28 @@ unsafe fn output_event(id: ur_function_t, args: *mut c_void) -> Option<ur_event_
     Some(unsafe { *ph_event })
 }
 
+/// Whether a `urEnqueueNativeCommandExp` asks for an output event (a
+/// native command group does; a host task's interop call does not).
+///
+/// # Safety
+/// `args` is the live params struct of a `urEnqueueNativeCommandExp` call.
+unsafe fn native_command_has_event(args: *mut c_void) -> bool {
+    // SAFETY: guaranteed by the caller; the field points at the argument.
+    unsafe {
+        let out = (*(args as *const ur_sys::ur_enqueue_native_command_exp_params_t)).pphEvent;
+        !out.is_null() && !(*out).is_null()
+    }
+}
+
+/// The result a call returned (`ret_data` of its function_with_args_end).
+///
+/// # Safety
+/// `ret_data` is null or points at the call's `ur_result_t`.
+unsafe fn call_result(ret_data: *mut c_void) -> Option<ur_sys::ur_result_t> {
+    // SAFETY: guaranteed by the caller.
+    (!ret_data.is_null()).then(|| unsafe { *(ret_data as *const ur_sys::ur_result_t) })
+}
+
 /// The event wait list of an enqueue call, by function id (empty for the
 /// functions we do not read).
 ///
@@ -275,6 +314,9 @@ unsafe fn wait_list<'a>(id: ur_function_t, args: *mut c_void) -> &'a [ur_event_h
             ur_function_t::ENQUEUE_USM_FILL => read!(ur_enqueue_usm_fill_params_t),
             ur_function_t::ENQUEUE_USM_MEMCPY_2D => read!(ur_enqueue_usm_memcpy_2d_params_t),
             ur_function_t::ENQUEUE_EVENTS_WAIT => read!(ur_sys::ur_enqueue_events_wait_params_t),
+            ur_function_t::ENQUEUE_NATIVE_COMMAND_EXP => {
+                read!(ur_sys::ur_enqueue_native_command_exp_params_t)
+            }
             ur_function_t::ENQUEUE_EVENTS_WAIT_WITH_BARRIER => {
                 read!(ur_sys::ur_enqueue_events_wait_with_barrier_params_t)
             }

@@ -46,8 +46,9 @@ use ur_sys::{
     PFN_urCommandBufferAppendUSMMemcpyExp, PFN_urCommandBufferCreateExp,
     PFN_urCommandBufferFinalizeExp, PFN_urEnqueueCommandBufferExp, PFN_urEnqueueEventsWait,
     PFN_urEnqueueEventsWaitWithBarrierExt, PFN_urEnqueueKernelLaunchWithArgsExp,
-    PFN_urEnqueueTimestampRecordingExp, PFN_urEnqueueUSMAdvise, PFN_urEnqueueUSMFill,
-    PFN_urEnqueueUSMMemcpy, PFN_urEnqueueUSMMemcpy2D, PFN_urEnqueueUSMPrefetch, PFN_urQueueCreate,
+    PFN_urEnqueueNativeCommandExp, PFN_urEnqueueTimestampRecordingExp, PFN_urEnqueueUSMAdvise,
+    PFN_urEnqueueUSMFill, PFN_urEnqueueUSMMemcpy, PFN_urEnqueueUSMMemcpy2D,
+    PFN_urEnqueueUSMPrefetch, PFN_urQueueCreate,
 };
 use ze_bridge::entry_table::EntryTable;
 
@@ -82,6 +83,9 @@ pub enum Hooked {
     TimestampRecording,
     /// `urEnqueueKernelLaunchWithArgsExp`: how DPC++ 2026 launches kernels.
     KernelLaunchWithArgsExp,
+    /// `urEnqueueNativeCommandExp`: a native command (its node is told so,
+    /// its wait list read, a refusal counted).
+    NativeCommand,
     /// `urCommandBufferCreateExp`: a SYCL graph is being finalised.
     CommandBufferCreate,
     /// `urCommandBufferAppendUSMMemcpyExp`: a graph's memcpy and its sync points.
@@ -109,7 +113,7 @@ pub enum Hooked {
 
 impl Hooked {
     /// Every hooked function, in [`Hooked::index`] order.
-    pub const ALL: [Hooked; 22] = [
+    pub const ALL: [Hooked; 23] = [
         Hooked::QueueCreate,
         Hooked::UsmMemcpy,
         Hooked::UsmFill,
@@ -121,6 +125,7 @@ impl Hooked {
         Hooked::UsmAdvise,
         Hooked::TimestampRecording,
         Hooked::KernelLaunchWithArgsExp,
+        Hooked::NativeCommand,
         Hooked::CommandBufferCreate,
         Hooked::CommandBufferAppendMemcpy,
         Hooked::CommandBufferAppendFill,
@@ -153,6 +158,7 @@ impl Hooked {
             Hooked::UsmAdvise => "urEnqueueUSMAdvise",
             Hooked::TimestampRecording => "urEnqueueTimestampRecordingExp",
             Hooked::KernelLaunchWithArgsExp => "urEnqueueKernelLaunchWithArgsExp",
+            Hooked::NativeCommand => "urEnqueueNativeCommandExp",
             Hooked::CommandBufferCreate => "urCommandBufferCreateExp",
             Hooked::CommandBufferAppendMemcpy => "urCommandBufferAppendUSMMemcpyExp",
             Hooked::CommandBufferAppendFill => "urCommandBufferAppendUSMFillExp",
@@ -274,6 +280,7 @@ fn hook_address(function: Hooked) -> usize {
         Hooked::KernelLaunchWithArgsExp => {
             kernel_launch_with_args_exp as PFN_urEnqueueKernelLaunchWithArgsExp as usize
         }
+        Hooked::NativeCommand => enqueue_native_command as PFN_urEnqueueNativeCommandExp as usize,
         Hooked::CommandBufferCreate => {
             command_buffer_create as PFN_urCommandBufferCreateExp as usize
         }
@@ -537,6 +544,53 @@ enqueue_hook!(
     (blocking: bool),
     none
 );
+
+/// `urEnqueueNativeCommandExp`: with an output event it is a native
+/// command group's enqueue (a host task taking an `interop_handle` makes
+/// the same call on CUDA and HIP, without one: it stays a host task, and
+/// its call is not followed). The command is told to be native and its
+/// wait list read before the call; a refusal is counted after it
+/// ([`crate::native_commands`]).
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn enqueue_native_command(
+    queue: ur_queue_handle_t,
+    function: *mut c_void,
+    data: *mut c_void,
+    mem_count: u32,
+    mem_list: *const ur_mem_handle_t,
+    properties: *const c_void,
+    wait_count: u32,
+    wait_list: *const ur_event_handle_t,
+    event: *mut ur_event_handle_t,
+) -> ur_result_t {
+    // SAFETY: see above.
+    unsafe {
+        let next: PFN_urEnqueueNativeCommandExp =
+            std::mem::transmute(original(Hooked::NativeCommand));
+        if event.is_null() {
+            return next(
+                queue, function, data, mem_count, mem_list, properties, wait_count, wait_list,
+                event,
+            );
+        }
+        thread_state::with(|t| {
+            if let Some(recorder) = crate::session::recorder() {
+                let _ = catch_unwind(AssertUnwindSafe(|| recorder.native_command_here(t)));
+            }
+            before_enqueue(t, EnqueueFunction::NativeCommandExp, wait_count, wait_list);
+            let result = next(
+                queue, function, data, mem_count, mem_list, properties, wait_count, wait_list,
+                event,
+            );
+            if !result.is_success() {
+                if let Some(recorder) = crate::session::recorder() {
+                    recorder.counters.native_refused.refused(result);
+                }
+            }
+            result
+        })
+    }
+}
 
 /// `urEnqueueUSMAdvise` has no wait list: only counted when no node
 /// accompanied it (the runtime sends none for `mem_advise`).

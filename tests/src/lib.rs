@@ -97,6 +97,54 @@ pub fn runtime_command(program: &Path) -> Command {
     cmd
 }
 
+/// `libze_loader.so.1` built from the shim (tests/programs/shims/
+/// ze_loader_padding.c: Debian's 1.8.12 loader lacks what the 2026.2
+/// adapter needs), in a directory of its own, once per test process.
+fn loader_shim_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = fresh_dir("ze-loader-shim");
+        let built = Command::new("cc")
+            .args(["-shared", "-fPIC", "-O1", "-o"])
+            .arg(dir.join("libze_loader.so.1"))
+            .arg(repo_root().join("tests/programs/shims/ze_loader_padding.c"))
+            .args(["-ldl", "-lpthread"])
+            .status()
+            .expect("run cc");
+        assert!(built.success(), "building the loader shim failed");
+        dir
+    })
+}
+
+/// `target/debug/libze_test_driver.so`, which `cargo build -p ze-test-driver`
+/// makes (scripts/test.sh does before the tests).
+pub fn test_driver() -> PathBuf {
+    let path = repo_root().join("target/debug/libze_test_driver.so");
+    assert!(
+        path.exists(),
+        "{} is missing: run `cargo build -p ze-test-driver`",
+        path.display()
+    );
+    path
+}
+
+/// Points `cmd` (a [`runtime_command`]) at the runtime's Level Zero adapter
+/// over our test driver, loaded by the real loader: the loader shim first
+/// in the library path, the GPU selector, `ZE_ENABLE_ALT_DRIVERS`. The
+/// driver's script (`ZE_TEST_DRIVER_SCRIPT`) is the caller's.
+pub fn on_level_zero_test_driver(cmd: &mut Command) {
+    let mut paths = vec![loader_shim_dir().to_path_buf(), venv().join("lib")];
+    if let Some(old) = std::env::var_os("LD_LIBRARY_PATH") {
+        paths.extend(std::env::split_paths(&old));
+    }
+    cmd.env(
+        "LD_LIBRARY_PATH",
+        std::env::join_paths(paths).expect("paths"),
+    )
+    .env("ONEAPI_DEVICE_SELECTOR", "level_zero:gpu")
+    .env("ZE_ENABLE_ALT_DRIVERS", test_driver());
+}
+
 /// The venv's Python, with the runtime's environment.
 pub fn python_command(script: &Path) -> Command {
     let mut cmd = runtime_command(&venv().join("bin/python"));

@@ -25,6 +25,7 @@ mod loaded_start;
 mod mpi_ranks;
 mod mpi_report;
 mod mpi_timeline;
+mod native_commands;
 mod output_files;
 mod peer_suites;
 mod perfetto_trace;

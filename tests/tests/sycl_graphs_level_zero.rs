@@ -23,9 +23,7 @@
 //! freed context: SIGSEGV at exit).
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
 
 use syclgraph_tests::*;
 
@@ -81,50 +79,11 @@ impl Plan {
     }
 }
 
-/// `libze_loader.so.1` built from the shim, in a directory of its own.
-fn loader_shim_dir() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let dir = fresh_dir("ze-loader-shim");
-        let built = Command::new("cc")
-            .args(["-shared", "-fPIC", "-O1", "-o"])
-            .arg(dir.join("libze_loader.so.1"))
-            .arg(repo_root().join("tests/programs/shims/ze_loader_padding.c"))
-            .args(["-ldl", "-lpthread"])
-            .status()
-            .expect("run cc");
-        assert!(built.success(), "building the loader shim failed");
-        dir
-    })
-}
-
-/// `target/debug/libze_test_driver.so`, which `cargo build -p ze-test-driver`
-/// makes (scripts/test.sh does before the tests).
-fn test_driver() -> PathBuf {
-    let path = repo_root().join("target/debug/libze_test_driver.so");
-    assert!(
-        path.exists(),
-        "{} is missing: run `cargo build -p ze-test-driver`",
-        path.display()
-    );
-    path
-}
-
 /// The program on the Level Zero adapter over the test driver.
 fn level_zero_command(plan: &Plan, args: &[&str]) -> Command {
     let mut cmd = runtime_command(&program("sycl_graphs_level_zero"));
-    let mut paths = vec![loader_shim_dir().to_path_buf(), venv().join("lib")];
-    if let Some(old) = std::env::var_os("LD_LIBRARY_PATH") {
-        paths.extend(std::env::split_paths(&old));
-    }
-    cmd.env(
-        "LD_LIBRARY_PATH",
-        std::env::join_paths(paths).expect("paths"),
-    )
-    .env("ONEAPI_DEVICE_SELECTOR", "level_zero:gpu")
-    .env("ZE_ENABLE_ALT_DRIVERS", test_driver())
-    .env("ZE_TEST_DRIVER_SCRIPT", plan.script())
-    .args(args);
+    on_level_zero_test_driver(&mut cmd);
+    cmd.env("ZE_TEST_DRIVER_SCRIPT", plan.script()).args(args);
     cmd
 }
 

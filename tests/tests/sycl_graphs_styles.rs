@@ -187,10 +187,12 @@ fn check_styles(t: &Traced) {
             assert_eq!(row["timing"], "marker", "{}: {row:?}", e.style);
         }
     }
-    // The native command is the `other` node of its line, named as the
-    // runtime names it.
+    // The native command is the `native` node of its line (its
+    // urCommandBufferAppendNativeCommandExp says what the runtime's node
+    // does not).
     let (_, native) = node_at(&graph, STYLES, tag_line(STYLES, "native_command"));
-    assert_eq!(native["kind"], "other", "{native:?}");
+    assert_eq!(native["kind"], "native", "{native:?}");
+    assert_eq!(native["operation"], "native command", "{native:?}");
 }
 
 #[test]

@@ -346,6 +346,8 @@ c_enum! {
         LOADER_INIT = 201 => "UR_FUNCTION_LOADER_INIT",
         /// `urEnqueueTimestampRecordingExp`.
         ENQUEUE_TIMESTAMP_RECORDING_EXP = 223 => "UR_FUNCTION_ENQUEUE_TIMESTAMP_RECORDING_EXP",
+        /// `urEnqueueNativeCommandExp`.
+        ENQUEUE_NATIVE_COMMAND_EXP = 228 => "UR_FUNCTION_ENQUEUE_NATIVE_COMMAND_EXP",
         /// `urCommandBufferAppendUSMMemcpyExp`.
         COMMAND_BUFFER_APPEND_USM_MEMCPY_EXP = 231 => "UR_FUNCTION_COMMAND_BUFFER_APPEND_USM_MEMCPY_EXP",
         /// `urCommandBufferAppendUSMFillExp`.
@@ -925,6 +927,22 @@ params! {
 }
 
 params! {
+    /// `ur_enqueue_native_command_exp_params_t`
+    /// (`urEnqueueNativeCommandExp`, function id 228).
+    ur_enqueue_native_command_exp_params_t {
+        phQueue: *mut ur_queue_handle_t,
+        ppfnNativeEnqueue: *mut *mut c_void,
+        pdata: *mut *mut c_void,
+        pnumMemsInMemList: *mut u32,
+        pphMemList: *mut *const ur_mem_handle_t,
+        ppProperties: *mut *const c_void,
+        pnumEventsInWaitList: *mut u32,
+        pphEventWaitList: *mut *const ur_event_handle_t,
+        pphEvent: *mut *mut ur_event_handle_t,
+    }
+}
+
+params! {
     /// `ur_command_buffer_append_native_command_exp_params_t`
     /// (`urCommandBufferAppendNativeCommandExp`, function id 263).
     ur_command_buffer_append_native_command_exp_params_t {
@@ -1366,6 +1384,23 @@ pub type PFN_urCommandBufferAppendMemBufferFillExp = unsafe extern "C" fn(
     phCommand: *mut c_void,
 ) -> ur_result_t;
 
+/// `urEnqueueNativeCommandExp(hQueue, pfnNativeEnqueue, data,
+/// numMemsInMemList, phMemList, pProperties, numEventsInWaitList,
+/// phEventWaitList, phEvent)`: the runtime's function enqueues the
+/// program's native work at once, on the queue's native queue or stream;
+/// the properties are passed through unread.
+pub type PFN_urEnqueueNativeCommandExp = unsafe extern "C" fn(
+    hQueue: ur_queue_handle_t,
+    pfnNativeEnqueue: *mut c_void,
+    data: *mut c_void,
+    numMemsInMemList: u32,
+    phMemList: *const ur_mem_handle_t,
+    pProperties: *const c_void,
+    numEventsInWaitList: u32,
+    phEventWaitList: *const ur_event_handle_t,
+    phEvent: *mut ur_event_handle_t,
+) -> ur_result_t;
+
 /// `urCommandBufferAppendNativeCommandExp(hCommandBuffer, pfnNativeCommand,
 /// pData, hChildCommandBuffer, numSyncPointsInWaitList, pSyncPointWaitList,
 /// pSyncPoint)`: the runtime's function adds the native work at once
@@ -1442,6 +1477,7 @@ mod tests {
             size_of::<ur_enqueue_events_wait_with_barrier_ext_params_t>(),
             5 * p
         );
+        assert_eq!(size_of::<ur_enqueue_native_command_exp_params_t>(), 9 * p);
     }
 
     #[test]

@@ -203,6 +203,7 @@ fn expectations() -> Vec<(String, u64)> {
         ur_command_buffer_append_mem_buffer_read_exp_params_t,
         ur_command_buffer_append_mem_buffer_fill_exp_params_t,
         ur_command_buffer_append_native_command_exp_params_t,
+        ur_enqueue_native_command_exp_params_t,
         ur_enqueue_command_buffer_exp_params_t,
     );
     out

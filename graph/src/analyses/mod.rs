@@ -1,6 +1,7 @@
 //! The analyses of a run, apart from the model: the critical path
 //! ([`critical_path`]), the device idle gaps ([`idle_gaps`]) and the
-//! schedule the what-if simulation replays ([`what_if`]), siblings.
+//! schedule the what-if simulation replays ([`what_if`]) and the ordering
+//! violations ([`violations`]), siblings.
 //! [`Analyses`] is fed from outside the [`TaskGraph`]: the records it
 //! needs (host waits, dependencies between instances) as they arrive, and
 //! every instance the graph finalises, with the graph that
@@ -13,6 +14,7 @@ mod chains;
 pub mod critical_path;
 pub mod idle_gaps;
 mod start_order;
+pub mod violations;
 pub mod what_if;
 
 use crate::instance::Completed;

@@ -304,6 +304,7 @@ fn kind_meaning(kind: NodeKind) -> &'static str {
         NodeKind::Virtual => "event of an untraced command (dashed ellipse)",
         NodeKind::Other => "other (ellipse)",
         NodeKind::Graph => "replays of a SYCL graph (3-D box)",
+        NodeKind::Native => "native command (component)",
     }
 }
 

@@ -17,5 +17,6 @@ pub(crate) mod node_look;
 pub mod perfetto;
 pub mod regions_csv;
 pub mod summary;
+pub mod violations_csv;
 pub mod what_if_csv;
 pub mod what_if_text;

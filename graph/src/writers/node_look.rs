@@ -25,6 +25,7 @@ pub(crate) fn look(kind: NodeKind) -> (&'static str, &'static str, &'static str)
         NodeKind::Virtual => ("ellipse", "dashed", "#ffffff"),
         NodeKind::Other => ("ellipse", "filled", "#ffffff"),
         NodeKind::Graph => ("box3d", "filled", "#d0e0e3"),
+        NodeKind::Native => ("component", "filled", "#cfe2f3"),
     }
 }
 

@@ -197,6 +197,13 @@ impl Recorder {
                 id
             }
         };
+        if name == crate::graph_ur_calls::appended::NATIVE.1 {
+            // Its node_create (if any) says nothing of what it is.
+            self.send(Record::NodeMetadata {
+                node,
+                metadata: Box::new(crate::native_commands::native_metadata()),
+            });
+        }
         self.send(Record::GraphMember { graph, node });
         if let Some(source) = self.graphs.in_order_previous(buffer, node) {
             self.send(Record::GraphEdge {

@@ -714,6 +714,27 @@ impl Recorder {
         self.wait_list_edges(t, submission, events);
     }
 
+    /// A `urEnqueueNativeCommandExp` with an output event, before it runs
+    /// on this thread: the command being enqueued (the task open here,
+    /// else the submission this thread made last) is a native command. Its
+    /// node is told so once per thread ([`crate::native_commands`]).
+    #[cold]
+    pub fn native_command_here(&self, t: &ThreadState) {
+        if !self.running() {
+            return;
+        }
+        let Some((node, _)) = dependencies::open_task(t).or_else(|| dependencies::current(t))
+        else {
+            return;
+        };
+        if t.last_native.replace(Some(node)) != Some(node) {
+            self.send(Record::NodeMetadata {
+                node,
+                metadata: Box::new(crate::native_commands::native_metadata()),
+            });
+        }
+    }
+
     /// Counts an enqueue of `function` that no node accompanied
     /// (`unseen`), while recording.
     #[cold]
