@@ -42,10 +42,13 @@ impl<K: Hash + Eq, V> Default for Recent<K, V> {
 
 impl<K: Hash + Eq, V> Recent<K, V> {
     pub(super) fn get_mut(&mut self, k: &K) -> Option<&mut V> {
-        if !self.older.is_empty() && !self.current.contains_key(k) {
-            return self.older.get_mut(k);
+        // A key is in one generation at most: one probe when it is in the
+        // current one (mostly), the older one only when it is not.
+        match self.current.get_mut(k) {
+            Some(v) => Some(v),
+            None if self.older.is_empty() => None,
+            None => self.older.get_mut(k),
         }
-        self.current.get_mut(k)
     }
 
     /// Makes the current generation the older one, and the emptied older
