@@ -230,8 +230,10 @@ def main(argv):
         inside = in_bracket(*brackets[key]) if key else []
         best = None
         for r in inside:
+            # Only a row that can hold the pair's work: no shorter than it
+            # (less 1 us); the closest of those.
             d = int(r["duration_ns"])
-            if best is None or abs(d - ns) < abs(best - ns):
+            if d >= ns - 1000 and (best is None or d - ns < best - ns):
                 best = d
         by_label[label].append((ns, best))
     for label, pairs in sorted(by_label.items()):
