@@ -554,7 +554,10 @@ impl UrTimestampSource {
         *before = seen_ns;
         let start = self.read_profiling(event, ProfilingInfo::Start)?;
         let mut calibration = entry.calibration.ok_or(Untimed::Failed)?;
-        if end >= start && end != 0 {
+        // Level Zero's other events are read natively on the ze-bridge
+        // clock's one pair: a replay read here keeps the same offset, so
+        // the two stay on one timeline.
+        if end >= start && end != 0 && entry.backend != Some(Backend::LEVEL_ZERO) {
             calibration.offset_ns =
                 self.place(entry.device, event, end, seen_ns, calibration.offset_ns);
         }
