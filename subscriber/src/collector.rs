@@ -815,6 +815,11 @@ impl Collector {
             queues_forced: counts.queues_forced,
             ur_call_limit: counts.ur_limit_reached.then_some(self.config.max_ur_calls),
             timing_unavailable: self.config.device_timing && self.timestamps.is_none(),
+            // Our own tallies: no UR call, so after the teardown too.
+            host_clock: self
+                .timestamps
+                .as_ref()
+                .map_or_else(Vec::new, |s| s.clock_reports()),
             ur_calls_via_layer: self.ur_calls_via_layer(),
             ur_calls_off_untimed: self.ur_calls_off_untimed(),
             tracing_layer_kept: self.tracing_layer_kept.clone(),

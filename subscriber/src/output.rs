@@ -64,6 +64,8 @@ pub struct Losses {
     pub ur_call_limit: Option<u64>,
     /// True when device timing was wanted but no source could be loaded.
     pub timing_unavailable: bool,
+    /// What was seen of each device clock (the `host clock:` lines).
+    pub host_clock: Vec<ze_bridge::ClockReport>,
     /// Why UR calls were followed on `ur.call.debug` for the whole run
     /// instead of through the adapter's dispatch table (`None`: hooks were
     /// used, or the runtime has no `ur.call.debug`).
@@ -456,5 +458,47 @@ fn loss_lines(losses: &Losses) -> String {
     if losses.timing_unavailable {
         lines.push_str("device timing: unavailable in this process\n");
     }
+    for (n, report) in losses.host_clock.iter().enumerate() {
+        lines.push_str(&host_clock_line(n + 1, report));
+    }
     lines
+}
+
+/// One device clock's `host clock:` line: how well its offset to
+/// `CLOCK_MONOTONIC` is known from the completions syclgraph saw.
+fn host_clock_line(n: usize, r: &ze_bridge::ClockReport) -> String {
+    let mut line = format!("host clock: {} device {n}: ", r.backend);
+    match (r.last_width_ns, r.widest_ns) {
+        (Some(last), Some(widest)) => line.push_str(&format!(
+            "offset known within {} (widest {} over {} window(s)) from {} completions seen",
+            format_ns(last),
+            format_ns(widest),
+            r.windows,
+            r.sightings
+        )),
+        _ => line.push_str(&format!(
+            "{} completions seen, too few to bound the offset",
+            r.sightings
+        )),
+    }
+    if r.drift_ppb.unsigned_abs() >= 100 {
+        line.push_str(&format!(
+            "; the device clock drifted {:+.1} µs/s, followed",
+            r.drift_ppb as f64 / 1000.0
+        ));
+    }
+    if let Some(late) = r.pair_lateness_ns.filter(|&l| l > 0) {
+        line.push_str(&format!(
+            "; the runtime's clock pair read {} late, taken out",
+            format_ns(late)
+        ));
+    }
+    if r.capped > 0 {
+        line.push_str(&format!(
+            "; {} end(s) moved back to when syclgraph saw them complete",
+            r.capped
+        ));
+    }
+    line.push('\n');
+    line
 }

@@ -15,6 +15,7 @@ mod docs_match;
 mod dpnp_workload;
 mod faults;
 mod features;
+mod gpu_check;
 mod graph_readability;
 mod host_tasks_and_usm;
 mod install;

@@ -22,6 +22,7 @@ pub mod clock;
 pub mod entry_table;
 pub mod level_zero;
 mod maps;
+pub mod offset_bounds;
 pub mod ur;
 pub mod ur_source;
 
@@ -64,6 +65,31 @@ pub enum Readout {
     },
     /// The command completed (or cannot be read) without times.
     Untimed(Untimed),
+}
+
+/// What the host saw of one device clock over the run (see
+/// [`offset_bounds`]), for the summary's `host clock:` line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClockReport {
+    /// The device (`ur_device_handle_t`).
+    pub device: usize,
+    /// Its platform's backend (`cuda`, `opencl`, ...).
+    pub backend: &'static str,
+    /// Commands seen complete, each an upper bound on the offset.
+    pub sightings: u64,
+    /// Commands whose own sighting lowered the offset they were placed with.
+    pub capped: u64,
+    /// Windows (between two clock pairs) that measured the offset's bounds.
+    pub windows: u64,
+    /// The widest `upper − lower` of those windows, in ns.
+    pub widest_ns: Option<u64>,
+    /// The last window's `upper − lower`, in ns.
+    pub last_width_ns: Option<u64>,
+    /// How much later than the sightings the runtime's clock pair put the
+    /// device clock, as last measured, in ns.
+    pub pair_lateness_ns: Option<u64>,
+    /// The drift the offset was last followed with, in ns per second.
+    pub drift_ppb: i64,
 }
 
 /// A source of device timestamps for signalled events.
@@ -111,6 +137,10 @@ pub trait TimestampSource: Send + Sync {
     }
     /// Lets go of a retained event.
     fn release(&self, event: UrEvent);
+    /// What was seen of each device clock so far (collector thread).
+    fn clock_reports(&self) -> Vec<ClockReport> {
+        Vec::new()
+    }
     /// Queues were created since the last call: forget anything remembered
     /// per queue handle (a handle may now name a new queue).
     fn queues_changed(&self) {}

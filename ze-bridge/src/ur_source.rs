@@ -12,14 +12,19 @@
 //!    `urEventGetInfo(COMMAND_EXECUTION_STATUS)` says `COMPLETE` the event
 //!    is [`Readout::Pending`]; otherwise the native event and device handles
 //!    go to the reader and its [`Readout`] is returned as is.
-//! 3. Otherwise `urEventGetProfilingInfo(END)` first: a completed command
+//! 3. On OpenCL, `urEventGetProfilingInfo(END)` first: a completed command
 //!    has it, so one query stands for the status. When it fails the status
 //!    decides: not complete is [`Readout::Pending`]; complete means the
 //!    command may have completed right after the query, so `END` is asked
 //!    once more, and now `PROFILING_INFO_NOT_AVAILABLE` is
 //!    [`Untimed::NoProfiling`], any other error (or an `ERROR` status)
-//!    [`Untimed::Failed`]. Then `(START)`.
-//! 4. [`to_host_times`] converts them (checks: [`Untimed::Invalid`]).
+//!    [`Untimed::Failed`]. Everywhere else the status first (CUDA's
+//!    adapter answers a time query of a running command by waiting for
+//!    it), then `END`. Then `(START)`. The host clock read right after the
+//!    query that found the command complete is its sighting.
+//! 4. [`to_host_times`] converts them (checks: [`Untimed::Invalid`]) with
+//!    the offset [`crate::offset_bounds`] chooses from the clock pairs and
+//!    the sightings.
 //!    A SYCL graph replay's event on an OpenCL platform times a marker
 //!    after the replay's work ([`TimestampSource::read_as_replay`]): its
 //!    times come back as [`Readout::Marker`].
@@ -52,10 +57,11 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use crate::offset_bounds::OffsetBounds;
 use crate::ur::{
     self, Backend, EventStatus, NativeHandle, ProfilingInfo, UnifiedRuntime, UrDevice, UrQueue,
 };
-use crate::{Readout, TimestampSource, Untimed, UrEvent};
+use crate::{ClockReport, Readout, TimestampSource, Untimed, UrEvent};
 
 /// Durations above this (one hour) are taken as garbage.
 pub const MAX_DURATION_NS: u64 = 3600 * 1_000_000_000;
@@ -64,8 +70,10 @@ pub const MAX_DURATION_NS: u64 = 3600 * 1_000_000_000;
 /// taken as garbage.
 pub const MAX_SYNC_DISTANCE_NS: u64 = 3600 * 1_000_000_000;
 
-/// A device's offset is measured again when it is older than this (1 s).
-pub const RECALIBRATE_AFTER_NS: u64 = 1_000_000_000;
+/// A device's offset is measured again when it is older than this (250
+/// ms): CUDA's event clock on the H200 drifted 4.7–5.7 µs a second against
+/// `CLOCK_MONOTONIC`, and not at one rate (see [`crate::offset_bounds`]).
+pub const RECALIBRATE_AFTER_NS: u64 = 250_000_000;
 
 /// How many events `retain` asks for their queue's device, at most, while
 /// no lookup has succeeded yet.
@@ -75,7 +83,7 @@ const RETAIN_LOOKUPS: u32 = 16;
 const QUEUE_DEVICE_ATTEMPTS: usize = 8;
 
 /// Calibration samples taken; the narrowest bracket wins.
-const CALIBRATION_SAMPLES: usize = 3;
+const CALIBRATION_SAMPLES: usize = 5;
 
 /// Reads Level Zero kernel timestamps from native handles.
 ///
@@ -136,6 +144,13 @@ pub struct Calibration {
     pub bracket_ns: u64,
     /// Where the host side came from.
     pub host: HostReference,
+    /// The largest `mono_before − device` of the samples: the device half
+    /// of a pair is read after its `mono_before`, so the offset is at least
+    /// this (`None` outside `i64`).
+    pub lower_ns: Option<i64>,
+    /// The smallest `mono_after − device`: the device half is read before
+    /// the call returned, so the offset is at most this.
+    pub upper_ns: Option<i64>,
 }
 
 /// The offset from the best of `samples` (narrowest bracket; the first on
@@ -155,11 +170,23 @@ pub fn calibrate(samples: &[CalibrationSample]) -> Option<Calibration> {
         )
     };
     let offset = i64::try_from(i128::from(host) - i128::from(best.device_ns)).ok()?;
+    let lower_ns = samples
+        .iter()
+        .filter(|s| s.mono_after >= s.mono_before)
+        .filter_map(|s| i64::try_from(i128::from(s.mono_before) - i128::from(s.device_ns)).ok())
+        .max();
+    let upper_ns = samples
+        .iter()
+        .filter(|s| s.mono_after >= s.mono_before)
+        .filter_map(|s| i64::try_from(i128::from(s.mono_after) - i128::from(s.device_ns)).ok())
+        .min();
     Some(Calibration {
         offset_ns: offset,
         at_mono_ns: host,
         bracket_ns: best.mono_after - best.mono_before,
         host: reference,
+        lower_ns,
+        upper_ns,
     })
 }
 
@@ -193,6 +220,7 @@ pub fn to_host_times(calibration: &Calibration, start: u64, end: u64) -> Readout
 /// What is remembered per device.
 #[derive(Clone, Copy, Debug)]
 struct DeviceEntry {
+    device: UrDevice,
     backend: Option<Backend>,
     native: Option<NativeHandle>,
     /// `None`: the last calibration failed (retried after the interval).
@@ -205,6 +233,12 @@ pub struct UrTimestampSource {
     ur: Arc<UnifiedRuntime>,
     level_zero: Option<Arc<dyn NativeLevelZero>>,
     devices: Mutex<FxHashMap<UrDevice, DeviceEntry>>,
+    /// What the host saw of each device's clock (collector thread only).
+    bounds: Mutex<FxHashMap<UrDevice, OffsetBounds>>,
+    /// The event last found still running, with the host time read before
+    /// the query that said so: when it is read complete its end bounds its
+    /// clock's offset from below.
+    running: Mutex<Option<(UrEvent, u64)>>,
     /// Every device a queue lookup gave: when it is one, it stands in for
     /// an event whose queue cannot be asked (seen on DPC++ 2025.0:
     /// urQueueGetInfo answers INVALID_SIZE for some events' queues).
@@ -245,6 +279,8 @@ impl UrTimestampSource {
             ur,
             level_zero: None,
             devices: Mutex::new(FxHashMap::default()),
+            bounds: Mutex::new(FxHashMap::default()),
+            running: Mutex::new(None),
             seen_devices: Mutex::new(Vec::new()),
             device_seen: AtomicBool::new(false),
             retain_lookups_left: AtomicU32::new(RETAIN_LOOKUPS),
@@ -326,10 +362,21 @@ impl UrTimestampSource {
                 (backend, native)
             }
         };
+        let calibration = self.measure(device);
+        if let Some(c) = &calibration {
+            let mut bounds = self.bounds.lock().unwrap_or_else(PoisonError::into_inner);
+            bounds.entry(device).or_default().new_window(
+                c.offset_ns,
+                c.lower_ns,
+                c.upper_ns,
+                c.at_mono_ns,
+            );
+        }
         let entry = DeviceEntry {
+            device,
             backend,
             native,
-            calibration: self.measure(device),
+            calibration,
             calibrated_at_mono: now,
         };
         devices.insert(device, entry);
@@ -380,15 +427,68 @@ impl UrTimestampSource {
         })
     }
 
+    /// `event`, of a command not yet complete when the host clock read
+    /// `before`, is the one whose end will bound its clock from below.
+    fn note_running(&self, event: UrEvent, before: u64) {
+        *self.running.lock().unwrap_or_else(PoisonError::into_inner) = Some((event, before));
+    }
+
+    /// The offset to place a command of `device` with whose end is `end`
+    /// (device ns), seen complete at host `seen_ns` (see
+    /// [`OffsetBounds::place`]).
+    fn place(&self, device: UrDevice, event: UrEvent, end: u64, seen_ns: u64, pair: i64) -> i64 {
+        let mut bounds = self.bounds.lock().unwrap_or_else(PoisonError::into_inner);
+        let bounds = bounds.entry(device).or_default();
+        let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((seen_running, before)) = *running {
+            if seen_running == event {
+                bounds.still_running(end, before);
+                *running = None;
+            }
+        }
+        bounds.place(end, seen_ns, pair)
+    }
+
+    /// What the host saw of each device clock, for the summary.
+    pub fn clock_reports(&self) -> Vec<ClockReport> {
+        let devices = self.devices.lock().unwrap_or_else(PoisonError::into_inner);
+        let bounds = self.bounds.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut reports: Vec<ClockReport> = bounds
+            .iter()
+            .filter(|(_, b)| b.total_sightings > 0)
+            .map(|(device, b)| ClockReport {
+                device: device.0,
+                backend: devices
+                    .get(device)
+                    .and_then(|e| e.backend)
+                    .map_or("unknown", backend_name),
+                sightings: b.total_sightings,
+                capped: b.capped,
+                windows: b.windows + u64::from(b.open_width_ns().is_some()),
+                widest_ns: match (b.widest_ns, b.open_width_ns()) {
+                    (Some(w), Some(o)) => Some(w.max(o)),
+                    (w, o) => w.or(o),
+                },
+                last_width_ns: b.open_width_ns().or(b.last_width_ns),
+                pair_lateness_ns: b.lateness_ns,
+                drift_ppb: b.slope_ppb(),
+            })
+            .collect();
+        reports.sort_by_key(|r| r.device);
+        reports
+    }
+
     /// Reads one event; `now` is the time the calibration's age is checked
     /// against, `last` the queue of the previous event of the same batch
     /// with its device's entry (taken without any lookup when this event
-    /// is from the same queue).
+    /// is from the same queue), `before` a host time read before this
+    /// event's first query (moved on to the time it was seen complete).
     fn read_inner(
         &self,
         event: UrEvent,
         now: u64,
         last: &mut Option<(UrQueue, DeviceEntry)>,
+        before: &mut u64,
     ) -> Result<Readout, Untimed> {
         if !self.adapter_looked_for.load(Ordering::Relaxed) {
             self.call_adapter_directly(event);
@@ -421,22 +521,46 @@ impl UrTimestampSource {
             }
         }
 
-        // The end time first: it is only there once the command completed,
-        // so for the usual completed event that one query replaces a status
-        // query; the status is asked only when it is not there.
-        let end = match self.ur.event_profiling(event, ProfilingInfo::End) {
-            Ok(end) => end,
-            Err(_) => {
-                if self.status(event)? != EventStatus::Complete {
-                    return Ok(Readout::Pending);
+        let (end, seen_ns) = if entry.backend == Some(Backend::OPENCL) {
+            // The end time first: OpenCL has it only once the command
+            // completed, so for the usual completed event that one query
+            // replaces a status query; the status is asked only when it
+            // is not there.
+            let end = match self.ur.event_profiling(event, ProfilingInfo::End) {
+                Ok(end) => end,
+                Err(_) => {
+                    if self.status(event)? != EventStatus::Complete {
+                        self.note_running(event, *before);
+                        return Ok(Readout::Pending);
+                    }
+                    // Complete now; it may have completed just after the
+                    // first query, so ask again before calling it untimed.
+                    self.read_profiling(event, ProfilingInfo::End)?
                 }
-                // Complete now; it may have completed just after the first
-                // query, so ask again before calling it untimed.
-                self.read_profiling(event, ProfilingInfo::End)?
+            };
+            (end, monotonic_ns())
+        } else {
+            // The status first: CUDA's adapter answers a time query by
+            // waiting for the event (`cuEventSynchronize`), which would
+            // make the collector wait on the device for every command
+            // still running, in the driver the program submits through.
+            if self.status(event)? != EventStatus::Complete {
+                self.note_running(event, *before);
+                return Ok(Readout::Pending);
             }
+            let seen_ns = monotonic_ns();
+            (self.read_profiling(event, ProfilingInfo::End)?, seen_ns)
         };
+        *before = seen_ns;
         let start = self.read_profiling(event, ProfilingInfo::Start)?;
-        let calibration = entry.calibration.ok_or(Untimed::Failed)?;
+        let mut calibration = entry.calibration.ok_or(Untimed::Failed)?;
+        // Level Zero's other events are read natively on the ze-bridge
+        // clock's one pair: a replay read here keeps the same offset, so
+        // the two stay on one timeline.
+        if end >= start && end != 0 && entry.backend != Some(Backend::LEVEL_ZERO) {
+            calibration.offset_ns =
+                self.place(entry.device, event, end, seen_ns, calibration.offset_ns);
+        }
         let times = to_host_times(&calibration, start, end);
         Ok(match times {
             Readout::Times { start_ns, end_ns }
@@ -526,7 +650,8 @@ impl TimestampSource for UrTimestampSource {
     }
 
     fn read(&self, event: UrEvent) -> Readout {
-        self.read_inner(event, monotonic_ns(), &mut None)
+        let mut before = monotonic_ns();
+        self.read_inner(event, before, &mut None, &mut before)
             .unwrap_or_else(Readout::Untimed)
     }
 
@@ -539,8 +664,9 @@ impl TimestampSource for UrTimestampSource {
         // queue and device lookup for the whole batch.
         let now = monotonic_ns();
         let mut last = None;
+        let mut before = now;
         crate::read_until_pending(events, done, |event| {
-            self.read_inner(event, now, &mut last)
+            self.read_inner(event, now, &mut last, &mut before)
                 .unwrap_or_else(Readout::Untimed)
         })
     }
@@ -567,11 +693,27 @@ impl TimestampSource for UrTimestampSource {
         self.queue_generation.fetch_add(1, Ordering::Relaxed);
     }
 
+    fn clock_reports(&self) -> Vec<ClockReport> {
+        UrTimestampSource::clock_reports(self)
+    }
+
     fn device_parent(&self, device: usize) -> Option<usize> {
         match self.ur.device_parent(UrDevice(device)) {
             Ok(parent) => Some(parent.map_or(0, |p| p.0)),
             Err(_) => None,
         }
+    }
+}
+
+/// The backend's short name in the summary.
+fn backend_name(backend: Backend) -> &'static str {
+    match backend {
+        Backend::OPENCL => "opencl",
+        Backend::LEVEL_ZERO => "level_zero",
+        Backend::CUDA => "cuda",
+        Backend::HIP => "hip",
+        Backend::NATIVE_CPU => "native_cpu",
+        _ => "unknown",
     }
 }
 
@@ -607,6 +749,8 @@ mod tests {
             at_mono_ns,
             bracket_ns: 0,
             host: HostReference::AdapterHost,
+            lower_ns: None,
+            upper_ns: None,
         }
     }
 
@@ -647,6 +791,22 @@ mod tests {
         assert_eq!(c.offset_ns, 1 - 7);
         assert_eq!(calibrate(&[]), None);
         assert_eq!(calibrate(&[sample(10, 0, 12, 5)]), None);
+    }
+
+    #[test]
+    fn every_sample_bounds_the_offset() {
+        // The device half of each pair is read inside its bracket: the
+        // offset is at least the largest `before - device` and at most the
+        // smallest `after - device` of all samples, whichever was used.
+        let c = calibrate(&[
+            sample(1_000, 930, 1_020, 1_100),
+            sample(2_000, 1_950, 2_010, 2_040),
+            sample(3_000, 2_950, 3_010, 3_500),
+        ])
+        .unwrap();
+        assert_eq!(c.offset_ns, 60);
+        assert_eq!(c.lower_ns, Some(70));
+        assert_eq!(c.upper_ns, Some(90));
     }
 
     #[test]
