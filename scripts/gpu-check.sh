@@ -80,7 +80,8 @@ grep -q '^device gpu ' <<<"$devices" && gpu=1
 built=()
 for src in tests/gpu/*.cpp; do
   name="$(basename "$src" .cpp)"
-  [[ "$name" == list_devices ]] && continue
+  # native_commands has its own kernels and checker (below).
+  [[ "$name" == list_devices || "$name" == native_commands ]] && continue
   # Without a GPU only the two programs that run there are built.
   ((gpu)) || [[ "$name" == clock_bounds || "$name" == gpu_mix ]] || continue
   extra=()
@@ -166,6 +167,27 @@ else
       clock_bounds | gpu_mix | cuda_native) ;;
       *) run_case "$name" "$name" ;;
     esac
+  done
+fi
+
+# Native commands (#42 items 1, 3, 4): tests/gpu/native_commands with its
+# own kernels (native_kernels.cu), run in each of its modes and checked by
+# native_check.py, through the UR hooks and on ur.call.debug.
+if ((${#cuda_flags[@]})); then
+  obj="$OUT/bin/native_kernels.o"
+  if ! "$NVCC" -O2 -c tests/gpu/native_kernels.cu -o "$obj" >"$obj.log" 2>&1; then
+    echo "FAIL nvcc tests/gpu/native_kernels.cu"
+    tail -20 "$obj.log"
+    exit 2
+  fi
+  build native_commands "$obj" -L"$cuda_lib" -lcudart_static -lcuda -ldl -lrt -lpthread || exit 2
+  for hooks in 1 0; do
+    cases=$((cases + 1))
+    echo "== native_commands (SYCLGRAPH_UR_HOOKS=$hooks)"
+    if ! SYCLGRAPH_UR_HOOKS=$hooks python3 "$SRC/native_check.py" "$OUT/bin/native_commands" "$EXE" \
+      "$OUT/runs/native-hooks$hooks" | sed 's/^/   /'; then
+      failed=$((failed + 1))
+    fi
   done
 fi
 
