@@ -7,7 +7,7 @@
 # wheelhouse, the C++ test programs: pip, disk and g++) runs in the
 # background while cargo builds; the packages and the tests start once all of
 # it is done.
-# The tests run in two lanes at once: the packaging, peer-suite and
+# The tests run in two lanes at once: the packaging, peer-suite, GPU-check and
 # older-runtime tests (pip, venvs, pytest, g++: long and mostly one process at
 # a time) beside every other test binary.
 set -euo pipefail
@@ -92,7 +92,7 @@ step package.sh bash -c 'bash scripts/package.sh >/dev/null'
 # while its tests run, so a second one would wait for the first. The first
 # lane runs the workspace's other tests and every other module of
 # tests/tests/ (the same binary, these modules skipped).
-SECOND_LANE=(install peer_suites runtime_versions)
+SECOND_LANE=(install peer_suites runtime_versions gpu_check)
 second_lane_filters=() first_lane_skips=()
 for name in "${SECOND_LANE[@]}"; do
   if [[ ! -f "tests/tests/$name.rs" ]]; then
