@@ -499,6 +499,12 @@ fn host_clock_line(n: usize, r: &ze_bridge::ClockReport) -> String {
             r.capped
         ));
     }
+    if r.misordered > 0 {
+        line.push_str(&format!(
+            "; {} completion(s) seen before their end time, not used",
+            r.misordered
+        ));
+    }
     line.push('\n');
     line
 }

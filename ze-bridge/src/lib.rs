@@ -79,6 +79,9 @@ pub struct ClockReport {
     pub sightings: u64,
     /// Commands whose own sighting lowered the offset they were placed with.
     pub capped: u64,
+    /// Sightings ignored: seen complete before the runtime's end time by
+    /// more than the drift allows (the end written after completion).
+    pub misordered: u64,
     /// Windows (between two clock pairs) that measured the offset's bounds.
     pub windows: u64,
     /// The widest `upper − lower` of those windows, in ns.

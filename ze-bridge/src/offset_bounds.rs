@@ -33,6 +33,13 @@
 /// Sightings a window needs before its bounds measure the pair's lateness.
 pub const MIN_SIGHTINGS: u64 = 16;
 
+/// A sighting further below the window's lower bound than this (ns) is
+/// not a drifting clock (a few µs per second) but a runtime that reported
+/// the command complete before it wrote its end time (seen on the OpenCL
+/// CPU device under load, by tens of µs): it neither caps the command nor
+/// bounds the offset.
+pub const SIGHTING_BELOW_LOWER_MAX_NS: i64 = 10_000;
+
 /// Pairs kept for the slope.
 const HISTORY: usize = 8;
 /// The slope is measured over at most this long (ns) ...
@@ -68,6 +75,9 @@ pub struct OffsetBounds {
     pub total_sightings: u64,
     /// Commands whose own sighting lowered the offset they were placed with.
     pub capped: u64,
+    /// Sightings ignored: further below the lower bound than
+    /// [`SIGHTING_BELOW_LOWER_MAX_NS`].
+    pub misordered: u64,
     /// Windows closed with both bounds and [`MIN_SIGHTINGS`].
     pub windows: u64,
     /// The widest `upper − lower` of those windows.
@@ -166,6 +176,12 @@ impl OffsetBounds {
         let Some(own) = own else {
             return offset;
         };
+        if let Some(lower) = self.lower {
+            if own.saturating_sub(trend) < lower.saturating_sub(SIGHTING_BELOW_LOWER_MAX_NS) {
+                self.misordered += 1;
+                return offset;
+            }
+        }
         if own < offset {
             offset = own;
             self.capped += 1;
@@ -316,6 +332,10 @@ mod tests {
         // A sighting below the lower bound (a drifting clock): the end
         // stays no later than the sighting.
         assert_eq!(b.place(200_000, 200_000 + 500, 0), 500);
+        // Far below it (the end written after the completion was seen):
+        // ignored, the command placed with the bounds.
+        assert_eq!(b.place(300_000, 300_000 - 42_000, 0), 800);
+        assert_eq!(b.misordered, 1);
         // Before any window: the fallback pair.
         let mut fresh = OffsetBounds::default();
         assert_eq!(fresh.place(10, 10_000, 70), 70);

@@ -464,6 +464,7 @@ impl UrTimestampSource {
                     .map_or("unknown", backend_name),
                 sightings: b.total_sightings,
                 capped: b.capped,
+                misordered: b.misordered,
                 windows: b.windows + u64::from(b.open_width_ns().is_some()),
                 widest_ns: match (b.widest_ns, b.open_width_ns()) {
                     (Some(w), Some(o)) => Some(w.max(o)),
