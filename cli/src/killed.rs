@@ -30,24 +30,15 @@ use signal_hook::low_level::siginfo::Cause;
 use crate::launch::Ended;
 use crate::leftover::{self, Bounds, Converted, Converter};
 use crate::outputs::{shell_word, signal_name};
+use syclgraph_graph::output::tmp_path;
 
 /// File times come from the kernel's coarse clock: a journal written just
 /// after the program started may look a little older.
 const MTIME_SLACK: Duration = Duration::from_millis(100);
 
-/// The files a conversion writes through a `.tmp` file.
-const CONVERTED_FILES: [&str; 10] = [
-    "trace.pftrace",
-    "kernels.csv",
-    "graph.dot",
-    "summary.csv",
-    "critical_path.csv",
-    "idle_gaps.csv",
-    "regions.csv",
-    "instances.dot",
-    "windows.csv",
-    "summary.txt",
-];
+/// The files a conversion writes through a `.tmp` file besides the run's
+/// files ([`syclgraph_graph::end_of_run::RUN_FILES`]).
+const CONVERTED_STREAMS: [&str; 2] = ["trace.pftrace", syclgraph_graph::output::KERNELS_CSV];
 
 /// What the completion did.
 #[derive(Debug, Default)]
@@ -245,8 +236,9 @@ fn on_interrupt(
                     continue;
                 }
                 for dir in &dirs {
-                    for f in CONVERTED_FILES {
-                        let _ = std::fs::remove_file(tmp_of(&dir.join(f)));
+                    let files = CONVERTED_STREAMS.iter().chain(&syclgraph_graph::end_of_run::RUN_FILES);
+                    for f in files {
+                        let _ = std::fs::remove_file(tmp_path(&dir.join(f)));
                     }
                 }
                 let shown: Vec<String> = dirs.iter().map(|d| shell_word(d)).collect();
@@ -264,11 +256,6 @@ fn on_interrupt(
         handle,
         thread: Some(thread),
     })
-}
-
-/// `path.tmp`, as [`syclgraph_graph::output::tmp_path`] names it.
-fn tmp_of(path: &Path) -> PathBuf {
-    syclgraph_graph::output::tmp_path(path)
 }
 
 /// Stops the interrupt watch when dropped.

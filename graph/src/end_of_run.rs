@@ -25,6 +25,19 @@ use crate::{dot, instances_dot, summary, windows, Run, TaskGraph};
 /// report`.
 pub const SUMMARY_TXT: &str = "summary.txt";
 
+/// Every file [`write_run_files`] writes, each through a `.tmp` file.
+pub const RUN_FILES: [&str; 9] = [
+    crate::output::GRAPH_DOT,
+    crate::output::SUMMARY_CSV,
+    crate::critical_path_csv::CRITICAL_PATH_CSV,
+    crate::regions_csv::REGIONS_CSV,
+    crate::idle_gaps_csv::IDLE_GAPS_CSV,
+    "instances.dot",
+    "windows.csv",
+    VIOLATIONS_CSV,
+    SUMMARY_TXT,
+];
+
 /// What the summary says beyond what the replayed run knows.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RunNotes {
