@@ -54,6 +54,10 @@ struct AnnouncedTask {
     end_ns: u64,
 }
 
+/// How many of the newest pending events a returned wait's event is
+/// looked for among ([`Collector::wait_returned`]).
+const WAITED_LOOKBACK: usize = 64;
+
 /// Shortest and longest wait between two polls of pending events. The
 /// shortest stays short: a retained event slows the OpenCL CPU runtime's
 /// release of every other event of its USM pointer (measured: 2 ms instead
@@ -552,6 +556,7 @@ impl Collector {
                     recorder.wait_list_edge(owner, target, event, |r| self.handle_record(r));
                 }
             }
+            Item::WaitReturned { event, seen_ns } => self.wait_returned(event, seen_ns),
             Item::FromVirtual {
                 virtual_node,
                 event,
@@ -565,6 +570,26 @@ impl Collector {
                 let edge = (virtual_node, target, *metadata);
                 recorder.virtual_edge(edge, owner, |r| self.handle_record(r));
             }
+        }
+    }
+
+    /// The program's wait on `event` returned at `seen_ns`: when the event
+    /// is still to be read (the newest pending ones are looked at, the
+    /// waited one is usually the last), the timestamp source is told.
+    /// An event already read or not traced gives nothing.
+    fn wait_returned(&mut self, event: u64, seen_ns: u64) {
+        let Some(source) = &self.timestamps else {
+            return;
+        };
+        let event = UrEvent(event as usize);
+        if self
+            .pending
+            .iter()
+            .rev()
+            .take(WAITED_LOOKBACK)
+            .any(|p| p.event == event)
+        {
+            source.seen_complete(event, seen_ns);
         }
     }
 

@@ -61,6 +61,15 @@ pub enum Item {
         /// The `ur_event_handle_t` as an address.
         event: u64,
     },
+    /// The program's `urEventWait` on `event` returned at `seen_ns`: the
+    /// host saw it complete then, which bounds its end on the host clock
+    /// (a sighting for [`ze_bridge::TimestampSource::seen_complete`]).
+    WaitReturned {
+        /// The `ur_event_handle_t` as an address.
+        event: u64,
+        /// `CLOCK_MONOTONIC` when the wait returned.
+        seen_ns: u64,
+    },
     /// An edge_create from `virtual_node`, the node of a
     /// `virtual_node[<event>]`: from the submission whose device event
     /// `event` is, when traced, else from the virtual node itself.

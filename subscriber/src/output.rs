@@ -464,21 +464,32 @@ fn loss_lines(losses: &Losses) -> String {
     lines
 }
 
+/// `" (N by the program's waits)"`, when any were.
+fn waits_part(r: &ze_bridge::ClockReport) -> String {
+    if r.from_waits == 0 {
+        String::new()
+    } else {
+        format!(" ({} at the program's waits)", r.from_waits)
+    }
+}
+
 /// One device clock's `host clock:` line: how well its offset to
 /// `CLOCK_MONOTONIC` is known from the completions syclgraph saw.
 fn host_clock_line(n: usize, r: &ze_bridge::ClockReport) -> String {
     let mut line = format!("host clock: {} device {n}: ", r.backend);
     match (r.last_width_ns, r.widest_ns) {
         (Some(last), Some(widest)) => line.push_str(&format!(
-            "offset known within {} (widest {} over {} window(s)) from {} completions seen",
+            "offset known within {} (widest {} over {} window(s)) from {} completions seen{}",
             format_ns(last),
             format_ns(widest),
             r.windows,
-            r.sightings
+            r.sightings,
+            waits_part(r)
         )),
         _ => line.push_str(&format!(
-            "{} completions seen, too few to bound the offset",
-            r.sightings
+            "{} completions seen{}, too few to bound the offset",
+            r.sightings,
+            waits_part(r)
         )),
     }
     if r.drift_ppb.unsigned_abs() >= 100 {

@@ -48,7 +48,7 @@ use ur_sys::{
     PFN_urEnqueueEventsWaitWithBarrierExt, PFN_urEnqueueKernelLaunchWithArgsExp,
     PFN_urEnqueueNativeCommandExp, PFN_urEnqueueTimestampRecordingExp, PFN_urEnqueueUSMAdvise,
     PFN_urEnqueueUSMFill, PFN_urEnqueueUSMMemcpy, PFN_urEnqueueUSMMemcpy2D,
-    PFN_urEnqueueUSMPrefetch, PFN_urQueueCreate,
+    PFN_urEnqueueUSMPrefetch, PFN_urEventWait, PFN_urQueueCreate,
 };
 use ze_bridge::entry_table::EntryTable;
 
@@ -109,11 +109,15 @@ pub enum Hooked {
     CommandBufferFinalize,
     /// `urEnqueueCommandBufferExp`: one replay of a SYCL graph.
     EnqueueCommandBuffer,
+    /// `urEventWait`: when it returns the host has seen its events
+    /// complete, which bounds their device clock's offset (the host clock,
+    /// [`ze_bridge::offset_bounds`]).
+    EventWait,
 }
 
 impl Hooked {
     /// Every hooked function, in [`Hooked::index`] order.
-    pub const ALL: [Hooked; 23] = [
+    pub const ALL: [Hooked; 24] = [
         Hooked::QueueCreate,
         Hooked::UsmMemcpy,
         Hooked::UsmFill,
@@ -137,6 +141,7 @@ impl Hooked {
         Hooked::CommandBufferAppendNative,
         Hooked::CommandBufferFinalize,
         Hooked::EnqueueCommandBuffer,
+        Hooked::EventWait,
     ];
 
     /// Position in [`Hooked::ALL`].
@@ -172,6 +177,7 @@ impl Hooked {
             Hooked::CommandBufferAppendNative => "urCommandBufferAppendNativeCommandExp",
             Hooked::CommandBufferFinalize => "urCommandBufferFinalizeExp",
             Hooked::EnqueueCommandBuffer => "urEnqueueCommandBufferExp",
+            Hooked::EventWait => "urEventWait",
         }
     }
 }
@@ -316,6 +322,7 @@ fn hook_address(function: Hooked) -> usize {
         Hooked::EnqueueCommandBuffer => {
             enqueue_command_buffer as PFN_urEnqueueCommandBufferExp as usize
         }
+        Hooked::EventWait => event_wait as PFN_urEventWait as usize,
     }
 }
 
@@ -830,6 +837,25 @@ unsafe extern "C" fn enqueue_command_buffer(
             let waits = waits.iter().map(|e| *e as usize);
             r.graph_replay((buffer as usize, queue as usize), begin_ns, waits, out)
         });
+    }
+    result
+}
+
+/// `urEventWait` (how `event::wait` and the runtime's own waits end): the
+/// moment it returns, the host had seen each of its events complete. That
+/// moment is told to the collector, where it bounds the device clock's
+/// offset from above as tightly as the program's own clock can
+/// ([`crate::recorder::Recorder::events_waited`]).
+unsafe extern "C" fn event_wait(count: u32, list: *const ur_event_handle_t) -> ur_result_t {
+    // SAFETY: see above.
+    let next: PFN_urEventWait = unsafe { std::mem::transmute(original(Hooked::EventWait)) };
+    // SAFETY: see above.
+    let result = unsafe { next(count, list) };
+    if result.is_success() && count > 0 {
+        let seen_ns = crate::clock::monotonic_ns();
+        // SAFETY: the caller's wait list, valid for the call.
+        let events = unsafe { wait_slice(count, list) };
+        with_recorder(|r| r.events_waited(events.iter().map(|e| *e as usize), seen_ns));
     }
     result
 }

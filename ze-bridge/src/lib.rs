@@ -77,6 +77,9 @@ pub struct ClockReport {
     pub backend: &'static str,
     /// Commands seen complete, each an upper bound on the offset.
     pub sightings: u64,
+    /// Of them, seen complete by the program's own wait
+    /// ([`TimestampSource::seen_complete`]) before the collector saw them.
+    pub from_waits: u64,
     /// Commands whose own sighting lowered the offset they were placed with.
     pub capped: u64,
     /// Sightings ignored: seen complete before the runtime's end time by
@@ -137,6 +140,14 @@ pub trait TimestampSource: Send + Sync {
     /// Called on the collector thread.
     fn read_as_replay(&self, event: UrEvent) {
         let _ = event;
+    }
+    /// The program saw the retained, not yet read `event` complete at
+    /// host `CLOCK_MONOTONIC` `seen_ns` (its `urEventWait` returned then):
+    /// when the event is read, its end is placed no later than that, and
+    /// the sighting bounds its device clock's offset like the collector's
+    /// own ([`crate::offset_bounds`]). Called on the collector thread.
+    fn seen_complete(&self, event: UrEvent, seen_ns: u64) {
+        let _ = (event, seen_ns);
     }
     /// Lets go of a retained event.
     fn release(&self, event: UrEvent);

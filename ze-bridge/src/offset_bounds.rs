@@ -73,6 +73,8 @@ pub struct OffsetBounds {
     pair_lateness: Option<u64>,
     /// Completions seen in all.
     pub total_sightings: u64,
+    /// Of them, the program's waits' (counted by the caller).
+    pub from_waits: u64,
     /// Commands whose own sighting lowered the offset they were placed with.
     pub capped: u64,
     /// Sightings ignored: further below the lower bound than

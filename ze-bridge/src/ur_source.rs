@@ -258,6 +258,12 @@ pub struct UrTimestampSource {
     replays: Mutex<FxHashSet<usize>>,
     /// How many events `replays` holds.
     replay_count: AtomicUsize,
+    /// Events the program's waits saw complete before they were read, with
+    /// the host time of that sighting ([`TimestampSource::seen_complete`]).
+    /// Looked at only while it is not empty.
+    waited: Mutex<FxHashMap<usize, u64>>,
+    /// How many events `waited` holds.
+    waited_count: AtomicUsize,
     /// Set once the built-in adapter's event functions were looked for
     /// ([`UrTimestampSource::call_adapter_directly`]).
     adapter_looked_for: AtomicBool,
@@ -288,6 +294,8 @@ impl UrTimestampSource {
             queue_generation: AtomicU64::new(0),
             replays: Mutex::new(FxHashSet::default()),
             replay_count: AtomicUsize::new(0),
+            waited: Mutex::new(FxHashMap::default()),
+            waited_count: AtomicUsize::new(0),
             adapter_looked_for: AtomicBool::new(false),
         }
     }
@@ -436,9 +444,19 @@ impl UrTimestampSource {
     /// The offset to place a command of `device` with whose end is `end`
     /// (device ns), seen complete at host `seen_ns` (see
     /// [`OffsetBounds::place`]).
+    /// A program's wait that saw the event complete earlier than the
+    /// collector did moves the sighting to that moment.
     fn place(&self, device: UrDevice, event: UrEvent, end: u64, seen_ns: u64, pair: i64) -> i64 {
+        let waited = self.take_waited(event);
         let mut bounds = self.bounds.lock().unwrap_or_else(PoisonError::into_inner);
         let bounds = bounds.entry(device).or_default();
+        let seen_ns = match waited {
+            Some(at) if at < seen_ns => {
+                bounds.from_waits += 1;
+                at
+            }
+            _ => seen_ns,
+        };
         let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some((seen_running, before)) = *running {
             if seen_running == event {
@@ -447,6 +465,19 @@ impl UrTimestampSource {
             }
         }
         bounds.place(end, seen_ns, pair)
+    }
+
+    /// When the program's wait saw `event` complete, if it did; forgets it.
+    fn take_waited(&self, event: UrEvent) -> Option<u64> {
+        if self.waited_count.load(Ordering::Relaxed) == 0 {
+            return None;
+        }
+        let mut waited = self.waited.lock().unwrap_or_else(PoisonError::into_inner);
+        let at = waited.remove(&event.0);
+        if at.is_some() {
+            self.waited_count.fetch_sub(1, Ordering::Relaxed);
+        }
+        at
     }
 
     /// What the host saw of each device clock, for the summary.
@@ -463,6 +494,7 @@ impl UrTimestampSource {
                     .and_then(|e| e.backend)
                     .map_or("unknown", backend_name),
                 sightings: b.total_sightings,
+                from_waits: b.from_waits,
                 capped: b.capped,
                 misordered: b.misordered,
                 windows: b.windows + u64::from(b.open_width_ns().is_some()),
@@ -679,7 +711,18 @@ impl TimestampSource for UrTimestampSource {
         }
     }
 
+    fn seen_complete(&self, event: UrEvent, seen_ns: u64) {
+        let mut waited = self.waited.lock().unwrap_or_else(PoisonError::into_inner);
+        let at = waited.entry(event.0).or_insert_with(|| {
+            self.waited_count.fetch_add(1, Ordering::Relaxed);
+            seen_ns
+        });
+        *at = (*at).min(seen_ns);
+    }
+
     fn release(&self, event: UrEvent) {
+        // An event released unread (untimed, lost) forgets its sighting.
+        let _ = self.take_waited(event);
         if self.replay_count.load(Ordering::Relaxed) > 0 {
             let mut replays = self.replays.lock().unwrap_or_else(PoisonError::into_inner);
             if replays.remove(&event.0) {

@@ -35,6 +35,10 @@ use crate::timing_slot::{is_retained, Timing, TimingSlot, NOT_READY_EVENT, NOT_R
 use crate::unseen_enqueues::EnqueueFunction;
 use crate::xpti::{is_known_file, CText, EventRef, RememberedKey, Xpti};
 
+/// The most events of one `urEventWait` told to the collector
+/// ([`Recorder::events_waited`]).
+const WAITED_EVENTS_TOLD: usize = 8;
+
 /// The recorder is taking events.
 pub const RUNNING: u8 = 0;
 /// The exit drain started: new events are counted, not recorded.
@@ -1059,6 +1063,29 @@ impl Recorder {
         // Set only for a recorded submission: followed while stopped too.
         if !self.finishing() {
             self.device_event(t, node, instance, device_event);
+        }
+    }
+
+    /// `urEventWait` returned at `seen_ns`: the host has seen `events`
+    /// complete. Each is told to the collector ([`Item::WaitReturned`]),
+    /// after this thread's submission kept back (it may be the one
+    /// waited on), so that the event is read with this sighting. At most
+    /// the last [`WAITED_EVENTS_TOLD`] of a list: a wait on many events is
+    /// the runtime's own (a host task's dependencies, a queue's events),
+    /// and the newest of them bound the clock best.
+    pub fn events_waited(&self, events: impl ExactSizeIterator<Item = usize>, seen_ns: u64) {
+        if self.finishing() || !matches!(self.timestamps.state(), Timing::Ready(_)) {
+            return;
+        }
+        thread_state::with(|t| self.release_held_here(t));
+        let skip = events.len().saturating_sub(WAITED_EVENTS_TOLD);
+        for event in events.skip(skip) {
+            if event != 0 {
+                self.send_item(Item::WaitReturned {
+                    event: event as u64,
+                    seen_ns,
+                });
+            }
         }
     }
 
