@@ -51,7 +51,10 @@
 #                           loaded machine the untimed configurations' memcpys fall far
 #                           behind the device from about 100000 (docs/performance.md)
 #   --wall-configs LIST     wall clock: the configurations to run, a comma-separated
-#                           subset of empty,aa,selftimed,syclgraph,notiming (default all;
+#                           subset of empty,aa,selftimed,syclgraph,notiming,threadtimed
+#                           (threadtimed, the memcpy workloads only, never by default: the
+#                           program's commands timed by a second thread of its own while
+#                           it submits, as a collector does) (default all but threadtimed;
 #                           e.g. selftimed,syclgraph for the whole-process target alone:
 #                           on a loaded machine the untimed configurations' large runs
 #                           fall behind the device and take minutes each)
@@ -227,7 +230,7 @@ run_config() {
     noxpti)
       env -u XPTI_TRACE_ENABLE -u XPTI_SUBSCRIBERS -u XPTI_FRAMEWORK_DISPATCHER \
         timeout "$RUN_TIMEOUT" "$@" ;;
-    empty|aa|selftimed)
+    empty|aa|selftimed|threadtimed)
       env XPTI_TRACE_ENABLE=1 XPTI_FRAMEWORK_DISPATCHER="$VENV/lib/libxptifw.so" \
         XPTI_SUBSCRIBERS="$EMPTY_LIB" timeout "$RUN_TIMEOUT" "$@" ;;
     syclgraph|stopped|notiming)
@@ -252,11 +255,14 @@ CONFIGS=(noxpti empty syclgraph)
 # timing every command), syclgraph with every output on, and syclgraph
 # with SYCLGRAPH_DEVICE_TIMING=0.
 WALL_CONFIGS=(empty aa selftimed syclgraph notiming)
+# threadtimed (asked for by --wall-configs only): the program's commands
+# timed by a second thread while it submits, as a collector does.
+KNOWN_WALL_CONFIGS=(threadtimed)
 ((noxpti)) && WALL_CONFIGS=(noxpti "${WALL_CONFIGS[@]}")
 ((stopped)) && WALL_CONFIGS+=(stopped)
 if [[ -n "$wall_configs" ]]; then
   for c in ${wall_configs//,/ }; do
-    [[ " ${WALL_CONFIGS[*]} " == *" $c "* ]] || die "--wall-configs: unknown configuration $c"
+    [[ " ${WALL_CONFIGS[*]} ${KNOWN_WALL_CONFIGS[*]} " == *" $c "* ]] || die "--wall-configs: unknown configuration $c"
   done
   read -r -a WALL_CONFIGS <<<"${wall_configs//,/ }"
 fi
@@ -354,7 +360,7 @@ wall_mode() {
     read -r -a words <<<"${cmd/ N/ $n}"
     local c
     for c in "${WALL_CONFIGS[@]}"; do
-      [[ $c == selftimed && $self == 0 ]] || configs+=("$c")
+      [[ ($c == selftimed || $c == threadtimed) && $self == 0 ]] || configs+=("$c")
     done
     log "$name: ${words[*]##*/} x ${#configs[@]} configurations x $rounds rounds"
     local r k config value out
@@ -371,13 +377,14 @@ wall_mode() {
         config="${configs[k]}"
         local -a argv=("${words[@]}")
         [[ $config == selftimed ]] && argv+=(self-timed)
+        [[ $config == threadtimed ]] && argv+=(thread-timed)
         # whole.py times the whole process (start to exit, every file
         # written) and its end of run (the program's last line to its exit).
         out="$(run_config "$config" "$PY" "$WHOLE" "${argv[@]}" 2>"$WORK/stderr")" || true
         value="$(sed -n 's/^us_per_task //p' <<<"$out" | tail -n1)"
         local whole="" tail_s=""
         read -r whole tail_s < <(sed -n 's/^whole_process_s \([0-9.]*\) end_of_run_s \([0-9.]*\) exit 0$/\1 \2/p' <<<"$out" | tail -n1; echo) || true
-        if [[ $config == selftimed ]] && ! grep -q "^self_timed commands $tasks " <<<"$out"; then
+        if [[ $config == selftimed || $config == threadtimed ]] && ! grep -q "^self_timed commands $tasks " <<<"$out"; then
           log "$name round $r: the self-timed program did not read all $tasks commands' times"
           value=""
         fi

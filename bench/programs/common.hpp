@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -88,6 +89,77 @@ class SelfTimer {
   size_t added_ = 0;
   uint64_t device_ns_ = 0;
   uint64_t read_ = 0;
+};
+
+// How a tracer times every command: a second thread takes the events the
+// submitting thread hands it, every 0.5 ms, and reads each one in order
+// once it completed (its status first, then its start and end), as
+// syclgraph's collector does. The benchmark's `threadtimed`
+// configuration: what reading events beside the submitting thread costs
+// the program, whoever reads them (docs/performance.md, "On an NVIDIA
+// H200").
+class ThreadTimer {
+ public:
+  ThreadTimer() : reader_([this] { run(); }) {}
+  ThreadTimer(const ThreadTimer &) = delete;
+  ThreadTimer &operator=(const ThreadTimer &) = delete;
+
+  // Takes the event of the command just submitted.
+  void add(sycl::event event) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    incoming_.push_back(std::move(event));
+  }
+
+  // Reads what is left and stops the reader (after the final wait).
+  void finish() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_ = true;
+    }
+    reader_.join();
+  }
+
+  uint64_t device_ns() const { return device_ns_; }
+  uint64_t commands_read() const { return read_; }
+
+ private:
+  void run() {
+    std::vector<sycl::event> batch, waiting;
+    size_t next = 0;
+    for (;;) {
+      bool done;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        done = done_;
+        for (auto &e : incoming_) waiting.push_back(std::move(e));
+        incoming_.clear();
+      }
+      while (next < waiting.size()) {
+        const sycl::event &e = waiting[next];
+        if (!done && e.get_info<sycl::info::event::command_execution_status>() !=
+                         sycl::info::event_command_status::complete)
+          break;
+        const uint64_t start = e.get_profiling_info<sycl::info::event_profiling::command_start>();
+        const uint64_t end = e.get_profiling_info<sycl::info::event_profiling::command_end>();
+        device_ns_ += end - start;
+        ++read_;
+        ++next;
+      }
+      if (next == waiting.size()) {
+        waiting.clear();
+        next = 0;
+        if (done) return;
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(500));
+    }
+  }
+
+  std::mutex mutex_;
+  std::vector<sycl::event> incoming_;
+  bool done_ = false;
+  uint64_t device_ns_ = 0;
+  uint64_t read_ = 0;
+  std::thread reader_;
 };
 
 // Prints what the self-timers of all threads read (before report()).

@@ -1,4 +1,4 @@
-// tiny_memcpy N THREADS [own|shared] [self-timed]
+// tiny_memcpy N THREADS [own|shared] [self-timed|thread-timed]
 //
 // The worst case for a tracer: N 64-byte USM device-to-device memcpys on
 // in-order queues created with enable_profiling, i.e. almost no device work per
@@ -11,9 +11,12 @@
 // With `self-timed` each thread also times every memcpy it submits, as a
 // program measuring itself would (bench::SelfTimer: the last 64 events kept,
 // each read once it leaves the window, the rest after the wait; timed too).
+// With `thread-timed` a second thread per submitting thread reads them
+// while it submits, as a tracer's collector does (bench::ThreadTimer).
 #include <sycl/sycl.hpp>
 
 #include <barrier>
+#include <memory>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -34,15 +37,16 @@ sycl::queue make_queue() {
 }  // namespace
 
 int main(int argc, char **argv) {
-  bool shared = false, self_timed = false, bad = argc < 3;
+  bool shared = false, self_timed = false, thread_timed = false, bad = argc < 3;
   for (int a = 3; a < argc; ++a) {
     const std::string arg = argv[a];
     if (a == 3 && (arg == "own" || arg == "shared")) shared = arg == "shared";
     else if (a == argc - 1 && arg == "self-timed") self_timed = true;
+    else if (a == argc - 1 && arg == "thread-timed") thread_timed = true;
     else bad = true;
   }
   if (bad) {
-    std::fprintf(stderr, "usage: %s N THREADS [own|shared] [self-timed]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s N THREADS [own|shared] [self-timed|thread-timed]\n", argv[0]);
     return 2;
   }
   const long n = bench::parse_count(argv[1], "N");
@@ -65,6 +69,9 @@ int main(int argc, char **argv) {
   bench::settle();
 
   std::vector<bench::SelfTimer> timers(threads);
+  std::vector<std::unique_ptr<bench::ThreadTimer>> readers;
+  for (long t = 0; thread_timed && t < threads; ++t)
+    readers.push_back(std::make_unique<bench::ThreadTimer>());
   std::barrier sync(threads + 1);
   std::vector<std::thread> workers;
   for (long t = 0; t < threads; ++t) {
@@ -77,6 +84,11 @@ int main(int argc, char **argv) {
         for (long i = 0; i < share; ++i) timer.add(q.memcpy(dst[t], src[t], kBytes));
         q.wait();
         timer.finish();
+      } else if (thread_timed) {
+        bench::ThreadTimer &reader = *readers[t];
+        for (long i = 0; i < share; ++i) reader.add(q.memcpy(dst[t], src[t], kBytes));
+        q.wait();
+        reader.finish();
       } else {
         for (long i = 0; i < share; ++i) q.memcpy(dst[t], src[t], kBytes);
         q.wait();
@@ -90,6 +102,14 @@ int main(int argc, char **argv) {
   const auto stop = bench::clock::now();
   for (auto &w : workers) w.join();
   if (self_timed) bench::report_self_timed(timers);
+  if (thread_timed) {
+    unsigned long long read = 0, ns = 0;
+    for (auto &r : readers) {
+      read += r->commands_read();
+      ns += r->device_ns();
+    }
+    std::printf("self_timed commands %llu device_ns %llu\n", read, ns);
+  }
   bench::report(start, stop, n);
 
   for (long t = 0; t < threads; ++t) {

@@ -239,11 +239,14 @@ WALL_RATIOS = (
      "(b) syclgraph with SYCLGRAPH_DEVICE_TIMING=0 / empty subscriber"),
     ("aa", "empty", None, "A/A: empty subscriber / itself, the noise floor"),
     ("selftimed", "empty", None, "the runtime's cost of timing every command"),
+    ("threadtimed", "selftimed", None,
+     "the program's commands timed by a second thread while it submits / on its own thread"),
+    ("syclgraph", "threadtimed", None, "syclgraph / the program timing on a second thread"),
     ("syclgraph", "empty", None, "syclgraph / empty subscriber"),
     ("stopped", "empty", None, "syclgraph started paused, never started / empty"),
     ("empty", "noxpti", None, "the runtime's own tracing: empty / no XPTI"),
 )
-WALL_TITLES = dict(TITLES, aa="empty (A/A)", selftimed="self-timed",
+WALL_TITLES = dict(TITLES, aa="empty (A/A)", selftimed="self-timed", threadtimed="thread-timed",
                    notiming="sg no timing", stopped="sg stopped")
 
 
