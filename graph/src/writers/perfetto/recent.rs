@@ -135,6 +135,11 @@ impl Ids {
         self.len = self.len.saturating_sub(1);
     }
 
+    /// All the ids, when they are the first two at most.
+    pub(super) fn inline(&self) -> Option<&[u64]> {
+        self.first.get(..self.len)
+    }
+
     /// The ids past the first two.
     pub(super) fn more(&self) -> &[u64] {
         self.more.as_deref().map_or(&[], Vec::as_slice)
