@@ -16,6 +16,21 @@ use super::out::Out;
 use super::protos as pb;
 use crate::varint::put_varint;
 
+/// [`put_varint`] with the one- and two-byte numbers (most deltas and
+/// instance numbers) written without its loop.
+#[inline(always)]
+fn put_short_varint(a: &mut [u8], n: usize, v: u64) -> usize {
+    if v < 0x80 {
+        a[n] = v as u8;
+        n + 1
+    } else if v < 0x4000 {
+        a[n..n + 2].copy_from_slice(&[v as u8 | 0x80, (v >> 7) as u8]);
+        n + 2
+    } else {
+        put_varint(a, n, v)
+    }
+}
+
 /// `BUILTIN_CLOCK_MONOTONIC`.
 pub const CLOCK_MONOTONIC: u32 = pb::BuiltinClock::Monotonic as u32;
 /// `BUILTIN_CLOCK_BOOTTIME`.
@@ -275,7 +290,7 @@ pub(super) fn slice_end(a: &mut [u8], sequence: u8, delta: u64) -> usize {
     let a = &mut a[..SLICE_END_BYTES];
     a[0] = key(TRACE_PACKET, 2);
     a[2] = key(TIMESTAMP, 0);
-    let mut n = put_varint(a, 3, delta);
+    let mut n = put_short_varint(a, 3, delta);
     a[n..n + 8].copy_from_slice(&[
         key(SEQUENCE, 0),
         sequence,
@@ -347,7 +362,7 @@ pub(super) fn slice_begin(
     let a = &mut a[..SLICE_BEGIN_BYTES];
     a[0] = key(TRACE_PACKET, 2);
     a[2] = key(TIMESTAMP, 0);
-    let mut n = put_varint(a, 3, delta);
+    let mut n = put_short_varint(a, 3, delta);
     a[n..n + 5].copy_from_slice(&[
         key(SEQUENCE, 0),
         sequence,
@@ -366,7 +381,7 @@ pub(super) fn slice_begin(
     a[n + 3] = super::ARG_INSTANCE as u8;
     a[n + 4] = key(annotation::UINT_VALUE, 0);
     let arg = n + 2;
-    n = put_varint(a, n + 5, instance);
+    n = put_short_varint(a, n + 5, instance);
     a[arg - 1] = (n - arg) as u8;
     for (field, ids) in [
         (event::FLOW_IDS, flows),

@@ -93,7 +93,7 @@ use crate::kind::NodeKind;
 use crate::model::TaskGraph;
 use crate::node::{Node, GLOBAL_SIZE_KEY, LOCAL_SIZE_KEY, QUEUE_ID_KEY};
 use crate::per_node::PerNode;
-use crate::record::{InstanceEdge, Record};
+use crate::record::{InstanceEdge, Record, SpanKind};
 use crate::spans::span_kind_str;
 
 mod encoding;
@@ -518,6 +518,7 @@ fn key_word((node, instance): InstanceKey) -> u64 {
 }
 
 /// A flow id for `key`'s submission → device slice arrow.
+#[inline]
 fn submit_flow(key: InstanceKey) -> u64 {
     mix(mix(key_word(key)) ^ 0x5eed)
 }
@@ -528,6 +529,7 @@ fn edge_flow(from: InstanceKey, to: InstanceKey) -> u64 {
 }
 
 /// splitmix64's finaliser: distinct inputs give distinct outputs.
+#[inline]
 fn mix(mut x: u64) -> u64 {
     x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
     x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -656,42 +658,8 @@ impl<W: Write> TraceWriter<W> {
     /// which still holds the span open); instance edges become flows.
     pub fn observe(&mut self, graph: &TaskGraph, record: &Record) {
         match *record {
-            Record::SpanEnd { kind, thread, ns } => {
-                // Seen before the graph applies it: the span it closes is
-                // still open there.
-                let Some((label, begin)) = graph.open_span(kind, thread) else {
-                    return;
-                };
-                if ns < begin || !self.room(256, 1) {
-                    return;
-                }
-                let name = format!(
-                    "{}: {}",
-                    span_kind_str(kind),
-                    graph.string(label).unwrap_or("?")
-                );
-                let track = self.thread_track(thread);
-                self.named_slice(track, &name, begin, ns);
-            }
-            Record::RegionEnd { thread, ns, id } => {
-                // An ITT task begun while tracing was on, on its thread.
-                let Some(entry) = graph.closing_region(thread, id).filter(|e| e.shown) else {
-                    return;
-                };
-                if ns < entry.begin_ns || !self.room(256, 1) {
-                    return;
-                }
-                let label = graph.string(entry.label).unwrap_or("?");
-                let name = format!("task: {label}");
-                // An overlapped task may end inside a task begun after it:
-                // on its own track, not to overlap the nested ones.
-                let track = if id == 0 {
-                    self.thread_track(thread)
-                } else {
-                    self.overlapped_track(thread)
-                };
-                self.named_slice(track, &name, entry.begin_ns, ns);
-            }
+            Record::SpanEnd { kind, thread, ns } => self.span_end(graph, kind, thread, ns),
+            Record::RegionEnd { thread, ns, id } => self.region_end(graph, thread, ns, id),
             Record::InstanceEdge(edge) => self.edge(edge),
             // A submission on an in-order queue: the queue's order from
             // the previous one, as the instance graph takes it.
@@ -701,6 +669,51 @@ impl<W: Write> TraceWriter<W> {
                 }
             }
         }
+    }
+
+    /// A wait or barrier that ends at `ns` on `thread` (kept out of
+    /// [`TraceWriter::observe`], which mostly sees submissions).
+    #[cold]
+    #[inline(never)]
+    fn span_end(&mut self, graph: &TaskGraph, kind: SpanKind, thread: u32, ns: u64) {
+        // Seen before the graph applies it: the span it closes is
+        // still open there.
+        let Some((label, begin)) = graph.open_span(kind, thread) else {
+            return;
+        };
+        if ns < begin || !self.room(256, 1) {
+            return;
+        }
+        let name = format!(
+            "{}: {}",
+            span_kind_str(kind),
+            graph.string(label).unwrap_or("?")
+        );
+        let track = self.thread_track(thread);
+        self.named_slice(track, &name, begin, ns);
+    }
+
+    /// An ITT task `id` that ends at `ns` on `thread`, begun while tracing
+    /// was on.
+    #[cold]
+    #[inline(never)]
+    fn region_end(&mut self, graph: &TaskGraph, thread: u32, ns: u64, id: u64) {
+        let Some(entry) = graph.closing_region(thread, id).filter(|e| e.shown) else {
+            return;
+        };
+        if ns < entry.begin_ns || !self.room(256, 1) {
+            return;
+        }
+        let label = graph.string(entry.label).unwrap_or("?");
+        let name = format!("task: {label}");
+        // An overlapped task may end inside a task begun after it:
+        // on its own track, not to overlap the nested ones.
+        let track = if id == 0 {
+            self.thread_track(thread)
+        } else {
+            self.overlapped_track(thread)
+        };
+        self.named_slice(track, &name, entry.begin_ns, ns);
     }
 
     /// Writes a track of its own under the process, `name`, with one slice
@@ -1108,10 +1121,12 @@ impl<W: Write> TraceWriter<W> {
             _ => (&[][..], &[][..]),
         };
         let submit = submit_flow(key);
-        let mut ends = [submit; LAID_FLOWS];
-        for (e, id) in ends.iter_mut().zip(into) {
-            *e = *id;
-        }
+        // The ends: those waiting (two at most), then the submission's.
+        let ends = match *into {
+            [] => [submit; 3],
+            [a] => [a, submit, 0],
+            [a, b, ..] => [a, b, submit],
+        };
         *lane = (*lane).max(stop);
         let uuid = queue_uuid(queue.index, 0);
         let a = self.buf.room(2 * (SLICE_BEGIN_BYTES + SLICE_END_BYTES));

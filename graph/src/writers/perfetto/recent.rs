@@ -114,13 +114,19 @@ pub(super) struct Ids {
 }
 
 impl Ids {
+    #[inline]
     pub(super) fn push(&mut self, id: u64) {
         if self.len < 2 {
             self.first[self.len] = id;
         } else {
-            self.more.get_or_insert_with(Box::default).push(id);
+            self.push_more(id);
         }
         self.len += 1;
+    }
+
+    #[cold]
+    fn push_more(&mut self, id: u64) {
+        self.more.get_or_insert_with(Box::default).push(id);
     }
 
     /// Takes back `id`, the last one pushed.
@@ -145,6 +151,7 @@ impl Ids {
         self.more.as_deref().map_or(&[], Vec::as_slice)
     }
 
+    #[inline]
     pub(super) fn contains(&self, id: u64) -> bool {
         self.first[..self.len.min(2)].contains(&id) || self.more().contains(&id)
     }
