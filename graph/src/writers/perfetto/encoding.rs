@@ -12,8 +12,24 @@ use super::fields::{
     sequence_flags::{INCREMENTAL_STATE_CLEARED, NEEDS_INCREMENTAL_STATE},
     TRACE_PACKET,
 };
+use super::out::Out;
 use super::protos as pb;
 use crate::varint::put_varint;
+
+/// [`put_varint`] with the one- and two-byte numbers (most deltas and
+/// instance numbers) written without its loop.
+#[inline(always)]
+fn put_short_varint(a: &mut [u8], n: usize, v: u64) -> usize {
+    if v < 0x80 {
+        a[n] = v as u8;
+        n + 1
+    } else if v < 0x4000 {
+        a[n..n + 2].copy_from_slice(&[v as u8 | 0x80, (v >> 7) as u8]);
+        n + 2
+    } else {
+        put_varint(a, n, v)
+    }
+}
 
 /// `BUILTIN_CLOCK_MONOTONIC`.
 pub const CLOCK_MONOTONIC: u32 = pb::BuiltinClock::Monotonic as u32;
@@ -71,30 +87,16 @@ pub(super) struct Open(usize);
 
 impl Cursor<'_> {
     /// Appends to `buf` what `f` writes, at most `max` bytes (more
-    /// panics); returns the bytes appended. Up to [`STACK_BYTES`] are
-    /// written on the stack and copied once.
+    /// panics), in place; returns the bytes appended.
     #[inline(always)]
-    pub(super) fn append(buf: &mut Vec<u8>, max: usize, f: impl FnOnce(&mut Cursor)) -> usize {
-        if max <= STACK_BYTES {
-            let mut out = [0u8; STACK_BYTES];
-            let mut c = Cursor {
-                out: &mut out,
-                len: 0,
-            };
-            f(&mut c);
-            let len = c.len;
-            buf.extend_from_slice(&out[..len]);
-            return len;
-        }
-        let at = buf.len();
-        buf.resize(at + max, 0);
+    pub(super) fn append(buf: &mut Out, max: usize, f: impl FnOnce(&mut Cursor)) -> usize {
         let mut c = Cursor {
-            out: &mut buf[at..],
+            out: &mut buf.room(max)[..max],
             len: 0,
         };
         f(&mut c);
         let len = c.len;
-        buf.truncate(at + len);
+        buf.commit(len);
         len
     }
 
@@ -211,9 +213,6 @@ impl Cursor<'_> {
     }
 }
 
-/// The largest packet [`Cursor::append`] writes on the stack.
-const STACK_BYTES: usize = 256;
-
 /// Bytes enough for a message's fields beyond its strings and nested
 /// parts: keys, varints (10 bytes at most), and the widening of up to
 /// three enclosing lengths.
@@ -225,7 +224,7 @@ pub(super) const MESSAGE_SLACK: usize = 32;
 /// position + 1), and is a clock snapshot saying that the sequence's
 /// incremental clock reads `ts` when CLOCK_MONOTONIC does.
 pub(super) fn sequence_start(
-    buf: &mut Vec<u8>,
+    buf: &mut Out,
     sequence: u32,
     uuid: u64,
     ts: u64,
@@ -269,24 +268,29 @@ pub(super) fn sequence_start(
 
 /// Appends one whole-trace packet (field 1 of `Trace`, length-delimited,
 /// by prost); returns the bytes appended.
-pub(super) fn push_message(buf: &mut Vec<u8>, p: &pb::TracePacket) -> usize {
-    let before = buf.len();
-    prost::encoding::message::encode(TRACE_PACKET, p, buf);
-    buf.len() - before
+pub(super) fn push_message(buf: &mut Out, p: &pb::TracePacket) -> usize {
+    let mut bytes = Vec::new();
+    prost::encoding::message::encode(TRACE_PACKET, p, &mut bytes);
+    buf.extend_from_slice(&bytes);
+    bytes.len()
 }
 
-/// Appends to `buf` a slice end at `delta` ns after the previous event on
-/// sequence `sequence` (below 128) of a track whose defaults give its
-/// clock and track: the packet [`super`]'s `write_event` writes for it,
-/// laid out by hand (a third of a track's packets are these).
+/// The most bytes [`slice_end`] writes.
+pub(super) const SLICE_END_BYTES: usize = 24;
+
+/// Writes at the start of `a` a slice end at `delta` ns after the
+/// previous event on sequence `sequence` (below 128) of a track whose
+/// defaults give its clock and track: the packet [`super`]'s `write_event`
+/// writes for it, laid out by hand (a third of a track's packets are
+/// these); returns its length.
 #[inline(always)]
-pub(super) fn slice_end(buf: &mut Vec<u8>, sequence: u8, delta: u64) -> usize {
+pub(super) fn slice_end(a: &mut [u8], sequence: u8, delta: u64) -> usize {
     use packet::{SEQUENCE_FLAGS, TIMESTAMP, TRACK_EVENT, TRUSTED_PACKET_SEQUENCE_ID as SEQUENCE};
     let key = |field: u32, wire: u32| (field << 3 | wire) as u8;
-    let mut a = [0u8; 24];
+    let a = &mut a[..SLICE_END_BYTES];
     a[0] = key(TRACE_PACKET, 2);
     a[2] = key(TIMESTAMP, 0);
-    let mut n = put_varint(&mut a, 3, delta);
+    let mut n = put_short_varint(a, 3, delta);
     a[n..n + 8].copy_from_slice(&[
         key(SEQUENCE, 0),
         sequence,
@@ -299,46 +303,66 @@ pub(super) fn slice_end(buf: &mut Vec<u8>, sequence: u8, delta: u64) -> usize {
     ]);
     n += 8;
     a[1] = (n - 2) as u8;
-    buf.extend_from_slice(&a[..n]);
     n
 }
 
+/// The bytes a [`Head`] holds at most.
+const HEAD_BYTES: usize = 32;
+
 /// The fixed part of a node's slice begins on a track whose first slice
 /// of the node was written: the track event's type, interned name and
-/// `node` arg, encoded once per node (see [`slice_begin`]).
-pub(super) fn begin_head(name_iid: u64, node: u64) -> Vec<u8> {
-    let mut head = Vec::new();
-    Cursor::append(&mut head, 3 * MESSAGE_SLACK, |c| {
+/// `node` arg, encoded once per node (see [`slice_begin`]), in an array
+/// of fixed size (copied whole, with no `memcpy` call).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Head {
+    bytes: [u8; HEAD_BYTES],
+    len: usize,
+}
+
+/// The [`Head`] of a node's slices named `name_iid`.
+pub(super) fn begin_head(name_iid: u64, node: u64) -> Head {
+    let mut out = Out::with_room(3 * MESSAGE_SLACK);
+    Cursor::append(&mut out, 3 * MESSAGE_SLACK, |c| {
         c.uint(event::TYPE, pb::track_event::Type::SliceBegin as u64);
         c.uint(event::NAME_IID, name_iid);
         c.uint_arg(super::ARG_NODE, node);
     });
+    let mut head = Head {
+        bytes: [0; HEAD_BYTES],
+        len: out.len(),
+    };
+    // Type (2), name (11 at most) and the node arg (5 + 10 at most).
+    head.bytes[..out.len()].copy_from_slice(out.as_slice());
     head
 }
 
 /// The most flows [`slice_begin`] lays out.
 pub(super) const LAID_FLOWS: usize = 4;
 
-/// Appends to `buf` a slice begin at `delta` ns after the previous event
-/// on sequence `sequence` (below 128), `head` (from [`begin_head`], at
-/// most 32 bytes) then the `instance` arg and the flows (at most
-/// [`LAID_FLOWS`] in all): the packet [`super`]'s `write_event` writes for
-/// a node's slice when its name is already interned, laid out by hand.
+/// The most bytes [`slice_begin`] writes (what it reads past its head
+/// included).
+pub(super) const SLICE_BEGIN_BYTES: usize = 128;
+
+/// Writes at the start of `a` a slice begin at `delta` ns after the
+/// previous event on sequence `sequence` (below 128), `head` then the
+/// `instance` arg and the flows (at most [`LAID_FLOWS`] in all): the
+/// packet [`super`]'s `write_event` writes for a node's slice when its
+/// name is already interned, laid out by hand; returns its length.
 #[inline(always)]
 pub(super) fn slice_begin(
-    buf: &mut Vec<u8>,
+    a: &mut [u8],
     sequence: u8,
     delta: u64,
-    head: &[u8],
+    head: &Head,
     instance: u64,
     (flows, ends): (&[u64], &[u64]),
 ) -> usize {
     use packet::{SEQUENCE_FLAGS, TIMESTAMP, TRACK_EVENT, TRUSTED_PACKET_SEQUENCE_ID as SEQUENCE};
     let key = |field: u32, wire: u32| (field << 3 | wire) as u8;
-    let mut a = [0u8; 128];
+    let a = &mut a[..SLICE_BEGIN_BYTES];
     a[0] = key(TRACE_PACKET, 2);
     a[2] = key(TIMESTAMP, 0);
-    let mut n = put_varint(&mut a, 3, delta);
+    let mut n = put_short_varint(a, 3, delta);
     a[n..n + 5].copy_from_slice(&[
         key(SEQUENCE, 0),
         sequence,
@@ -348,29 +372,31 @@ pub(super) fn slice_begin(
     ]);
     n += 6;
     let event = n;
-    a[n..n + head.len()].copy_from_slice(head);
-    n += head.len();
+    // The whole array (what is past its length is written over next).
+    a[n..n + HEAD_BYTES].copy_from_slice(&head.bytes);
+    n += head.len;
     // The `instance` arg: a DebugAnnotation {name_iid, uint_value}.
     a[n] = key(event::DEBUG_ANNOTATIONS, 2);
     a[n + 2] = key(annotation::NAME_IID, 0);
     a[n + 3] = super::ARG_INSTANCE as u8;
     a[n + 4] = key(annotation::UINT_VALUE, 0);
     let arg = n + 2;
-    n = put_varint(&mut a, n + 5, instance);
+    n = put_short_varint(a, n + 5, instance);
     a[arg - 1] = (n - arg) as u8;
     for (field, ids) in [
         (event::FLOW_IDS, flows),
         (event::TERMINATING_FLOW_IDS, ends),
     ] {
-        let k = u64::from(field << 3 | 1);
+        let k = field << 3 | 1;
+        const _: () = assert!(event::FLOW_IDS >= 16 && event::TERMINATING_FLOW_IDS < 2048);
+        let k = [(k as u8 & 0x7f) | 0x80, (k >> 7) as u8];
         for id in ids {
-            n = put_varint(&mut a, n, k);
-            a[n..n + 8].copy_from_slice(&id.to_le_bytes());
-            n += 8;
+            a[n..n + 2].copy_from_slice(&k);
+            a[n + 2..n + 10].copy_from_slice(&id.to_le_bytes());
+            n += 10;
         }
     }
     a[event - 1] = (n - event) as u8;
     a[1] = (n - 2) as u8;
-    buf.extend_from_slice(&a[..n]);
     n
 }

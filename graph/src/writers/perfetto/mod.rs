@@ -93,23 +93,25 @@ use crate::kind::NodeKind;
 use crate::model::TaskGraph;
 use crate::node::{Node, GLOBAL_SIZE_KEY, LOCAL_SIZE_KEY, QUEUE_ID_KEY};
 use crate::per_node::PerNode;
-use crate::record::{InstanceEdge, Record};
+use crate::record::{InstanceEdge, Record, SpanKind};
 use crate::spans::span_kind_str;
 
 mod encoding;
 pub mod fields;
+mod out;
 mod protos;
 mod recent;
 mod region_tracks;
 mod trace_start;
 pub mod wire;
 
+use out::Out;
 use recent::{Anchor, Recent, Seen, Waiting};
 pub use trace_start::TraceStart;
 
 use encoding::{
     begin_head, descriptor, global_packet, push_message, sequence_start, slice_begin, slice_end,
-    Cursor, LAID_FLOWS, MESSAGE_SLACK,
+    Cursor, Head, LAID_FLOWS, MESSAGE_SLACK, SLICE_BEGIN_BYTES, SLICE_END_BYTES,
 };
 use fields::sequence_flags::{INCREMENTAL_STATE_CLEARED, NEEDS_INCREMENTAL_STATE};
 use fields::{event, interned, packet, TRACE_PACKET};
@@ -187,8 +189,8 @@ struct NodeEvents {
     host_iid: u64,
     /// The fixed part of its task spans' and device slices' begins once
     /// their names are interned on a track ([`begin_head`]).
-    host_head: Vec<u8>,
-    device_head: Vec<u8>,
+    host_head: Head,
+    device_head: Head,
     /// The `DebugAnnotation`s of the node's args but `node` and
     /// `instance` (`kind`, `queue`, `bytes`, ...), encoded: written on the
     /// node's first slice on each track (where its name is interned).
@@ -196,6 +198,12 @@ struct NodeEvents {
     /// The queue its metadata names (`queue_id`), for instances that do
     /// not say theirs.
     queue: Option<u64>,
+    /// Where its last task span went: the thread and its track's index in
+    /// `tracks` (for [`TraceWriter::write_laid`]).
+    host_track: Option<(u32, usize)>,
+    /// Where its last device slice went when on a queue's first lane: the
+    /// queue, its index in `queues` and the lane's track's in `tracks`.
+    device_track: Option<(u64, usize, usize)>,
 }
 
 /// The tracks of one device queue.
@@ -259,7 +267,7 @@ struct Event<'a> {
     instance: Option<u64>,
     /// The type, name and node arg encoded ([`begin_head`]) when `name`
     /// is interned: what [`slice_begin`] lays out by hand.
-    head: &'a [u8],
+    head: Option<&'a Head>,
     /// Encoded args written only when `name` is interned by this event:
     /// on a node's first slice on the track.
     first_args: &'a [u8],
@@ -278,7 +286,7 @@ impl Event<'static> {
             name: None,
             node: None,
             instance: None,
-            head: &[],
+            head: None,
             first_args: &[],
             flows: &[],
             ends: &[],
@@ -290,22 +298,23 @@ impl Event<'static> {
 /// Appends to `buf` the packet of `e` at `ts` on `track`'s sequence (after
 /// the sequence's first packet if not written yet); returns the bytes
 /// appended.
-fn write_event(buf: &mut Vec<u8>, track: &mut Track, ts: u64, e: &Event) -> usize {
-    if let (Some(Name::Interned(iid, _)), Some(instance), Ok(sequence)) =
-        (e.name, e.instance, u8::try_from(track.sequence))
+fn write_event(buf: &mut Out, track: &mut Track, ts: u64, e: &Event) -> usize {
+    if let (Some(Name::Interned(iid, _)), Some(instance), Some(head), Ok(sequence)) =
+        (e.name, e.instance, e.head, u8::try_from(track.sequence))
     {
         if track.started
             && !e.absolute
             && ts >= track.clock
             && sequence < 0x80
-            && !e.head.is_empty()
-            && e.head.len() <= 32
             && e.flows.len() + e.ends.len() <= LAID_FLOWS
             && !track.is_new(iid)
         {
             let delta = ts - track.clock;
             track.clock = ts;
-            return slice_begin(buf, sequence, delta, e.head, instance, (e.flows, e.ends));
+            let a = buf.room(SLICE_BEGIN_BYTES);
+            let n = slice_begin(a, sequence, delta, head, instance, (e.flows, e.ends));
+            buf.commit(n);
+            return n;
         }
     }
     let mut n = 0;
@@ -377,12 +386,14 @@ fn write_event(buf: &mut Vec<u8>, track: &mut Track, ts: u64, e: &Event) -> usiz
 /// Appends the end of the slice last begun on `track` at `ts`: by hand
 /// ([`slice_end`]) when a delta on the track's clock (mostly), else as
 /// [`write_event`] writes any event.
-fn write_end(buf: &mut Vec<u8>, track: &mut Track, ts: u64) -> usize {
+fn write_end(buf: &mut Out, track: &mut Track, ts: u64) -> usize {
     match u8::try_from(track.sequence) {
         Ok(sequence) if track.started && ts >= track.clock && sequence < 0x80 => {
             let delta = ts - track.clock;
             track.clock = ts;
-            slice_end(buf, sequence, delta)
+            let n = slice_end(buf.room(SLICE_END_BYTES), sequence, delta);
+            buf.commit(n);
+            n
         }
         _ => write_event(buf, track, ts, &Event::end()),
     }
@@ -395,7 +406,7 @@ fn write_end(buf: &mut Vec<u8>, track: &mut Track, ts: u64) -> usize {
 /// whole (about 64 KiB at a time, and on flush).
 pub struct TraceWriter<W: Write> {
     inner: Option<W>,
-    buf: Vec<u8>,
+    buf: Out,
     /// Bytes made so far (written or buffered).
     bytes: u64,
     max_bytes: u64,
@@ -410,7 +421,9 @@ pub struct TraceWriter<W: Write> {
     overlapped_threads: rustc_hash::FxHashSet<u32>,
     /// By device index: whether its track group was described.
     devices: Vec<bool>,
-    queues: FxHashMap<u64, QueueTracks>,
+    /// By queue id: its index in `queues`.
+    queue_index: FxHashMap<u64, usize>,
+    queues: Vec<QueueTracks>,
     /// By node id.
     /// By node id (boxed: taken out and put back per instance).
     nodes: PerNode<Option<Box<NodeEvents>>>,
@@ -455,7 +468,7 @@ fn node_args(node: &Node) -> Vec<u8> {
             .flatten()
             .map(|(_, _, v)| v.len())
             .sum::<usize>();
-    let mut buf = Vec::new();
+    let mut buf = Out::default();
     Cursor::append(&mut buf, max, |c| {
         c.string_arg(ARG_KIND, kind);
         for (key, number, v) in values.into_iter().flatten() {
@@ -468,7 +481,7 @@ fn node_args(node: &Node) -> Vec<u8> {
             c.string_arg(ARG_SOURCE, l);
         }
     });
-    buf
+    buf.as_slice().to_vec()
 }
 
 impl NodeEvents {
@@ -493,6 +506,8 @@ impl NodeEvents {
             queue: node
                 .metadata_value(QUEUE_ID_KEY)
                 .and_then(|q| q.trim().parse().ok()),
+            host_track: None,
+            device_track: None,
         }
     }
 }
@@ -503,6 +518,7 @@ fn key_word((node, instance): InstanceKey) -> u64 {
 }
 
 /// A flow id for `key`'s submission → device slice arrow.
+#[inline]
 fn submit_flow(key: InstanceKey) -> u64 {
     mix(mix(key_word(key)) ^ 0x5eed)
 }
@@ -513,6 +529,7 @@ fn edge_flow(from: InstanceKey, to: InstanceKey) -> u64 {
 }
 
 /// splitmix64's finaliser: distinct inputs give distinct outputs.
+#[inline]
 fn mix(mut x: u64) -> u64 {
     x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
     x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -534,7 +551,7 @@ impl<W: Write> TraceWriter<W> {
     ) -> io::Result<TraceWriter<W>> {
         let mut t = TraceWriter {
             inner: Some(w),
-            buf: Vec::with_capacity(2 * BUFFER_BYTES),
+            buf: Out::with_room(2 * BUFFER_BYTES),
             bytes: 0,
             max_bytes,
             dropped: 0,
@@ -543,7 +560,8 @@ impl<W: Write> TraceWriter<W> {
             threads: PerNode::default(),
             overlapped_threads: Default::default(),
             devices: Vec::new(),
-            queues: FxHashMap::default(),
+            queue_index: FxHashMap::default(),
+            queues: Vec::new(),
             nodes: PerNode::default(),
             next_iid: DEPENDENCY_IID + 1,
             seen: Recent::default(),
@@ -640,42 +658,8 @@ impl<W: Write> TraceWriter<W> {
     /// which still holds the span open); instance edges become flows.
     pub fn observe(&mut self, graph: &TaskGraph, record: &Record) {
         match *record {
-            Record::SpanEnd { kind, thread, ns } => {
-                // Seen before the graph applies it: the span it closes is
-                // still open there.
-                let Some((label, begin)) = graph.open_span(kind, thread) else {
-                    return;
-                };
-                if ns < begin || !self.room(256, 1) {
-                    return;
-                }
-                let name = format!(
-                    "{}: {}",
-                    span_kind_str(kind),
-                    graph.string(label).unwrap_or("?")
-                );
-                let track = self.thread_track(thread);
-                self.named_slice(track, &name, begin, ns);
-            }
-            Record::RegionEnd { thread, ns, id } => {
-                // An ITT task begun while tracing was on, on its thread.
-                let Some(entry) = graph.closing_region(thread, id).filter(|e| e.shown) else {
-                    return;
-                };
-                if ns < entry.begin_ns || !self.room(256, 1) {
-                    return;
-                }
-                let label = graph.string(entry.label).unwrap_or("?");
-                let name = format!("task: {label}");
-                // An overlapped task may end inside a task begun after it:
-                // on its own track, not to overlap the nested ones.
-                let track = if id == 0 {
-                    self.thread_track(thread)
-                } else {
-                    self.overlapped_track(thread)
-                };
-                self.named_slice(track, &name, entry.begin_ns, ns);
-            }
+            Record::SpanEnd { kind, thread, ns } => self.span_end(graph, kind, thread, ns),
+            Record::RegionEnd { thread, ns, id } => self.region_end(graph, thread, ns, id),
             Record::InstanceEdge(edge) => self.edge(edge),
             // A submission on an in-order queue: the queue's order from
             // the previous one, as the instance graph takes it.
@@ -685,6 +669,51 @@ impl<W: Write> TraceWriter<W> {
                 }
             }
         }
+    }
+
+    /// A wait or barrier that ends at `ns` on `thread` (kept out of
+    /// [`TraceWriter::observe`], which mostly sees submissions).
+    #[cold]
+    #[inline(never)]
+    fn span_end(&mut self, graph: &TaskGraph, kind: SpanKind, thread: u32, ns: u64) {
+        // Seen before the graph applies it: the span it closes is
+        // still open there.
+        let Some((label, begin)) = graph.open_span(kind, thread) else {
+            return;
+        };
+        if ns < begin || !self.room(256, 1) {
+            return;
+        }
+        let name = format!(
+            "{}: {}",
+            span_kind_str(kind),
+            graph.string(label).unwrap_or("?")
+        );
+        let track = self.thread_track(thread);
+        self.named_slice(track, &name, begin, ns);
+    }
+
+    /// An ITT task `id` that ends at `ns` on `thread`, begun while tracing
+    /// was on.
+    #[cold]
+    #[inline(never)]
+    fn region_end(&mut self, graph: &TaskGraph, thread: u32, ns: u64, id: u64) {
+        let Some(entry) = graph.closing_region(thread, id).filter(|e| e.shown) else {
+            return;
+        };
+        if ns < entry.begin_ns || !self.room(256, 1) {
+            return;
+        }
+        let label = graph.string(entry.label).unwrap_or("?");
+        let name = format!("task: {label}");
+        // An overlapped task may end inside a task begun after it:
+        // on its own track, not to overlap the nested ones.
+        let track = if id == 0 {
+            self.thread_track(thread)
+        } else {
+            self.overlapped_track(thread)
+        };
+        self.named_slice(track, &name, entry.begin_ns, ns);
     }
 
     /// Writes a track of its own under the process, `name`, with one slice
@@ -729,7 +758,7 @@ impl<W: Write> TraceWriter<W> {
         key: InstanceKey,
         track: u64,
         (begin, end): (u64, u64),
-        (name, head, args): (Name, &[u8], &[u8]),
+        (name, head, args): (Name, &Head, &[u8]),
     ) -> Anchor {
         let i = self.track_index(track);
         let t = &mut self.tracks[i];
@@ -742,7 +771,7 @@ impl<W: Write> TraceWriter<W> {
                 name: Some(name),
                 node: Some(u64::from(key.0)),
                 instance: Some(key.1),
-                head,
+                head: Some(head),
                 first_args: args,
                 flows: &self.next_flows,
                 ends: &self.next_ends,
@@ -785,7 +814,7 @@ impl<W: Write> TraceWriter<W> {
             name: Some(Name::Interned(DEPENDENCY_IID, "dependency")),
             node: Some(u64::from(at.key.0)),
             instance: Some(at.key.1),
-            head: &[],
+            head: None,
             first_args: &[],
             flows,
             ends,
@@ -885,47 +914,45 @@ impl<W: Write> TraceWriter<W> {
 
     /// The track of a device slice [start, end] of `instance` of `node` on
     /// `queue`, in the group of its device (the first time: its queue's
-    /// device): the first lane whose slices all ended by `start`.
+    /// device): the first lane whose slices all ended by `start`. With it,
+    /// the queue's index in `queues` and the lane.
     fn queue_track(
         &mut self,
         queue: u64,
         (graph, node, instance): (&TaskGraph, &Node, &Instance),
         start: u64,
         end: u64,
-    ) -> u64 {
-        if let Some(q) = self.queues.get_mut(&queue) {
-            // Mostly a single lane: the first that has ended by `start`.
-            if let Some(last) = q.lanes.first_mut().filter(|last| **last <= start) {
-                *last = (*last).max(end);
-                return queue_uuid(q.index, 0);
+    ) -> (u64, usize, usize) {
+        let qi = match self.queue_index.get(&queue) {
+            Some(&qi) => qi,
+            None => {
+                let devices = graph.devices();
+                let device = graph.device_index(node, instance);
+                let parent = match device {
+                    Some(d) => self.device_group(devices, d),
+                    None => PROCESS_TRACK,
+                };
+                let device_name = device
+                    .map(|d| devices.display(d))
+                    .filter(|n| !n.is_empty())
+                    .or(node.device.as_deref());
+                let qi = self.queues.len();
+                self.queues.push(QueueTracks {
+                    index: qi as u64,
+                    parent,
+                    name: match (queue, device_name) {
+                        (u64::MAX, Some(d)) => format!("queue ? {d}"),
+                        (u64::MAX, None) => "queue ?".to_string(),
+                        (q, Some(d)) => format!("queue {q} {d}"),
+                        (q, None) => format!("queue {q}"),
+                    },
+                    lanes: Vec::new(),
+                });
+                self.queue_index.insert(queue, qi);
+                qi
             }
-        } else {
-            let devices = graph.devices();
-            let device = graph.device_index(node, instance);
-            let parent = match device {
-                Some(d) => self.device_group(devices, d),
-                None => PROCESS_TRACK,
-            };
-            let device_name = device
-                .map(|d| devices.display(d))
-                .filter(|n| !n.is_empty())
-                .or(node.device.as_deref());
-            let tracks = QueueTracks {
-                index: self.queues.len() as u64,
-                parent,
-                name: match (queue, device_name) {
-                    (u64::MAX, Some(d)) => format!("queue ? {d}"),
-                    (u64::MAX, None) => "queue ?".to_string(),
-                    (q, Some(d)) => format!("queue {q} {d}"),
-                    (q, None) => format!("queue {q}"),
-                },
-                lanes: Vec::new(),
-            };
-            self.queues.insert(queue, tracks);
-        }
-        let Some(q) = self.queues.get_mut(&queue) else {
-            return PROCESS_TRACK;
         };
+        let q = &mut self.queues[qi];
         let lane = match q.lanes.iter().position(|&last| last <= start) {
             Some(l) => l,
             None if q.lanes.len() < MAX_LANES => q.lanes.len(),
@@ -945,7 +972,7 @@ impl<W: Write> TraceWriter<W> {
         } else {
             q.lanes[lane] = q.lanes[lane].max(end);
         }
-        uuid
+        (uuid, qi, lane)
     }
 
     /// Empties the flow lists for the next slice.
@@ -968,6 +995,15 @@ impl<W: Write> TraceWriter<W> {
             _ => None,
         };
         let device = i.device_span().filter(|(s, e)| e >= s);
+        if let (Some(h), Some(d)) = (host, device) {
+            if self.write_laid(key, node, i, h, d) {
+                if self.buf.len() >= BUFFER_BYTES {
+                    // An error shows at the next flush, which reports it.
+                    let _ = self.write_buffer();
+                }
+                return;
+            }
+        }
         let waiting = match self.seen.get_mut(&key) {
             Some(Seen::Waiting(w)) => std::mem::take(w),
             _ => Waiting::default(),
@@ -984,7 +1020,7 @@ impl<W: Write> TraceWriter<W> {
             return;
         }
         // Taken out while its slices are written, put back after.
-        let events = match self.nodes.slot(done.node).take() {
+        let mut events = match self.nodes.slot(done.node).take() {
             Some(e) if e.revision == node.revision() => e,
             _ => {
                 self.next_iid += 2;
@@ -1003,12 +1039,13 @@ impl<W: Write> TraceWriter<W> {
                 self.next_ends.extend(waiting.into.iter());
             }
             let name = Name::Interned(events.host_iid, &events.host);
-            let parts = (name, &events.host_head[..], &events.args[..]);
+            let parts = (name, &events.host_head, &events.args[..]);
             anchor = Some(self.instance_slice(key, track, (begin, end), parts));
+            events.host_track = Some((thread, self.track_index(track)));
         }
         if let Some((start, end)) = device {
             let queue = i.queue.or(events.queue).unwrap_or(u64::MAX);
-            let track = self.queue_track(queue, (graph, node, i), start, end);
+            let (track, qi, lane) = self.queue_track(queue, (graph, node, i), start, end);
             self.begin_event();
             self.next_flows.extend(waiting.out.iter());
             self.next_ends.extend(waiting.into.iter());
@@ -1017,8 +1054,9 @@ impl<W: Write> TraceWriter<W> {
                 self.flows += 1;
             }
             let name = Name::Interned(events.device_iid, &events.device);
-            let parts = (name, &events.device_head[..], &events.args[..]);
+            let parts = (name, &events.device_head, &events.args[..]);
             anchor = Some(self.instance_slice(key, track, (start, end), parts));
+            events.device_track = (lane == 0).then(|| (queue, qi, self.track_index(track)));
         }
         *self.nodes.slot(done.node) = Some(events);
         self.seen.insert(key, Seen::Written(anchor));
@@ -1028,10 +1066,110 @@ impl<W: Write> TraceWriter<W> {
         }
     }
 
+    /// [`TraceWriter::write`]'s shortcut for an instance with a task span
+    /// and a device slice whose node's last instance went to the same
+    /// thread and queue lane 0 (both tracks started, the names interned
+    /// there), times not earlier than either track's clock and at most
+    /// [`LAID_FLOWS`] flows a slice: its four packets laid out by hand in
+    /// one go. Whether it wrote them (else nothing was done).
+    fn write_laid(
+        &mut self,
+        key: InstanceKey,
+        node: &Node,
+        i: &Instance,
+        (begin, end, thread): (u64, u64, u32),
+        (start, stop): (u64, u64),
+    ) -> bool {
+        let Some(Some(events)) = self.nodes.get(key.0) else {
+            return false;
+        };
+        let (Some((t, ti)), Some((q, qi, di))) = (events.host_track, events.device_track) else {
+            return false;
+        };
+        if events.revision != node.revision()
+            || t != thread
+            || q != i.queue.or(events.queue).unwrap_or(u64::MAX)
+            || self.bytes.saturating_add(1024) > self.max_bytes
+        {
+            return false;
+        }
+        let queue = &mut self.queues[qi];
+        let Some(lane) = queue.lanes.first_mut().filter(|last| **last <= start) else {
+            return false;
+        };
+        let Ok([h, d]) = self.tracks.get_disjoint_mut([ti, di]) else {
+            return false;
+        };
+        let (Ok(hs), Ok(ds)) = (u8::try_from(h.sequence), u8::try_from(d.sequence)) else {
+            return false;
+        };
+        if !(h.started && d.started && hs < 0x80 && ds < 0x80)
+            || begin < h.clock
+            || start < d.clock
+            || h.is_new(events.host_iid)
+            || d.is_new(events.device_iid)
+        {
+            return false;
+        }
+        // The flows waiting for it, when few enough to lay out.
+        let slot = self.seen.get_mut(&key);
+        let (out, into) = match &slot {
+            Some(Seen::Waiting(w)) => match (w.out.inline(), w.into.inline()) {
+                (Some(o), Some(n)) if o.len() + n.len() < LAID_FLOWS => (o, n),
+                _ => return false,
+            },
+            _ => (&[][..], &[][..]),
+        };
+        let submit = submit_flow(key);
+        // The ends: those waiting (two at most), then the submission's.
+        let ends = match *into {
+            [] => [submit; 3],
+            [a] => [a, submit, 0],
+            [a, b, ..] => [a, b, submit],
+        };
+        *lane = (*lane).max(stop);
+        let uuid = queue_uuid(queue.index, 0);
+        let a = self.buf.room(2 * (SLICE_BEGIN_BYTES + SLICE_END_BYTES));
+        let mut n = slice_begin(
+            a,
+            hs,
+            begin - h.clock,
+            &events.host_head,
+            key.1,
+            (&[submit], &[]),
+        );
+        n += slice_end(&mut a[n..], hs, end - begin);
+        h.clock = end;
+        n += slice_begin(
+            &mut a[n..],
+            ds,
+            start - d.clock,
+            &events.device_head,
+            key.1,
+            (out, &ends[..into.len() + 1]),
+        );
+        n += slice_end(&mut a[n..], ds, stop - start);
+        d.clock = stop;
+        self.buf.commit(n);
+        self.bytes += n as u64;
+        self.slices += 2;
+        self.flows += 1;
+        let written = Seen::Written(Some(Anchor {
+            key,
+            track: uuid,
+            ts: start,
+        }));
+        match slot {
+            Some(s) => *s = written,
+            None => self.seen.insert(key, written),
+        }
+        true
+    }
+
     fn write_buffer(&mut self) -> io::Result<()> {
         if let Some(w) = &mut self.inner {
             if !self.buf.is_empty() {
-                let r = w.write_all(&self.buf);
+                let r = w.write_all(self.buf.as_slice());
                 self.buf.clear();
                 r?;
             }

@@ -114,13 +114,19 @@ pub(super) struct Ids {
 }
 
 impl Ids {
+    #[inline]
     pub(super) fn push(&mut self, id: u64) {
         if self.len < 2 {
             self.first[self.len] = id;
         } else {
-            self.more.get_or_insert_with(Box::default).push(id);
+            self.push_more(id);
         }
         self.len += 1;
+    }
+
+    #[cold]
+    fn push_more(&mut self, id: u64) {
+        self.more.get_or_insert_with(Box::default).push(id);
     }
 
     /// Takes back `id`, the last one pushed.
@@ -135,11 +141,17 @@ impl Ids {
         self.len = self.len.saturating_sub(1);
     }
 
+    /// All the ids, when they are the first two at most.
+    pub(super) fn inline(&self) -> Option<&[u64]> {
+        self.first.get(..self.len)
+    }
+
     /// The ids past the first two.
     pub(super) fn more(&self) -> &[u64] {
         self.more.as_deref().map_or(&[], Vec::as_slice)
     }
 
+    #[inline]
     pub(super) fn contains(&self, id: u64) -> bool {
         self.first[..self.len.min(2)].contains(&id) || self.more().contains(&id)
     }

@@ -356,10 +356,14 @@ fn a_hand_laid_slice_end_is_the_packet_write_event_writes() {
                 clock,
                 interned: Vec::new(),
             };
-            let (mut whole, mut laid) = (Vec::new(), Vec::new());
+            let (mut whole, mut laid) = (Out::default(), Out::default());
             let n = write_event(&mut whole, &mut track(), ts, &Event::end());
             assert_eq!(write_end(&mut laid, &mut track(), ts), n);
-            assert_eq!(laid, whole, "sequence {sequence}, ts {ts}");
+            assert_eq!(
+                laid.as_slice(),
+                whole.as_slice(),
+                "sequence {sequence}, ts {ts}"
+            );
         }
     }
 }
@@ -379,7 +383,7 @@ fn a_hand_laid_slice_begin_is_the_packet_write_event_writes() {
                     interned: Vec::new(),
                 };
                 track.intern(iid);
-                let mut laid = Vec::new();
+                let mut laid = Out::default();
                 let n = write_event(
                     &mut laid,
                     &mut track,
@@ -389,7 +393,7 @@ fn a_hand_laid_slice_begin_is_the_packet_write_event_writes() {
                         name: Some(Name::Interned(iid, "x")),
                         node: Some(node),
                         instance: Some(instance),
-                        head: &head,
+                        head: Some(&head),
                         first_args: &[],
                         flows: &flows[..f],
                         ends: &flows[f..f + e],
@@ -398,7 +402,7 @@ fn a_hand_laid_slice_begin_is_the_packet_write_event_writes() {
                 );
                 assert_eq!(n, laid.len());
                 // The generic writer (no head: not laid out by hand).
-                let mut whole = Vec::new();
+                let mut whole = Out::default();
                 let mut t2 = Track {
                     uuid: 7,
                     sequence,
@@ -412,14 +416,18 @@ fn a_hand_laid_slice_begin_is_the_packet_write_event_writes() {
                     name: Some(Name::Interned(iid, "x")),
                     node: Some(node),
                     instance: Some(instance),
-                    head: &[],
+                    head: None,
                     first_args: &[],
                     flows: &flows[..f],
                     ends: &flows[f..f + e],
                     absolute: false,
                 };
                 write_event(&mut whole, &mut t2, ts, &e2);
-                assert_eq!(laid, whole, "sequence {sequence}, ts {ts}, flows {f} {e}");
+                assert_eq!(
+                    laid.as_slice(),
+                    whole.as_slice(),
+                    "sequence {sequence}, ts {ts}, flows {f} {e}"
+                );
             }
         }
     }
