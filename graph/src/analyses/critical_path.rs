@@ -568,7 +568,7 @@ impl CriticalPath {
             }
         }
         if missing == 0 {
-            self.process(inst, &deps);
+            self.process(&inst, &deps);
         } else {
             self.deferred.insert(
                 key,
@@ -584,7 +584,7 @@ impl CriticalPath {
                     break;
                 };
                 if let Some(d) = self.deferred.remove(&oldest) {
-                    self.process(d.inst, &d.deps);
+                    self.process(&d.inst, &d.deps);
                 }
             }
         }
@@ -652,7 +652,7 @@ impl CriticalPath {
         }
         while let Some(oldest) = self.deferred_order.pop_front() {
             if let Some(d) = self.deferred.remove(&oldest) {
-                self.process(d.inst, &d.deps);
+                self.process(&d.inst, &d.deps);
             }
         }
         self.waiters.clear();
@@ -669,7 +669,7 @@ impl CriticalPath {
 
     /// Makes a step (or a pass-through entry) of `inst`, puts it in the
     /// window and processes the deferred instances that waited for it.
-    fn process(&mut self, inst: Finalised, deps: &[(InstanceKey, bool)]) {
+    fn process(&mut self, inst: &Finalised, deps: &[(InstanceKey, bool)]) {
         self.process_one(inst, deps);
         if self.waiters.is_empty() {
             return; // nothing deferred waits (the usual case)
@@ -677,7 +677,7 @@ impl CriticalPath {
         let mut todo: Vec<(Finalised, Deps)> = Vec::new();
         self.take_waiters(inst.key, &mut todo);
         while let Some((inst, deps)) = todo.pop() {
-            self.process_one(inst, &deps);
+            self.process_one(&inst, &deps);
             self.take_waiters(inst.key, &mut todo);
         }
     }
@@ -703,7 +703,7 @@ impl CriticalPath {
         }
     }
 
-    fn process_one(&mut self, inst: Finalised, deps: &[(InstanceKey, bool)]) {
+    fn process_one(&mut self, inst: &Finalised, deps: &[(InstanceKey, bool)]) {
         // What it waited for last, and its latest data dependency. A host
         // task's recorded times are when the runtime handed it to its
         // thread pool, not when it ran: it is taken to have ended when the
