@@ -85,6 +85,7 @@ use smallvec::SmallVec;
 
 use crate::analyses::busy::Busy;
 use crate::analyses::chains::{Chains, LinkId};
+use crate::analyses::key_slots::KeySlots;
 use crate::analyses::start_order::StartOrder;
 use crate::instance::Instance;
 use crate::instance_graph::InstanceKey;
@@ -119,6 +120,47 @@ pub const DEVICE_SCAN: usize = 256;
 /// A command waited for its device when other commands ran on it for
 /// more than this much of its wait (or for half of it at least).
 pub const DEVICE_BUSY_NS: u64 = 1_000_000;
+
+/// Slots of the table of dependencies waiting for their target (more
+/// targets than this go to its hash map).
+const WAITING_SLOTS: usize = 8192;
+
+/// Node ids below this have their entry of [`Evicted`] in a `Vec`.
+const DENSE_NODES: u32 = 1 << 16;
+
+/// Per node, the highest instance number that left the window: in a `Vec`
+/// by node id (node ids are dense from 0), a hash map for larger ids.
+#[derive(Debug, Default)]
+struct Evicted {
+    dense: Vec<Option<u64>>,
+    sparse: FxHashMap<NodeId, u64>,
+}
+
+impl Evicted {
+    fn get(&self, node: NodeId) -> Option<u64> {
+        if node < DENSE_NODES {
+            self.dense.get(node as usize).copied().flatten()
+        } else {
+            self.sparse.get(&node).copied()
+        }
+    }
+
+    /// Raises the node's highest evicted instance to at least `instance`.
+    fn raise(&mut self, node: NodeId, instance: u64) {
+        let at = if node < DENSE_NODES {
+            let i = node as usize;
+            if self.dense.len() <= i {
+                self.dense.resize(i + 1, None);
+            }
+            &mut self.dense[i]
+        } else {
+            let e = self.sparse.entry(node).or_default();
+            *e = (*e).max(instance);
+            return;
+        };
+        *at = Some(at.map_or(instance, |e| e.max(instance)));
+    }
+}
 
 /// Why a step started when it did (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -204,19 +246,51 @@ struct Folded {
 }
 
 impl Folded {
-    fn add(&mut self, step: &Step) {
-        if self.steps == 0 {
-            self.first_start_ns = step.start_ns;
+    /// Adds `steps`, oldest first. A run of steps of one node (or region)
+    /// is summed before it is added to its entry: one lookup per run
+    /// (saturating sums of unsigned times are the same either way).
+    fn add_all<'a>(&mut self, steps: impl Iterator<Item = &'a Step>) {
+        let mut node: Option<(NodeId, u64)> = None;
+        let mut region: Option<(RegionId, u64)> = None;
+        for step in steps {
+            if self.steps == 0 {
+                self.first_start_ns = step.start_ns;
+            }
+            self.steps += 1;
+            let d = step.duration_ns();
+            node = match node {
+                Some((n, sum)) if n == step.key.0 => Some((n, sum.saturating_add(d))),
+                other => {
+                    if let Some((n, sum)) = other {
+                        let at = self.node_ns.entry(n).or_default();
+                        *at = at.saturating_add(sum);
+                    }
+                    Some((step.key.0, d))
+                }
+            };
+            if step.region != NO_REGION {
+                region = match region {
+                    Some((r, sum)) if r == step.region => Some((r, sum.saturating_add(d))),
+                    other => {
+                        if let Some((r, sum)) = other {
+                            let at = self.region_ns.entry(r).or_default();
+                            *at = at.saturating_add(sum);
+                        }
+                        Some((step.region, d))
+                    }
+                };
+            }
+            let gap = &mut self.gap_ns[step.cause.index()];
+            *gap = gap.saturating_add(step.gap_before_ns);
         }
-        self.steps += 1;
-        let at = self.node_ns.entry(step.key.0).or_default();
-        *at = at.saturating_add(step.duration_ns());
-        if step.region != NO_REGION {
-            let at = self.region_ns.entry(step.region).or_default();
-            *at = at.saturating_add(step.duration_ns());
+        if let Some((n, sum)) = node {
+            let at = self.node_ns.entry(n).or_default();
+            *at = at.saturating_add(sum);
         }
-        let gap = &mut self.gap_ns[step.cause.index()];
-        *gap = gap.saturating_add(step.gap_before_ns);
+        if let Some((r, sum)) = region {
+            let at = self.region_ns.entry(r).or_default();
+            *at = at.saturating_add(sum);
+        }
     }
 }
 
@@ -228,7 +302,7 @@ type Parent = crate::analyses::chains::Parent<Arc<Folded>>;
 type Link = crate::analyses::chains::Link<Step, Arc<Folded>>;
 
 /// What a finalised instance leaves for those that depend on it.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Entry {
     /// When it (or, without a span, its latest dependency) ended.
     end_ns: Option<u64>,
@@ -275,13 +349,13 @@ pub struct CriticalPath {
     window_size: usize,
     max_deferred: usize,
     /// Dependencies (source, is queue order) of instances not finalised yet.
-    waiting_edges: FxHashMap<InstanceKey, Deps>,
+    waiting_edges: KeySlots<Deps>,
     /// Dependencies not kept because `waiting_edges` was full.
     pub edges_not_kept: u64,
-    window: FxHashMap<InstanceKey, Entry>,
+    window: KeySlots<Entry>,
     window_order: VecDeque<InstanceKey>,
     /// Per node, the highest instance number that left the window.
-    evicted: FxHashMap<NodeId, u64>,
+    evicted: Evicted,
     deferred: FxHashMap<InstanceKey, Deferred>,
     deferred_order: VecDeque<InstanceKey>,
     /// Deferred instance → instances waiting on it.
@@ -383,11 +457,11 @@ impl CriticalPath {
             max_steps: max_steps.max(1),
             window_size: window.max(1),
             max_deferred,
-            waiting_edges: FxHashMap::default(),
+            waiting_edges: KeySlots::new(WAITING_SLOTS),
             edges_not_kept: 0,
-            window: FxHashMap::default(),
+            window: KeySlots::new(2 * window.max(1)),
             window_order: VecDeque::new(),
-            evicted: FxHashMap::default(),
+            evicted: Evicted::default(),
             deferred: FxHashMap::default(),
             deferred_order: VecDeque::new(),
             waiters: FxHashMap::default(),
@@ -417,8 +491,7 @@ impl CriticalPath {
             return;
         }
         self.waiting_edges
-            .entry(to)
-            .or_default()
+            .get_or_insert_with(to, Deps::new)
             .push((from, edge.queue_order));
     }
 
@@ -495,7 +568,7 @@ impl CriticalPath {
             }
         }
         if missing == 0 {
-            self.process(inst, &deps);
+            self.process(&inst, &deps);
         } else {
             self.deferred.insert(
                 key,
@@ -511,7 +584,7 @@ impl CriticalPath {
                     break;
                 };
                 if let Some(d) = self.deferred.remove(&oldest) {
-                    self.process(d.inst, &d.deps);
+                    self.process(&d.inst, &d.deps);
                 }
             }
         }
@@ -526,7 +599,7 @@ impl CriticalPath {
 
     /// Whether `key` left the window (or cannot be waited for).
     fn gone(&self, key: InstanceKey) -> bool {
-        self.evicted.get(&key.0).is_some_and(|&e| key.1 <= e)
+        self.evicted.get(key.0).is_some_and(|e| key.1 <= e)
     }
 
     /// The step that held device `device` until a command ready at
@@ -579,7 +652,7 @@ impl CriticalPath {
         }
         while let Some(oldest) = self.deferred_order.pop_front() {
             if let Some(d) = self.deferred.remove(&oldest) {
-                self.process(d.inst, &d.deps);
+                self.process(&d.inst, &d.deps);
             }
         }
         self.waiters.clear();
@@ -596,7 +669,7 @@ impl CriticalPath {
 
     /// Makes a step (or a pass-through entry) of `inst`, puts it in the
     /// window and processes the deferred instances that waited for it.
-    fn process(&mut self, inst: Finalised, deps: &[(InstanceKey, bool)]) {
+    fn process(&mut self, inst: &Finalised, deps: &[(InstanceKey, bool)]) {
         self.process_one(inst, deps);
         if self.waiters.is_empty() {
             return; // nothing deferred waits (the usual case)
@@ -604,7 +677,7 @@ impl CriticalPath {
         let mut todo: Vec<(Finalised, Deps)> = Vec::new();
         self.take_waiters(inst.key, &mut todo);
         while let Some((inst, deps)) = todo.pop() {
-            self.process_one(inst, &deps);
+            self.process_one(&inst, &deps);
             self.take_waiters(inst.key, &mut todo);
         }
     }
@@ -630,7 +703,7 @@ impl CriticalPath {
         }
     }
 
-    fn process_one(&mut self, inst: Finalised, deps: &[(InstanceKey, bool)]) {
+    fn process_one(&mut self, inst: &Finalised, deps: &[(InstanceKey, bool)]) {
         // What it waited for last, and its latest data dependency. A host
         // task's recorded times are when the runtime handed it to its
         // thread pool, not when it ran: it is taken to have ended when the
@@ -802,8 +875,7 @@ impl CriticalPath {
                 break;
             };
             self.window.remove(&old);
-            let e = self.evicted.entry(old.0).or_default();
-            *e = (*e).max(old.1);
+            self.evicted.raise(old.0, old.1);
         }
     }
 
@@ -840,9 +912,7 @@ impl CriticalPath {
         let base = self.chains.walk(&parent, |s| steps.push(*s));
         let mut folded = base.map(|f| (**f).clone()).unwrap_or_default();
         let keep = self.max_steps;
-        for s in steps[keep..].iter().rev() {
-            folded.add(s);
-        }
+        folded.add_all(steps[keep..].iter().rev());
         let mut chain = Parent::Base(Arc::new(folded));
         let mut last = None;
         for (i, s) in steps[..keep].iter().rev().enumerate() {

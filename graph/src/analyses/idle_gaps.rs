@@ -199,6 +199,8 @@ pub struct IdleGaps {
     /// Open host waits per thread, and the last ones that ended.
     open_waits: FxHashMap<u32, u64>,
     recent_waits: VecDeque<u64>,
+    /// The last queue pushed to and its sweep in `sweeps`.
+    last_queue: Option<(u64, usize)>,
 }
 
 /// The cause of a gap that began at `idle_from` before `next`.
@@ -286,10 +288,53 @@ impl IdleGaps {
             .filter(|&&w| w <= by)
             .max()
             .copied();
-        let names = std::mem::take(&mut self.device_names);
-        let device = device.map(|d| (d, names.get(d).map_or("", String::as_str)));
-        self.add(device, queue, busy);
-        self.device_names = names;
+        if let Some(d) = device {
+            let at = match self.device_sweeps.get(d).copied().flatten() {
+                Some(at) => at,
+                None => {
+                    let name = self.device_names.get(d).cloned().unwrap_or_default();
+                    self.new_device_sweep(d, name)
+                }
+            };
+            self.push(at, busy);
+        }
+        if let Some(q) = queue {
+            self.push_queue(q, busy);
+        }
+    }
+
+    /// Adds the sweep of device number `number`, named `name`.
+    fn new_device_sweep(&mut self, number: usize, name: String) -> usize {
+        self.sweeps.push((Resource::Device(name), Sweep::default()));
+        if self.device_sweeps.len() <= number {
+            self.device_sweeps.resize(number + 1, None);
+        }
+        self.device_sweeps[number] = Some(self.sweeps.len() - 1);
+        self.sweeps.len() - 1
+    }
+
+    /// Pushes `busy` to the sweep of queue `q` (the last queue's found
+    /// without a search: most commands are on the queue of the one before).
+    fn push_queue(&mut self, q: u64, busy: Busy) {
+        let at = match self.last_queue {
+            Some((last, at)) if last == q => at,
+            _ => {
+                let at = match self
+                    .sweeps
+                    .iter()
+                    .position(|(r, _)| *r == Resource::Queue(q))
+                {
+                    Some(at) => at,
+                    None => {
+                        self.sweeps.push((Resource::Queue(q), Sweep::default()));
+                        self.sweeps.len() - 1
+                    }
+                };
+                self.last_queue = Some((q, at));
+                at
+            }
+        };
+        self.push(at, busy);
     }
 
     /// One timed device command on `device` (the caller's dense number
@@ -298,31 +343,12 @@ impl IdleGaps {
         if let Some((number, name)) = device {
             let at = match self.device_sweeps.get(number).copied().flatten() {
                 Some(at) => at,
-                None => {
-                    self.sweeps
-                        .push((Resource::Device(name.to_string()), Sweep::default()));
-                    if self.device_sweeps.len() <= number {
-                        self.device_sweeps.resize(number + 1, None);
-                    }
-                    self.device_sweeps[number] = Some(self.sweeps.len() - 1);
-                    self.sweeps.len() - 1
-                }
+                None => self.new_device_sweep(number, name.to_string()),
             };
             self.push(at, busy);
         }
         if let Some(q) = queue {
-            let at = match self
-                .sweeps
-                .iter()
-                .position(|(r, _)| *r == Resource::Queue(q))
-            {
-                Some(at) => at,
-                None => {
-                    self.sweeps.push((Resource::Queue(q), Sweep::default()));
-                    self.sweeps.len() - 1
-                }
-            };
-            self.push(at, busy);
+            self.push_queue(q, busy);
         }
     }
 

@@ -13,6 +13,7 @@ pub mod busy;
 mod chains;
 pub mod critical_path;
 pub mod idle_gaps;
+mod key_slots;
 mod start_order;
 pub mod violations;
 pub mod what_if;

@@ -25,6 +25,7 @@ impl<K, V> Default for StartOrder<K, V> {
 
 impl<K: Ord, V> StartOrder<K, V> {
     /// Adds an entry after every entry whose key is not greater.
+    #[inline]
     pub fn push(&mut self, key: K, value: V) {
         if self.entries.back().is_none_or(|(last, _)| *last <= key) {
             self.entries.push_back((key, value));
@@ -35,11 +36,13 @@ impl<K: Ord, V> StartOrder<K, V> {
     }
 
     /// Takes the entry with the smallest key (the first of equal ones).
+    #[inline]
     pub fn pop(&mut self) -> Option<(K, V)> {
         self.entries.pop_front()
     }
 
     /// The last entry whose key is at most `bound`, if any.
+    #[inline]
     pub fn last_at_or_below(&self, bound: &K) -> Option<&(K, V)> {
         // Mostly asked for a bound past every entry: the last one.
         let last = self.entries.back()?;
@@ -61,11 +64,13 @@ impl<K: Ord, V> StartOrder<K, V> {
     }
 
     /// How many entries it holds.
+    #[inline]
     pub fn len(&self) -> usize {
         self.entries.len()
     }
 
     /// Whether it holds none.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
