@@ -1,8 +1,8 @@
 //! Unsigned numbers written in decimal straight into a byte slice with
 //! room for them, for the rows written once per command (`kernels.csv`):
-//! no intermediate buffer and no copy call per number, and the long
-//! nanosecond timestamps of a row, which share their leading digits with
-//! the previous row's, formatted from a cache of those digits.
+//! no intermediate buffer and no copy call per number; and the digits a
+//! row patches into a template of its node's last row (the low digits of
+//! a long nanosecond timestamp, a number of a known length).
 
 /// The two-digit strings "00".."99", back to back.
 const PAIRS: &[u8; 200] = b"\
@@ -12,9 +12,8 @@ const PAIRS: &[u8; 200] = b"\
 6061626364656667686970717273747576777879\
 8081828384858687888990919293949596979899";
 
-/// The most bytes [`put_u64`] or [`Timestamps::put`] writes: the 20
-/// digits of `u64::MAX` (the timestamp cache copies a fixed 16 bytes, which
-/// the caller's slack must allow too: see [`ROOM`]).
+/// The room [`put_u64`] and [`put_digits_at`] need: the 20 digits of
+/// `u64::MAX`, rounded up to the fixed-size window they write through.
 pub(crate) const ROOM: usize = 32;
 
 /// The [`ROOM`] bytes of `out` from `at` (one bounds check for a number).
@@ -55,52 +54,56 @@ pub(crate) fn put_u64(out: &mut [u8], at: usize, v: u64) -> usize {
     at + len
 }
 
-/// A timestamp's digits below this are written; those above are copied
-/// from the last timestamp written when they are the same.
-const LOW: u64 = 1_000_000;
+/// The timestamps of a row are patched in their low [`LOW_DIGITS`]
+/// digits only: those above (the value / `LOW`) are the template's.
+pub(crate) const LOW: u64 = 1_000_000;
 /// The digits of [`LOW`] - 1.
-const LOW_DIGITS: usize = 6;
+pub(crate) const LOW_DIGITS: usize = 6;
 
-/// The digits of the last timestamp written whose high part (the value /
-/// [`LOW`]) is `high`: a row's timestamps, and the next row's, mostly
-/// differ in their low digits only.
-#[derive(Debug, Default)]
-pub(crate) struct Timestamps {
-    high: u64,
-    text: [u8; 24],
-    len: usize,
+/// Writes `v`'s `len` (at most 20) low digits, zero-padded, at
+/// `out[at..at + len]` (at least [`ROOM`] bytes there).
+#[inline(always)]
+pub(crate) fn put_digits_at(out: &mut [u8], at: usize, v: u64, len: usize) {
+    put_digits(window(out, at), v, len);
 }
 
-impl Timestamps {
-    /// Writes `ns` in decimal at `out[at..]` (at least [`ROOM`] bytes
-    /// there), as [`put_u64`] does; returns the position after it.
-    #[inline(always)]
-    pub(crate) fn put(&mut self, out: &mut [u8], at: usize, ns: u64) -> usize {
-        let high = ns / LOW;
-        if high != self.high || high == 0 {
-            // Other high digits (or a number of six digits or fewer):
-            // written whole, and kept when long.
-            let end = put_u64(out, at, ns);
-            self.high = high;
-            self.len = end - at;
-            self.text[..self.len].copy_from_slice(&out[at..end]);
-            return end;
-        }
-        // The same high digits: the same length too.
-        let w = window(out, at);
-        w[..24].copy_from_slice(&self.text);
-        let len = self.len.clamp(LOW_DIGITS, 20);
-        let mut low = (ns % LOW) as u32;
-        let mut i = len;
-        for _ in 0..LOW_DIGITS / 2 {
-            let r = (low % 100) as usize * 2;
-            low /= 100;
-            i -= 2;
-            w[i] = PAIRS[r];
-            w[i + 1] = PAIRS[r + 1];
-        }
-        at + len
-    }
+/// Writes the [`LOW_DIGITS`] low digits of `v`, zero-padded, at
+/// `out[end - LOW_DIGITS..end]`.
+#[inline(always)]
+pub(crate) fn put_low_digits(out: &mut [u8], end: usize, v: u64) {
+    let w: &mut [u8; LOW_DIGITS] = (&mut out[end - LOW_DIGITS..end])
+        .try_into()
+        .expect("LOW_DIGITS bytes");
+    let low = (v % LOW) as u32;
+    let (a, b) = (low / 10_000, low % 10_000);
+    let (c, d) = (b / 100, b % 100);
+    w[0..2].copy_from_slice(pair(a));
+    w[2..4].copy_from_slice(pair(c));
+    w[4..6].copy_from_slice(pair(d));
+}
+
+/// The two digits of `v` (below 100).
+#[inline(always)]
+fn pair(v: u32) -> &'static [u8; 2] {
+    let i = v as usize * 2;
+    PAIRS[i..i + 2].try_into().expect("a pair")
+}
+
+/// The numbers written with as many digits as `v`: `(digits, first,
+/// last)`.
+pub(crate) fn same_length(v: u64) -> (usize, u64, u64) {
+    let len = digit_count(v);
+    let first = if len == 1 {
+        0
+    } else {
+        10u64.pow(len as u32 - 1)
+    };
+    let last = if len == 20 {
+        u64::MAX
+    } else {
+        10u64.pow(len as u32) - 1
+    };
+    (len, first, last)
 }
 
 #[cfg(test)]
@@ -115,13 +118,11 @@ mod tests {
 
     #[test]
     fn numbers_are_written_as_format_writes_them() {
-        let mut t = Timestamps::default();
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
         let mut edges = vec![0, 1, 9, 10, 99, 100, 999_999_999, LOW, LOW + 1, u64::MAX];
         edges.extend((0..20).map(|p| 10u64.pow(p)));
         edges.extend((1..20).map(|p| 10u64.pow(p) - 1));
         for i in 0..20_000u64 {
-            // Random magnitudes, and runs that share their high digits.
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
@@ -131,8 +132,32 @@ mod tests {
                 2 => x,
                 _ => edges[(x % edges.len() as u64) as usize],
             };
-            assert_eq!(written(|o| put_u64(o, 3, v))[3..], v.to_string());
-            assert_eq!(written(|o| t.put(o, 0, v)), v.to_string(), "{v}");
+            let text = v.to_string();
+            assert_eq!(written(|o| put_u64(o, 3, v))[3..], text);
+            let (len, first, last) = same_length(v);
+            assert_eq!(len, text.len());
+            assert!(first <= v && v <= last);
+            assert_eq!(first.to_string().len(), len);
+            assert_eq!(last.to_string().len(), len);
+            assert!(first == 0 || (first - 1).to_string().len() < len);
+            assert!(last == u64::MAX || (last + 1).to_string().len() > len);
+            assert_eq!(
+                written(|o| {
+                    put_digits_at(o, 2, v, len);
+                    2 + len
+                })[2..],
+                text
+            );
+            if v >= LOW {
+                // Another number's digits, its low ones patched to v's.
+                let other = v - x % (v % LOW + 1);
+                let patched = written(|o| {
+                    let end = put_u64(o, 1, other);
+                    put_low_digits(o, end, v);
+                    end
+                });
+                assert_eq!(patched[1..], text, "{other}");
+            }
         }
     }
 }

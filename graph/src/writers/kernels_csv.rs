@@ -24,8 +24,8 @@ use crate::model::TaskGraph;
 use crate::node::{Node, GLOBAL_SIZE_KEY, LOCAL_SIZE_KEY, QUEUE_ID_KEY};
 use crate::per_node::PerNode;
 use crate::writers::csv_fields::{push_field, push_number};
-use crate::writers::decimal::{put_u64, Timestamps, ROOM};
 use crate::writers::dot_ids::node_dot_id;
+use crate::writers::kernels_row::{RowKey, RowTemplate, RowText, Times};
 
 /// The header of `kernels.csv`.
 pub const KERNEL_COLUMNS: [&str; 19] = [
@@ -61,7 +61,8 @@ const BUFFER_ROOM: usize = BUFFER_BYTES + 4 * 1024;
 /// escaped once: `text` holds, back to back, `name,kind,node_id,` (up to
 /// `head`), the metadata queue id (up to `queue`), the node's device name
 /// (up to `device`) and `,global_size,local_size,bytes,source_file,source_line,`
-/// (the row's region follows).
+/// (the row's region follows); and the template its rows are written
+/// from.
 struct NodeText {
     /// The [`Node::revision`] the text was made from.
     revision: u64,
@@ -69,6 +70,8 @@ struct NodeText {
     head: usize,
     queue: usize,
     device: usize,
+    /// The node's last row.
+    row: RowTemplate,
 }
 
 impl NodeText {
@@ -108,6 +111,7 @@ impl NodeText {
             head,
             queue,
             device,
+            row: RowTemplate::default(),
         }
     }
 }
@@ -118,7 +122,8 @@ impl NodeText {
 /// Rows are byte for byte what the csv crate writes with its defaults: a
 /// field is quoted, with `"` doubled, when it holds a `,`, `"`, CR or LF.
 /// The columns a node's instances share are escaped once per node and
-/// [`Node::revision`]; per row only the numbers are formatted. Rows are
+/// [`Node::revision`]; a row shaped as its node's last one is that row
+/// with its numbers patched in ([`crate::writers::kernels_row`]). Rows are
 /// buffered and handed to the underlying writer whole, once about 8 KiB are
 /// buffered, on [`flush`](KernelRowWriter::flush) and when the writer is
 /// dropped.
@@ -131,8 +136,6 @@ pub struct KernelRowWriter<W: Write> {
     used: usize,
     rows: u64,
     nodes: PerNode<Option<NodeText>>,
-    /// The leading digits of the last timestamp written.
-    times: Timestamps,
     /// By device index: `name,label` escaped, and the lengths it was made
     /// from (a name that arrives later makes it again).
     devices: Vec<(usize, Vec<u8>)>,
@@ -159,7 +162,6 @@ impl<W: Write> KernelRowWriter<W> {
             used,
             rows: 0,
             nodes: PerNode::default(),
-            times: Timestamps::default(),
             devices: Vec::new(),
             regions: Vec::new(),
         })
@@ -199,106 +201,90 @@ impl<W: Write> KernelRowWriter<W> {
             Some(t) if t.revision == node.revision() => t,
             _ => slot.insert(NodeText::new(node)),
         };
-        let NodeText {
-            text,
-            head,
-            queue,
-            device: device_end,
-            ..
-        } = cached;
-        let device_text: &[u8] = match device {
-            Some(d) => {
-                if self.devices.len() <= d.index {
-                    self.devices.resize(d.index + 1, (usize::MAX, Vec::new()));
-                }
-                let (made_from, text) = &mut self.devices[d.index];
-                if *made_from != d.name.len() + d.label.len() {
-                    *made_from = d.name.len() + d.label.len();
-                    text.clear();
-                    push_field(text, &d.name);
-                    text.push(b',');
-                    push_field(text, &d.label);
-                }
-                text
-            }
-            // The node's device name and an empty label.
-            None => &text[*queue..*device_end],
-        };
-        let region_text: &[u8] = match instance.region {
-            Some(r) if !region.is_empty() => {
-                let id = r.region as usize;
-                if self.regions.len() <= id {
-                    self.regions.resize(id + 1, (usize::MAX, Vec::new()));
-                }
-                let (made_from, text) = &mut self.regions[id];
-                if *made_from != region.len() {
-                    *made_from = region.len();
-                    text.clear();
-                    push_field(text, region);
-                }
-                text
-            }
-            _ => b"",
-        };
-        let timing = instance.timing().as_str().as_bytes();
-        // The shared text, seven numbers (each with [`ROOM`]: digits, a
-        // comma, slack for the timestamps' fixed-size copy), the device,
-        // the timing status and the region.
-        let max = text.len() + device_text.len() + timing.len() + region_text.len() + 8 * ROOM;
-        if self.buf.len() - self.used < max {
-            self.buf.resize(self.used + max, 0);
-        }
-        let out = &mut self.buf[..];
-        let mut n = self.used;
-        #[inline(always)]
-        fn put(out: &mut [u8], n: &mut usize, bytes: &[u8]) {
-            out[*n..*n + bytes.len()].copy_from_slice(bytes);
-            *n += bytes.len();
-        }
-        put(out, &mut n, &text[..*head]);
-        n = put_u64(out, n, instance.instance);
-        out[n] = b',';
-        n += 1;
-        match instance.queue {
-            Some(q) => n = put_u64(out, n, q),
-            None => put(out, &mut n, &text[*head..*queue]),
-        }
-        out[n] = b',';
-        n += 1;
-        put(out, &mut n, device_text);
-        if device.is_none() {
-            out[n] = b',';
-            n += 1;
-        }
-        out[n] = b',';
-        n += 1;
-        if let Some(t) = instance.thread {
-            n = put_u64(out, n, u64::from(t));
-        }
-        out[n] = b',';
-        n += 1;
         let span = instance.device_span();
-        for ns in [
+        let times: Times = [
             instance.submit_ns,
             span.map(|(s, _)| s),
             instance.device_end(),
-        ] {
-            if let Some(ns) = ns {
-                n = self.times.put(out, n, ns);
-            }
-            out[n] = b',';
-            n += 1;
+        ];
+        let region_key = match instance.region {
+            Some(r) if !region.is_empty() => Some((r.region, region.len())),
+            _ => None,
+        };
+        let key = RowKey::new(
+            &times,
+            instance.queue,
+            device.map(|d| (d.index, d.name.len() + d.label.len())),
+            instance.thread,
+            instance.timing(),
+            region_key,
+        );
+        let patch = cached.row.fits(&key, instance.instance);
+        if !patch {
+            let NodeText {
+                text,
+                head,
+                queue,
+                device: device_end,
+                row,
+                ..
+            } = cached;
+            let device_text: &[u8] = match device {
+                Some(d) => {
+                    if self.devices.len() <= d.index {
+                        self.devices.resize(d.index + 1, (usize::MAX, Vec::new()));
+                    }
+                    let (made_from, text) = &mut self.devices[d.index];
+                    if *made_from != d.name.len() + d.label.len() {
+                        *made_from = d.name.len() + d.label.len();
+                        text.clear();
+                        push_field(text, &d.name);
+                        text.push(b',');
+                        push_field(text, &d.label);
+                    }
+                    text
+                }
+                // The node's device name (and an empty label).
+                None => &text[*queue..*device_end],
+            };
+            let region_text: &[u8] = match region_key {
+                Some((id, len)) => {
+                    let id = id as usize;
+                    if self.regions.len() <= id {
+                        self.regions.resize(id + 1, (usize::MAX, Vec::new()));
+                    }
+                    let (made_from, text) = &mut self.regions[id];
+                    if *made_from != len {
+                        *made_from = len;
+                        text.clear();
+                        push_field(text, region);
+                    }
+                    text
+                }
+                None => b"",
+            };
+            let parts = RowText {
+                lead: &text[..*head],
+                queue: &text[*head..*queue],
+                device: device_text,
+                rest: &text[*device_end..],
+                region: region_text,
+            };
+            row.build(key, instance.instance, &times, &parts);
         }
-        if let Some(d) = instance.device_ns() {
-            n = put_u64(out, n, d);
+        let row = &cached.row;
+        let max = row.room();
+        if self.buf.len() - self.used < max {
+            self.buf.resize(self.used + max, 0);
         }
-        out[n] = b',';
-        n += 1;
-        put(out, &mut n, timing);
-        put(out, &mut n, &text[*device_end..]);
-        put(out, &mut n, region_text);
-        out[n] = b'\n';
-        n += 1;
+        let n = row.put(
+            &mut self.buf,
+            self.used,
+            instance.instance,
+            &times,
+            span.map(|(s, e)| e.saturating_sub(s)),
+            patch,
+        );
         self.used = n;
         self.rows += 1;
         if self.used >= BUFFER_BYTES {
