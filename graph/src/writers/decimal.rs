@@ -12,8 +12,8 @@ const PAIRS: &[u8; 200] = b"\
 6061626364656667686970717273747576777879\
 8081828384858687888990919293949596979899";
 
-/// The room [`put_u64`] and [`put_digits_at`] need: the 20 digits of
-/// `u64::MAX`, rounded up to the fixed-size window they write through.
+/// The room [`put_u64`] needs: the 20 digits of `u64::MAX`, rounded up
+/// to the fixed-size window it writes through.
 pub(crate) const ROOM: usize = 32;
 
 /// The [`ROOM`] bytes of `out` from `at` (one bounds check for a number).
@@ -46,12 +46,56 @@ fn digit_count(v: u64) -> usize {
 }
 
 /// Writes `v` in decimal at `out[at..]` (at least [`ROOM`] bytes there);
-/// returns the position after it.
+/// returns the position after it. Numbers below 10^8 (a row's durations,
+/// queues, threads) take a few branches and pair copies, no loop.
 #[inline(always)]
 pub(crate) fn put_u64(out: &mut [u8], at: usize, v: u64) -> usize {
-    let len = digit_count(v);
-    put_digits(window(out, at), v, len);
+    let w = window(out, at);
+    let len = if v < 10_000 {
+        put_small(w, v as u32)
+    } else if v < 100_000_000 {
+        let v = v as u32;
+        let n = put_small(w, v / 10_000);
+        put_four(&mut w[n..n + 4], v % 10_000);
+        n + 4
+    } else {
+        let len = digit_count(v);
+        put_digits(w, v, len);
+        len
+    };
     at + len
+}
+
+/// Writes `v` (below 10^4) at the start of `w`; returns its digits.
+#[inline(always)]
+fn put_small(w: &mut [u8; ROOM], v: u32) -> usize {
+    if v < 100 {
+        if v < 10 {
+            w[0] = b'0' + v as u8;
+            1
+        } else {
+            w[..2].copy_from_slice(pair(v));
+            2
+        }
+    } else {
+        let (high, low) = (v / 100, v % 100);
+        if high < 10 {
+            w[0] = b'0' + high as u8;
+            w[1..3].copy_from_slice(pair(low));
+            3
+        } else {
+            w[..2].copy_from_slice(pair(high));
+            w[2..4].copy_from_slice(pair(low));
+            4
+        }
+    }
+}
+
+/// Writes the four digits of `v` (below 10^4), zero-padded, in `w`.
+#[inline(always)]
+fn put_four(w: &mut [u8], v: u32) {
+    w[..2].copy_from_slice(pair(v / 100));
+    w[2..4].copy_from_slice(pair(v % 100));
 }
 
 /// The timestamps of a row are patched in their low [`LOW_DIGITS`]
@@ -59,13 +103,6 @@ pub(crate) fn put_u64(out: &mut [u8], at: usize, v: u64) -> usize {
 pub(crate) const LOW: u64 = 1_000_000;
 /// The digits of [`LOW`] - 1.
 pub(crate) const LOW_DIGITS: usize = 6;
-
-/// Writes `v`'s `len` (at most 20) low digits, zero-padded, at
-/// `out[at..at + len]` (at least [`ROOM`] bytes there).
-#[inline(always)]
-pub(crate) fn put_digits_at(out: &mut [u8], at: usize, v: u64, len: usize) {
-    put_digits(window(out, at), v, len);
-}
 
 /// Writes the [`LOW_DIGITS`] low digits of `v`, zero-padded, at
 /// `out[end - LOW_DIGITS..end]`.
@@ -75,23 +112,33 @@ pub(crate) fn put_low_digits(out: &mut [u8], end: usize, v: u64) {
         .try_into()
         .expect("LOW_DIGITS bytes");
     let low = (v % LOW) as u32;
-    let (a, b) = (low / 10_000, low % 10_000);
-    let (c, d) = (b / 100, b % 100);
-    w[0..2].copy_from_slice(pair(a));
-    w[2..4].copy_from_slice(pair(c));
-    w[4..6].copy_from_slice(pair(d));
+    w[..2].copy_from_slice(pair(low / 10_000));
+    put_four(&mut w[2..], low % 10_000);
 }
 
-/// The two digits of `v` (below 100).
+/// A number's low digits a template patches: up to this many.
+pub(crate) const TAIL_DIGITS: usize = 4;
+
+/// Writes the `k` (1 to [`TAIL_DIGITS`]) low digits of `v`, zero-padded,
+/// at `out[end - k..end]`.
 #[inline(always)]
-fn pair(v: u32) -> &'static [u8; 2] {
-    let i = v as usize * 2;
-    PAIRS[i..i + 2].try_into().expect("a pair")
+pub(crate) fn put_tail_digits(out: &mut [u8], end: usize, v: u64, k: usize) {
+    let low = (v % 10_000) as u32;
+    match k {
+        4 => put_four(&mut out[end - 4..end], low),
+        3 => {
+            out[end - 3] = b'0' + (low / 100 % 10) as u8;
+            out[end - 2..end].copy_from_slice(pair(low % 100));
+        }
+        2 => out[end - 2..end].copy_from_slice(pair(low % 100)),
+        _ => out[end - 1] = b'0' + (low % 10) as u8,
+    }
 }
 
-/// The numbers written with as many digits as `v`: `(digits, first,
-/// last)`.
-pub(crate) fn same_length(v: u64) -> (usize, u64, u64) {
+/// The numbers a template made from `v` can be patched to with
+/// [`put_tail_digits`]: those of as many digits, the same above the
+/// [`TAIL_DIGITS`] low ones. Returns `(digits to patch, first, last)`.
+pub(crate) fn tail_range(v: u64) -> (usize, u64, u64) {
     let len = digit_count(v);
     let first = if len == 1 {
         0
@@ -103,7 +150,19 @@ pub(crate) fn same_length(v: u64) -> (usize, u64, u64) {
     } else {
         10u64.pow(len as u32) - 1
     };
-    (len, first, last)
+    let block = v - v % 10_000;
+    (
+        len.min(TAIL_DIGITS),
+        first.max(block),
+        last.min(block.saturating_add(9_999)),
+    )
+}
+
+/// The two digits of `v` (below 100).
+#[inline(always)]
+fn pair(v: u32) -> &'static [u8; 2] {
+    let i = v as usize * 2;
+    PAIRS[i..i + 2].try_into().expect("a pair")
 }
 
 #[cfg(test)]
@@ -134,20 +193,29 @@ mod tests {
             };
             let text = v.to_string();
             assert_eq!(written(|o| put_u64(o, 3, v))[3..], text);
-            let (len, first, last) = same_length(v);
-            assert_eq!(len, text.len());
+            let (k, first, last) = tail_range(v);
+            assert_eq!(k, text.len().min(TAIL_DIGITS));
             assert!(first <= v && v <= last);
-            assert_eq!(first.to_string().len(), len);
-            assert_eq!(last.to_string().len(), len);
-            assert!(first == 0 || (first - 1).to_string().len() < len);
-            assert!(last == u64::MAX || (last + 1).to_string().len() > len);
-            assert_eq!(
-                written(|o| {
-                    put_digits_at(o, 2, v, len);
-                    2 + len
-                })[2..],
-                text
-            );
+            for w in [first, last] {
+                // The same length, the same digits above the low k.
+                let wt = w.to_string();
+                assert_eq!(wt.len(), text.len(), "{w} {v}");
+                assert_eq!(wt[..wt.len() - k], text[..text.len() - k]);
+            }
+            for w in [first.wrapping_sub(1), last.wrapping_add(1)] {
+                let wt = w.to_string();
+                assert!(
+                    wt.len() != text.len() || wt[..wt.len() - k] != text[..text.len() - k],
+                    "{w} {v}"
+                );
+            }
+            let other = first + x % (last - first).saturating_add(1).max(1);
+            let patched = written(|o| {
+                let end = put_u64(o, 1, other);
+                put_tail_digits(o, end, v, k);
+                end
+            });
+            assert_eq!(patched[1..], text, "{other}");
             if v >= LOW {
                 // Another number's digits, its low ones patched to v's.
                 let other = v - x % (v % LOW + 1);

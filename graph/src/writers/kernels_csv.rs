@@ -173,8 +173,11 @@ impl<W: Write> KernelRowWriter<W> {
         match graph.node(done.node) {
             Some(node) => {
                 let device = graph.instance_device(node, &done.instance);
-                let region = done.instance.region.map(|r| r.region).unwrap_or(0);
-                self.write_instance(node, &done.instance, device, &graph.region_path(region))
+                let region = match done.instance.region {
+                    Some(r) => graph.region_path(r.region),
+                    None => std::borrow::Cow::Borrowed(""),
+                };
+                self.write_instance(node, &done.instance, device, &region)
             }
             None => Ok(false),
         }
@@ -205,7 +208,11 @@ impl<W: Write> KernelRowWriter<W> {
         let times: Times = [
             instance.submit_ns,
             span.map(|(s, _)| s),
-            instance.device_end(),
+            // Timed: the span's end; else a marker's end, if any.
+            match span {
+                Some((_, e)) => Some(e),
+                None => instance.device_end(),
+            },
         ];
         let region_key = match instance.region {
             Some(r) if !region.is_empty() => Some((r.region, region.len())),

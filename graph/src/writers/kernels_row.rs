@@ -11,7 +11,7 @@
 use crate::record::TimingStatus;
 use crate::regions::RegionId;
 use crate::writers::decimal::{
-    put_digits_at, put_low_digits, put_u64, same_length, LOW, LOW_DIGITS, ROOM,
+    put_low_digits, put_tail_digits, put_u64, tail_range, LOW, LOW_DIGITS, ROOM,
 };
 
 /// A row's timestamps: `submit_ns`, `start_ns`, `end_ns`.
@@ -88,10 +88,12 @@ pub(crate) struct RowTemplate {
     key: Option<RowKey>,
     /// The columns `name` to `end_ns`, and the `,` after them.
     head: Vec<u8>,
-    /// Where the instance number is in `head`, and its digits.
-    instance_at: usize,
-    instance_len: usize,
-    /// The instance numbers of `instance_len` digits.
+    /// Where the instance number ends in `head`, and how many of its low
+    /// digits a row patches.
+    instance_end: usize,
+    instance_digits: usize,
+    /// The instance numbers a row may patch in: of as many digits, the
+    /// same above those patched ([`tail_range`]).
     instance_first: u64,
     instance_last: u64,
     /// Where each timestamp's digits end in `head` (0: none).
@@ -116,12 +118,12 @@ impl RowTemplate {
         let head = &mut self.head;
         head.clear();
         head.extend_from_slice(text.lead);
-        let (len, first, last) = same_length(instance);
-        self.instance_at = head.len();
-        self.instance_len = len;
+        let (digits, first, last) = tail_range(instance);
+        self.instance_digits = digits;
         self.instance_first = first;
         self.instance_last = last;
         head.extend_from_slice(num.format(instance).as_bytes());
+        self.instance_end = head.len();
         head.push(b',');
         match key.queue {
             Some(q) => head.extend_from_slice(num.format(q).as_bytes()),
@@ -183,7 +185,7 @@ impl RowTemplate {
         let out = &mut out[at..];
         out[..head.len()].copy_from_slice(head);
         if patch {
-            put_digits_at(out, self.instance_at, instance, self.instance_len);
+            put_tail_digits(out, self.instance_end, instance, self.instance_digits);
             for (&end, ns) in self.time_ends.iter().zip(times) {
                 if let Some(ns) = *ns {
                     debug_assert!(end >= LOW_DIGITS);
