@@ -51,8 +51,11 @@ pub const KERNEL_COLUMNS: [&str; 19] = [
 ];
 
 /// Buffered rows are handed to the underlying writer once they reach this
-/// many bytes (the csv crate's default buffer size).
-const BUFFER_BYTES: usize = 8 * 1024;
+/// many bytes: below the 4 KiB from which glibc's `memcpy` (the underlying
+/// writer's copy into its own buffer, the subscriber's `WholeRows`) turns
+/// to `rep movsb`, one instruction per byte as callgrind counts it; in
+/// vector moves the copy is ~12 instructions a row instead of ~150.
+const BUFFER_BYTES: usize = 3 * 1024;
 /// The row buffer's size: [`BUFFER_BYTES`] and room for a row after them
 /// (a longer row grows it).
 const BUFFER_ROOM: usize = BUFFER_BYTES + 4 * 1024;
@@ -124,7 +127,7 @@ impl NodeText {
 /// The columns a node's instances share are escaped once per node and
 /// [`Node::revision`]; a row shaped as its node's last one is that row
 /// with its numbers patched in ([`crate::writers::kernels_row`]). Rows are
-/// buffered and handed to the underlying writer whole, once about 8 KiB are
+/// buffered and handed to the underlying writer whole, once about 3 KiB are
 /// buffered, on [`flush`](KernelRowWriter::flush) and when the writer is
 /// dropped.
 pub struct KernelRowWriter<W: Write> {
