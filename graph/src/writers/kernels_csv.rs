@@ -23,6 +23,7 @@ use crate::instance::{Completed, Instance};
 use crate::model::TaskGraph;
 use crate::node::{Node, GLOBAL_SIZE_KEY, LOCAL_SIZE_KEY, QUEUE_ID_KEY};
 use crate::per_node::PerNode;
+use crate::record::TimingStatus;
 use crate::writers::csv_fields::{push_field, push_number};
 use crate::writers::dot_ids::node_dot_id;
 use crate::writers::kernels_row::{RowKey, RowTemplate, RowText, Times};
@@ -207,16 +208,26 @@ impl<W: Write> KernelRowWriter<W> {
             Some(t) if t.revision == node.revision() => t,
             _ => slot.insert(NodeText::new(node)),
         };
-        let span = instance.device_span();
-        let times: Times = [
-            instance.submit_ns,
-            span.map(|(s, _)| s),
-            // Timed: the span's end; else a marker's end, if any.
-            match span {
-                Some((_, e)) => Some(e),
-                None => instance.device_end(),
+        // The timing status, the device span (timed) and the end (timed,
+        // or a marker's): Instance::timing, device_span and device_end in
+        // one match.
+        let (timing, span, end) = match instance.device {
+            Some(d) => match d.status {
+                TimingStatus::Ok => (d.status, Some((d.start_ns, d.end_ns)), Some(d.end_ns)),
+                TimingStatus::Marker => (d.status, None, Some(d.end_ns)),
+                _ => (d.status, None, None),
             },
-        ];
+            None => (instance.timing(), None, None),
+        };
+        debug_assert_eq!(
+            (timing, span, end),
+            (
+                instance.timing(),
+                instance.device_span(),
+                instance.device_end()
+            )
+        );
+        let times: Times = [instance.submit_ns, span.map(|(s, _)| s), end];
         let region_key = match instance.region {
             Some(r) if !region.is_empty() => Some((r.region, region.len())),
             _ => None,
@@ -226,7 +237,7 @@ impl<W: Write> KernelRowWriter<W> {
             instance.queue,
             device.map(|d| (d.index, d.name.len() + d.label.len())),
             instance.thread,
-            instance.timing(),
+            timing,
             region_key,
         );
         let patch = cached.row.fits(&key, instance.instance);
