@@ -20,6 +20,7 @@ pub(crate) struct PerNode<T> {
 
 impl<T: Default> PerNode<T> {
     /// The value of `node`, made (as the default) if it has none.
+    #[inline]
     pub(crate) fn slot(&mut self, node: NodeId) -> &mut T {
         if node < DENSE_IDS {
             let i = node as usize;

@@ -1,8 +1,8 @@
 //! Unsigned numbers written in decimal straight into a byte slice with
 //! room for them, for the rows written once per command (`kernels.csv`):
-//! no intermediate buffer and no copy call per number, and the long
-//! nanosecond timestamps of a row, which share their leading digits with
-//! the previous row's, formatted from a cache of those digits.
+//! no intermediate buffer and no copy call per number; and the digits a
+//! row patches into a template of its node's last row (the low digits of
+//! a long nanosecond timestamp, a number of a known length).
 
 /// The two-digit strings "00".."99", back to back.
 const PAIRS: &[u8; 200] = b"\
@@ -12,9 +12,8 @@ const PAIRS: &[u8; 200] = b"\
 6061626364656667686970717273747576777879\
 8081828384858687888990919293949596979899";
 
-/// The most bytes [`put_u64`] or [`Timestamps::put`] writes: the 20
-/// digits of `u64::MAX` (the timestamp cache copies a fixed 16 bytes, which
-/// the caller's slack must allow too: see [`ROOM`]).
+/// The room [`put_u64`] needs: the 20 digits of `u64::MAX`, rounded up
+/// to the fixed-size window it writes through.
 pub(crate) const ROOM: usize = 32;
 
 /// The [`ROOM`] bytes of `out` from `at` (one bounds check for a number).
@@ -47,60 +46,123 @@ fn digit_count(v: u64) -> usize {
 }
 
 /// Writes `v` in decimal at `out[at..]` (at least [`ROOM`] bytes there);
-/// returns the position after it.
+/// returns the position after it. Numbers below 10^8 (a row's durations,
+/// queues, threads) take a few branches and pair copies, no loop.
 #[inline(always)]
 pub(crate) fn put_u64(out: &mut [u8], at: usize, v: u64) -> usize {
-    let len = digit_count(v);
-    put_digits(window(out, at), v, len);
+    let w = window(out, at);
+    let len = if v < 10_000 {
+        put_small(w, v as u32)
+    } else if v < 100_000_000 {
+        let v = v as u32;
+        let n = put_small(w, v / 10_000);
+        put_four(&mut w[n..n + 4], v % 10_000);
+        n + 4
+    } else {
+        let len = digit_count(v);
+        put_digits(w, v, len);
+        len
+    };
     at + len
 }
 
-/// A timestamp's digits below this are written; those above are copied
-/// from the last timestamp written when they are the same.
-const LOW: u64 = 1_000_000;
-/// The digits of [`LOW`] - 1.
-const LOW_DIGITS: usize = 6;
-
-/// The digits of the last timestamp written whose high part (the value /
-/// [`LOW`]) is `high`: a row's timestamps, and the next row's, mostly
-/// differ in their low digits only.
-#[derive(Debug, Default)]
-pub(crate) struct Timestamps {
-    high: u64,
-    text: [u8; 24],
-    len: usize,
+/// Writes `v` (below 10^4) at the start of `w`; returns its digits.
+#[inline(always)]
+fn put_small(w: &mut [u8; ROOM], v: u32) -> usize {
+    if v < 100 {
+        if v < 10 {
+            w[0] = b'0' + v as u8;
+            1
+        } else {
+            w[..2].copy_from_slice(pair(v));
+            2
+        }
+    } else {
+        let (high, low) = (v / 100, v % 100);
+        if high < 10 {
+            w[0] = b'0' + high as u8;
+            w[1..3].copy_from_slice(pair(low));
+            3
+        } else {
+            w[..2].copy_from_slice(pair(high));
+            w[2..4].copy_from_slice(pair(low));
+            4
+        }
+    }
 }
 
-impl Timestamps {
-    /// Writes `ns` in decimal at `out[at..]` (at least [`ROOM`] bytes
-    /// there), as [`put_u64`] does; returns the position after it.
-    #[inline(always)]
-    pub(crate) fn put(&mut self, out: &mut [u8], at: usize, ns: u64) -> usize {
-        let high = ns / LOW;
-        if high != self.high || high == 0 {
-            // Other high digits (or a number of six digits or fewer):
-            // written whole, and kept when long.
-            let end = put_u64(out, at, ns);
-            self.high = high;
-            self.len = end - at;
-            self.text[..self.len].copy_from_slice(&out[at..end]);
-            return end;
+/// Writes the four digits of `v` (below 10^4), zero-padded, in `w`.
+#[inline(always)]
+fn put_four(w: &mut [u8], v: u32) {
+    w[..2].copy_from_slice(pair(v / 100));
+    w[2..4].copy_from_slice(pair(v % 100));
+}
+
+/// The timestamps of a row are patched in their low [`LOW_DIGITS`]
+/// digits only: those above (the value / `LOW`) are the template's.
+pub(crate) const LOW: u64 = 1_000_000;
+/// The digits of [`LOW`] - 1.
+pub(crate) const LOW_DIGITS: usize = 6;
+
+/// Writes the [`LOW_DIGITS`] low digits of `v`, zero-padded, at
+/// `out[end - LOW_DIGITS..end]`.
+#[inline(always)]
+pub(crate) fn put_low_digits(out: &mut [u8], end: usize, v: u64) {
+    let w: &mut [u8; LOW_DIGITS] = (&mut out[end - LOW_DIGITS..end])
+        .try_into()
+        .expect("LOW_DIGITS bytes");
+    let low = (v % LOW) as u32;
+    w[..2].copy_from_slice(pair(low / 10_000));
+    put_four(&mut w[2..], low % 10_000);
+}
+
+/// A number's low digits a template patches: up to this many.
+pub(crate) const TAIL_DIGITS: usize = 4;
+
+/// Writes the `k` (1 to [`TAIL_DIGITS`]) low digits of `v`, zero-padded,
+/// at `out[end - k..end]`.
+#[inline(always)]
+pub(crate) fn put_tail_digits(out: &mut [u8], end: usize, v: u64, k: usize) {
+    let low = (v % 10_000) as u32;
+    match k {
+        4 => put_four(&mut out[end - 4..end], low),
+        3 => {
+            out[end - 3] = b'0' + (low / 100 % 10) as u8;
+            out[end - 2..end].copy_from_slice(pair(low % 100));
         }
-        // The same high digits: the same length too.
-        let w = window(out, at);
-        w[..24].copy_from_slice(&self.text);
-        let len = self.len.clamp(LOW_DIGITS, 20);
-        let mut low = (ns % LOW) as u32;
-        let mut i = len;
-        for _ in 0..LOW_DIGITS / 2 {
-            let r = (low % 100) as usize * 2;
-            low /= 100;
-            i -= 2;
-            w[i] = PAIRS[r];
-            w[i + 1] = PAIRS[r + 1];
-        }
-        at + len
+        2 => out[end - 2..end].copy_from_slice(pair(low % 100)),
+        _ => out[end - 1] = b'0' + (low % 10) as u8,
     }
+}
+
+/// The numbers a template made from `v` can be patched to with
+/// [`put_tail_digits`]: those of as many digits, the same above the
+/// [`TAIL_DIGITS`] low ones. Returns `(digits to patch, first, last)`.
+pub(crate) fn tail_range(v: u64) -> (usize, u64, u64) {
+    let len = digit_count(v);
+    let first = if len == 1 {
+        0
+    } else {
+        10u64.pow(len as u32 - 1)
+    };
+    let last = if len == 20 {
+        u64::MAX
+    } else {
+        10u64.pow(len as u32) - 1
+    };
+    let block = v - v % 10_000;
+    (
+        len.min(TAIL_DIGITS),
+        first.max(block),
+        last.min(block.saturating_add(9_999)),
+    )
+}
+
+/// The two digits of `v` (below 100).
+#[inline(always)]
+fn pair(v: u32) -> &'static [u8; 2] {
+    let i = v as usize * 2;
+    PAIRS[i..i + 2].try_into().expect("a pair")
 }
 
 #[cfg(test)]
@@ -115,13 +177,11 @@ mod tests {
 
     #[test]
     fn numbers_are_written_as_format_writes_them() {
-        let mut t = Timestamps::default();
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
         let mut edges = vec![0, 1, 9, 10, 99, 100, 999_999_999, LOW, LOW + 1, u64::MAX];
         edges.extend((0..20).map(|p| 10u64.pow(p)));
         edges.extend((1..20).map(|p| 10u64.pow(p) - 1));
         for i in 0..20_000u64 {
-            // Random magnitudes, and runs that share their high digits.
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
@@ -131,8 +191,41 @@ mod tests {
                 2 => x,
                 _ => edges[(x % edges.len() as u64) as usize],
             };
-            assert_eq!(written(|o| put_u64(o, 3, v))[3..], v.to_string());
-            assert_eq!(written(|o| t.put(o, 0, v)), v.to_string(), "{v}");
+            let text = v.to_string();
+            assert_eq!(written(|o| put_u64(o, 3, v))[3..], text);
+            let (k, first, last) = tail_range(v);
+            assert_eq!(k, text.len().min(TAIL_DIGITS));
+            assert!(first <= v && v <= last);
+            for w in [first, last] {
+                // The same length, the same digits above the low k.
+                let wt = w.to_string();
+                assert_eq!(wt.len(), text.len(), "{w} {v}");
+                assert_eq!(wt[..wt.len() - k], text[..text.len() - k]);
+            }
+            for w in [first.wrapping_sub(1), last.wrapping_add(1)] {
+                let wt = w.to_string();
+                assert!(
+                    wt.len() != text.len() || wt[..wt.len() - k] != text[..text.len() - k],
+                    "{w} {v}"
+                );
+            }
+            let other = first + x % (last - first).saturating_add(1).max(1);
+            let patched = written(|o| {
+                let end = put_u64(o, 1, other);
+                put_tail_digits(o, end, v, k);
+                end
+            });
+            assert_eq!(patched[1..], text, "{other}");
+            if v >= LOW {
+                // Another number's digits, its low ones patched to v's.
+                let other = v - x % (v % LOW + 1);
+                let patched = written(|o| {
+                    let end = put_u64(o, 1, other);
+                    put_low_digits(o, end, v);
+                    end
+                });
+                assert_eq!(patched[1..], text, "{other}");
+            }
         }
     }
 }

@@ -23,9 +23,10 @@ use crate::instance::{Completed, Instance};
 use crate::model::TaskGraph;
 use crate::node::{Node, GLOBAL_SIZE_KEY, LOCAL_SIZE_KEY, QUEUE_ID_KEY};
 use crate::per_node::PerNode;
+use crate::record::TimingStatus;
 use crate::writers::csv_fields::{push_field, push_number};
-use crate::writers::decimal::{put_u64, Timestamps, ROOM};
 use crate::writers::dot_ids::node_dot_id;
+use crate::writers::kernels_row::{RowKey, RowTemplate, RowText, Times};
 
 /// The header of `kernels.csv`.
 pub const KERNEL_COLUMNS: [&str; 19] = [
@@ -51,8 +52,11 @@ pub const KERNEL_COLUMNS: [&str; 19] = [
 ];
 
 /// Buffered rows are handed to the underlying writer once they reach this
-/// many bytes (the csv crate's default buffer size).
-const BUFFER_BYTES: usize = 8 * 1024;
+/// many bytes: below the 4 KiB from which glibc's `memcpy` (the underlying
+/// writer's copy into its own buffer, the subscriber's `WholeRows`) turns
+/// to `rep movsb`, one instruction per byte as callgrind counts it; in
+/// vector moves the copy is ~12 instructions a row instead of ~150.
+const BUFFER_BYTES: usize = 3 * 1024;
 /// The row buffer's size: [`BUFFER_BYTES`] and room for a row after them
 /// (a longer row grows it).
 const BUFFER_ROOM: usize = BUFFER_BYTES + 4 * 1024;
@@ -61,7 +65,8 @@ const BUFFER_ROOM: usize = BUFFER_BYTES + 4 * 1024;
 /// escaped once: `text` holds, back to back, `name,kind,node_id,` (up to
 /// `head`), the metadata queue id (up to `queue`), the node's device name
 /// (up to `device`) and `,global_size,local_size,bytes,source_file,source_line,`
-/// (the row's region follows).
+/// (the row's region follows); and the template its rows are written
+/// from.
 struct NodeText {
     /// The [`Node::revision`] the text was made from.
     revision: u64,
@@ -69,6 +74,8 @@ struct NodeText {
     head: usize,
     queue: usize,
     device: usize,
+    /// The node's last row.
+    row: RowTemplate,
 }
 
 impl NodeText {
@@ -108,6 +115,7 @@ impl NodeText {
             head,
             queue,
             device,
+            row: RowTemplate::default(),
         }
     }
 }
@@ -118,8 +126,9 @@ impl NodeText {
 /// Rows are byte for byte what the csv crate writes with its defaults: a
 /// field is quoted, with `"` doubled, when it holds a `,`, `"`, CR or LF.
 /// The columns a node's instances share are escaped once per node and
-/// [`Node::revision`]; per row only the numbers are formatted. Rows are
-/// buffered and handed to the underlying writer whole, once about 8 KiB are
+/// [`Node::revision`]; a row shaped as its node's last one is that row
+/// with its numbers patched in ([`crate::writers::kernels_row`]). Rows are
+/// buffered and handed to the underlying writer whole, once about 3 KiB are
 /// buffered, on [`flush`](KernelRowWriter::flush) and when the writer is
 /// dropped.
 pub struct KernelRowWriter<W: Write> {
@@ -131,8 +140,6 @@ pub struct KernelRowWriter<W: Write> {
     used: usize,
     rows: u64,
     nodes: PerNode<Option<NodeText>>,
-    /// The leading digits of the last timestamp written.
-    times: Timestamps,
     /// By device index: `name,label` escaped, and the lengths it was made
     /// from (a name that arrives later makes it again).
     devices: Vec<(usize, Vec<u8>)>,
@@ -159,7 +166,6 @@ impl<W: Write> KernelRowWriter<W> {
             used,
             rows: 0,
             nodes: PerNode::default(),
-            times: Timestamps::default(),
             devices: Vec::new(),
             regions: Vec::new(),
         })
@@ -171,8 +177,11 @@ impl<W: Write> KernelRowWriter<W> {
         match graph.node(done.node) {
             Some(node) => {
                 let device = graph.instance_device(node, &done.instance);
-                let region = done.instance.region.map(|r| r.region).unwrap_or(0);
-                self.write_instance(node, &done.instance, device, &graph.region_path(region))
+                let region = match done.instance.region {
+                    Some(r) => graph.region_path(r.region),
+                    None => std::borrow::Cow::Borrowed(""),
+                };
+                self.write_instance(node, &done.instance, device, &region)
             }
             None => Ok(false),
         }
@@ -199,106 +208,104 @@ impl<W: Write> KernelRowWriter<W> {
             Some(t) if t.revision == node.revision() => t,
             _ => slot.insert(NodeText::new(node)),
         };
-        let NodeText {
-            text,
-            head,
-            queue,
-            device: device_end,
-            ..
-        } = cached;
-        let device_text: &[u8] = match device {
-            Some(d) => {
-                if self.devices.len() <= d.index {
-                    self.devices.resize(d.index + 1, (usize::MAX, Vec::new()));
-                }
-                let (made_from, text) = &mut self.devices[d.index];
-                if *made_from != d.name.len() + d.label.len() {
-                    *made_from = d.name.len() + d.label.len();
-                    text.clear();
-                    push_field(text, &d.name);
-                    text.push(b',');
-                    push_field(text, &d.label);
-                }
-                text
-            }
-            // The node's device name and an empty label.
-            None => &text[*queue..*device_end],
+        // The timing status, the device span (timed) and the end (timed,
+        // or a marker's): Instance::timing, device_span and device_end in
+        // one match.
+        let (timing, span, end) = match instance.device {
+            Some(d) => match d.status {
+                TimingStatus::Ok => (d.status, Some((d.start_ns, d.end_ns)), Some(d.end_ns)),
+                TimingStatus::Marker => (d.status, None, Some(d.end_ns)),
+                _ => (d.status, None, None),
+            },
+            None => (instance.timing(), None, None),
         };
-        let region_text: &[u8] = match instance.region {
-            Some(r) if !region.is_empty() => {
-                let id = r.region as usize;
-                if self.regions.len() <= id {
-                    self.regions.resize(id + 1, (usize::MAX, Vec::new()));
-                }
-                let (made_from, text) = &mut self.regions[id];
-                if *made_from != region.len() {
-                    *made_from = region.len();
-                    text.clear();
-                    push_field(text, region);
-                }
-                text
-            }
-            _ => b"",
+        debug_assert_eq!(
+            (timing, span, end),
+            (
+                instance.timing(),
+                instance.device_span(),
+                instance.device_end()
+            )
+        );
+        let times: Times = [instance.submit_ns, span.map(|(s, _)| s), end];
+        let region_key = match instance.region {
+            Some(r) if !region.is_empty() => Some((r.region, region.len())),
+            _ => None,
         };
-        let timing = instance.timing().as_str().as_bytes();
-        // The shared text, seven numbers (each with [`ROOM`]: digits, a
-        // comma, slack for the timestamps' fixed-size copy), the device,
-        // the timing status and the region.
-        let max = text.len() + device_text.len() + timing.len() + region_text.len() + 8 * ROOM;
+        let key = RowKey::new(
+            &times,
+            instance.queue,
+            device.map(|d| (d.index, d.name.len() + d.label.len())),
+            instance.thread,
+            timing,
+            region_key,
+        );
+        let patch = cached.row.fits(&key, instance.instance);
+        if !patch {
+            let NodeText {
+                text,
+                head,
+                queue,
+                device: device_end,
+                row,
+                ..
+            } = cached;
+            let device_text: &[u8] = match device {
+                Some(d) => {
+                    if self.devices.len() <= d.index {
+                        self.devices.resize(d.index + 1, (usize::MAX, Vec::new()));
+                    }
+                    let (made_from, text) = &mut self.devices[d.index];
+                    if *made_from != d.name.len() + d.label.len() {
+                        *made_from = d.name.len() + d.label.len();
+                        text.clear();
+                        push_field(text, &d.name);
+                        text.push(b',');
+                        push_field(text, &d.label);
+                    }
+                    text
+                }
+                // The node's device name (and an empty label).
+                None => &text[*queue..*device_end],
+            };
+            let region_text: &[u8] = match region_key {
+                Some((id, len)) => {
+                    let id = id as usize;
+                    if self.regions.len() <= id {
+                        self.regions.resize(id + 1, (usize::MAX, Vec::new()));
+                    }
+                    let (made_from, text) = &mut self.regions[id];
+                    if *made_from != len {
+                        *made_from = len;
+                        text.clear();
+                        push_field(text, region);
+                    }
+                    text
+                }
+                None => b"",
+            };
+            let parts = RowText {
+                lead: &text[..*head],
+                queue: &text[*head..*queue],
+                device: device_text,
+                rest: &text[*device_end..],
+                region: region_text,
+            };
+            row.build(key, instance.instance, &times, &parts);
+        }
+        let row = &cached.row;
+        let max = row.room();
         if self.buf.len() - self.used < max {
             self.buf.resize(self.used + max, 0);
         }
-        let out = &mut self.buf[..];
-        let mut n = self.used;
-        #[inline(always)]
-        fn put(out: &mut [u8], n: &mut usize, bytes: &[u8]) {
-            out[*n..*n + bytes.len()].copy_from_slice(bytes);
-            *n += bytes.len();
-        }
-        put(out, &mut n, &text[..*head]);
-        n = put_u64(out, n, instance.instance);
-        out[n] = b',';
-        n += 1;
-        match instance.queue {
-            Some(q) => n = put_u64(out, n, q),
-            None => put(out, &mut n, &text[*head..*queue]),
-        }
-        out[n] = b',';
-        n += 1;
-        put(out, &mut n, device_text);
-        if device.is_none() {
-            out[n] = b',';
-            n += 1;
-        }
-        out[n] = b',';
-        n += 1;
-        if let Some(t) = instance.thread {
-            n = put_u64(out, n, u64::from(t));
-        }
-        out[n] = b',';
-        n += 1;
-        let span = instance.device_span();
-        for ns in [
-            instance.submit_ns,
-            span.map(|(s, _)| s),
-            instance.device_end(),
-        ] {
-            if let Some(ns) = ns {
-                n = self.times.put(out, n, ns);
-            }
-            out[n] = b',';
-            n += 1;
-        }
-        if let Some(d) = instance.device_ns() {
-            n = put_u64(out, n, d);
-        }
-        out[n] = b',';
-        n += 1;
-        put(out, &mut n, timing);
-        put(out, &mut n, &text[*device_end..]);
-        put(out, &mut n, region_text);
-        out[n] = b'\n';
-        n += 1;
+        let n = row.put(
+            &mut self.buf,
+            self.used,
+            instance.instance,
+            &times,
+            span.map(|(s, e)| e.saturating_sub(s)),
+            patch,
+        );
         self.used = n;
         self.rows += 1;
         if self.used >= BUFFER_BYTES {

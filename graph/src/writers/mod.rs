@@ -13,6 +13,7 @@ pub mod dot_ids;
 pub mod idle_gaps_csv;
 pub mod instances_dot;
 pub mod kernels_csv;
+pub(crate) mod kernels_row;
 pub(crate) mod node_look;
 pub mod perfetto;
 pub mod regions_csv;
