@@ -45,13 +45,34 @@ struct Pending {
     announced: Option<AnnouncedTask>,
 }
 
-/// What a [`Record::TimedTask`] carries besides the device times.
+/// A direct-path command's `SubmittedTask`, but its queue's previous
+/// submission: what a [`Record::TimedTask`] carries besides the device
+/// times.
 #[derive(Clone, Copy)]
 struct AnnouncedTask {
+    node: NodeId,
+    instance: u64,
     thread: u32,
     submit_ns: u64,
     begin_ns: u64,
     end_ns: u64,
+    event: u64,
+}
+
+impl AnnouncedTask {
+    /// The `SubmittedTask` it came as, with `after`.
+    fn record(self, after: Option<(NodeId, u64)>) -> Record {
+        Record::SubmittedTask {
+            node: self.node,
+            instance: self.instance,
+            thread: self.thread,
+            submit_ns: self.submit_ns,
+            after,
+            begin_ns: self.begin_ns,
+            end_ns: self.end_ns,
+            event: Some(self.event),
+        }
+    }
 }
 
 /// Shortest and longest wait between two polls of pending events. The
@@ -543,6 +564,27 @@ impl Collector {
     /// resolved to that event's submission.
     fn handle(&mut self, item: Item) {
         match item {
+            // A direct-path command's one record, the usual one: what
+            // `handle_record` and `apply_record` do with it, without taking
+            // the record apart in each step.
+            Item::Record(Record::SubmittedTask {
+                node,
+                instance,
+                thread,
+                submit_ns,
+                after: None,
+                begin_ns,
+                end_ns,
+                event: Some(event),
+            }) if self.held_submission.is_none() => self.handle_submitted_task(AnnouncedTask {
+                node,
+                instance,
+                thread,
+                submit_ns,
+                begin_ns,
+                end_ns,
+                event,
+            }),
             Item::Record(record) => self.handle_record(record),
             Item::WaitsFor { target, event } => {
                 let Some(recorder) = (self.session)().map(|s| s.recorder()) else {
@@ -579,6 +621,46 @@ impl Collector {
         recorder
             .untimed_owner(event)
             .or_else(|| self.event_owners.owner(event))
+    }
+
+    /// [`Collector::handle_record`] of a `SubmittedTask` with an event and
+    /// without its queue's previous submission yet, while no submission is
+    /// held: its place in its queue, its event's owner, and its
+    /// announcement when it may be announced (else
+    /// [`Collector::apply_record`]).
+    #[inline]
+    fn handle_submitted_task(&mut self, task: AnnouncedTask) {
+        let session = self.session;
+        let after = self.queue_order.follow(task.node, task.instance, |queue| {
+            session().is_some_and(|s| s.recorder().is_in_order(queue))
+        });
+        self.event_owners
+            .learn_event(task.event, (task.node, task.instance));
+        if task.event != 0 && crate::timing_slot::untimed_cause(task.event).is_none() {
+            let graph = self.output.graph();
+            if graph.may_announce(task.node) && !graph.in_region(task.thread) {
+                return self.announce(task, after);
+            }
+        }
+        self.apply_record(task.record(after));
+    }
+
+    /// Counts a timed direct-path command now ([`Record::SubmissionAnnounced`]);
+    /// its instance waits here, not in the graph's pending table, and goes
+    /// in whole once timed.
+    #[inline]
+    fn announce(&mut self, task: AnnouncedTask, after: Option<(NodeId, u64)>) {
+        self.output.apply(Record::SubmissionAnnounced {
+            node: task.node,
+            instance: task.instance,
+            after,
+        });
+        self.pending.push_back(Pending {
+            node: task.node,
+            instance: task.instance,
+            event: UrEvent(task.event as usize),
+            announced: Some(task),
+        });
     }
 
     /// [`Collector::handle`] of a record.
@@ -635,25 +717,16 @@ impl Collector {
             // gives it its region from its thread, named by the
             // SubmittedTask itself.
             if event != 0 && graph.may_announce(node) && !graph.in_region(thread) {
-                // Counted now; its instance waits here, not in the graph's
-                // pending table, and goes in whole once timed.
-                self.output.apply(Record::SubmissionAnnounced {
+                let task = AnnouncedTask {
                     node,
                     instance,
-                    after,
-                });
-                self.pending.push_back(Pending {
-                    node,
-                    instance,
-                    event: UrEvent(event as usize),
-                    announced: Some(AnnouncedTask {
-                        thread,
-                        submit_ns,
-                        begin_ns,
-                        end_ns,
-                    }),
-                });
-                return;
+                    thread,
+                    submit_ns,
+                    begin_ns,
+                    end_ns,
+                    event,
+                };
+                return self.announce(task, after);
             }
         }
         if let Record::NodeDefined(info) = &record {
