@@ -34,20 +34,42 @@ use crate::snapshot_pacing::SnapshotPacing;
 use crate::timing_slot::TimingSlot;
 use crate::warn;
 
-/// A signalled device event whose command has not been read yet.
+/// A signalled device event whose command has not been read yet: its
+/// command (`node`, `instance`, `event`; the rest only when announced).
 struct Pending {
-    node: NodeId,
-    instance: u64,
-    event: UrEvent,
-    /// The rest of a direct-path command's `SubmittedTask`, when it was
+    task: AnnouncedTask,
+    /// True when the command is a direct-path command's `SubmittedTask`
     /// applied as a [`Record::SubmissionAnnounced`]: its instance goes to
     /// the graph whole, with the device times, as a [`Record::TimedTask`].
-    announced: Option<AnnouncedTask>,
+    announced: bool,
+}
+
+impl Pending {
+    /// The signalled event of an instance not announced.
+    fn signalled(node: NodeId, instance: u64, event: u64) -> Pending {
+        Pending {
+            task: AnnouncedTask {
+                node,
+                instance,
+                thread: 0,
+                submit_ns: 0,
+                begin_ns: 0,
+                end_ns: 0,
+                event,
+            },
+            announced: false,
+        }
+    }
+
+    /// The event to read.
+    fn event(&self) -> UrEvent {
+        UrEvent(self.task.event as usize)
+    }
 }
 
 /// A direct-path command's `SubmittedTask`, but its queue's previous
 /// submission: what a [`Record::TimedTask`] carries besides the device
-/// times.
+/// times (of a [`Pending`] not announced, only its command and event).
 #[derive(Clone, Copy)]
 struct AnnouncedTask {
     node: NodeId,
@@ -576,15 +598,20 @@ impl Collector {
                 begin_ns,
                 end_ns,
                 event: Some(event),
-            }) if self.held_submission.is_none() => self.handle_submitted_task(AnnouncedTask {
-                node,
-                instance,
-                thread,
-                submit_ns,
-                begin_ns,
-                end_ns,
-                event,
-            }),
+            }) if self.held_submission.is_none() => {
+                // Nothing of it to free (every field was copied): its drop
+                // would only look at the variant again.
+                std::mem::forget(item);
+                self.handle_submitted_task(AnnouncedTask {
+                    node,
+                    instance,
+                    thread,
+                    submit_ns,
+                    begin_ns,
+                    end_ns,
+                    event,
+                })
+            }
             Item::Record(record) => self.handle_record(record),
             Item::WaitsFor { target, event } => {
                 let Some(recorder) = (self.session)().map(|s| s.recorder()) else {
@@ -656,10 +683,8 @@ impl Collector {
             after,
         });
         self.pending.push_back(Pending {
-            node: task.node,
-            instance: task.instance,
-            event: UrEvent(task.event as usize),
-            announced: Some(task),
+            task,
+            announced: true,
         });
     }
 
@@ -736,18 +761,13 @@ impl Collector {
         }
         if let Some((node, instance, &mut event)) = device_event_of(&mut record) {
             if event != 0 {
-                let event = UrEvent(event as usize);
                 if !self.replay_nodes.is_empty() && self.replay_nodes.contains(&node) {
                     if let Some(source) = &self.timestamps {
-                        source.read_as_replay(event);
+                        source.read_as_replay(UrEvent(event as usize));
                     }
                 }
-                self.pending.push_back(Pending {
-                    node,
-                    instance,
-                    event,
-                    announced: None,
-                });
+                self.pending
+                    .push_back(Pending::signalled(node, instance, event));
             }
         }
         if let Record::QueueCreated { device_handle, .. } = record {
@@ -815,7 +835,7 @@ impl Collector {
         // Events are read in order: the n-th read is pending[n]'s.
         let mut read = pending.iter();
         let completed = source.read_in_order(
-            &mut pending.iter().map(|p| p.event),
+            &mut pending.iter().map(Pending::event),
             &mut |event, readout| {
                 source.release(event);
                 if let Some(done) = read.next() {
@@ -855,7 +875,7 @@ impl Collector {
         for lost in std::mem::take(&mut self.pending) {
             if teardown == Teardown::RuntimeAlive {
                 if let Some(source) = &self.timestamps {
-                    source.release(lost.event);
+                    source.release(lost.event());
                 }
             }
             self.output
@@ -1027,22 +1047,23 @@ fn timed_record(done: &Pending, readout: Readout) -> Record {
         Readout::Untimed(Untimed::Invalid) => (TimingStatus::Invalid, 0, 0),
         Readout::Untimed(Untimed::Failed) | Readout::Pending => (TimingStatus::Lost, 0, 0),
     };
+    let task = &done.task;
     match done.announced {
-        Some(task) => Record::TimedTask {
-            node: done.node,
-            instance: done.instance,
+        true => Record::TimedTask {
+            node: task.node,
+            instance: task.instance,
             thread: task.thread,
             submit_ns: task.submit_ns,
             begin_ns: task.begin_ns,
             end_ns: task.end_ns,
-            event: done.event.0 as u64,
+            event: task.event,
             device_status: status,
             device_start_ns: start_ns,
             device_end_ns: end_ns,
         },
-        None => Record::Device(DeviceTimes {
-            node: done.node,
-            instance: done.instance,
+        false => Record::Device(DeviceTimes {
+            node: task.node,
+            instance: task.instance,
             status,
             start_ns,
             end_ns,

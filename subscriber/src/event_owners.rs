@@ -62,13 +62,20 @@ impl EventOwners {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn insert(&mut self, event: u64, owner: (NodeId, u64)) {
         if self.generations[self.current].len >= RECENT_CAPACITY {
-            self.current ^= 1;
-            self.generations[self.current].clear();
+            self.rotate();
         }
         self.generations[self.current].insert(event, owner);
+    }
+
+    /// Starts the next generation, forgetting the older one.
+    #[cold]
+    #[inline(never)]
+    fn rotate(&mut self) {
+        self.current ^= 1;
+        self.generations[self.current].clear();
     }
 
     /// The submission whose device event `event` is, if a record carried it.
@@ -114,11 +121,11 @@ impl Generation {
     }
 
     /// Keeps `owner` for `event` (not 0), replacing an older owner.
-    #[inline]
+    #[inline(always)]
     fn insert(&mut self, event: u64, (node, instance): (NodeId, u64)) {
         debug_assert_ne!(event, 0, "0 marks a free slot");
         if self.slots.is_empty() {
-            self.slots = vec![(0, 0, 0); SLOTS];
+            self.allocate();
         }
         let mut index = Self::home(event);
         loop {
@@ -134,6 +141,13 @@ impl Generation {
             }
             index = (index + 1) & (SLOTS - 1);
         }
+    }
+
+    /// The slots, at the first insert.
+    #[cold]
+    #[inline(never)]
+    fn allocate(&mut self) {
+        self.slots = vec![(0, 0, 0); SLOTS];
     }
 
     /// The owner kept for `event`.
