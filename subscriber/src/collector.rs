@@ -34,24 +34,67 @@ use crate::snapshot_pacing::SnapshotPacing;
 use crate::timing_slot::TimingSlot;
 use crate::warn;
 
-/// A signalled device event whose command has not been read yet.
+/// A signalled device event whose command has not been read yet: its
+/// command (`node`, `instance`, `event`; the rest only when announced).
 struct Pending {
-    node: NodeId,
-    instance: u64,
-    event: UrEvent,
-    /// The rest of a direct-path command's `SubmittedTask`, when it was
+    task: AnnouncedTask,
+    /// True when the command is a direct-path command's `SubmittedTask`
     /// applied as a [`Record::SubmissionAnnounced`]: its instance goes to
     /// the graph whole, with the device times, as a [`Record::TimedTask`].
-    announced: Option<AnnouncedTask>,
+    announced: bool,
 }
 
-/// What a [`Record::TimedTask`] carries besides the device times.
+impl Pending {
+    /// The signalled event of an instance not announced.
+    fn signalled(node: NodeId, instance: u64, event: u64) -> Pending {
+        Pending {
+            task: AnnouncedTask {
+                node,
+                instance,
+                thread: 0,
+                submit_ns: 0,
+                begin_ns: 0,
+                end_ns: 0,
+                event,
+            },
+            announced: false,
+        }
+    }
+
+    /// The event to read.
+    fn event(&self) -> UrEvent {
+        UrEvent(self.task.event as usize)
+    }
+}
+
+/// A direct-path command's `SubmittedTask`, but its queue's previous
+/// submission: what a [`Record::TimedTask`] carries besides the device
+/// times (of a [`Pending`] not announced, only its command and event).
 #[derive(Clone, Copy)]
 struct AnnouncedTask {
+    node: NodeId,
+    instance: u64,
     thread: u32,
     submit_ns: u64,
     begin_ns: u64,
     end_ns: u64,
+    event: u64,
+}
+
+impl AnnouncedTask {
+    /// The `SubmittedTask` it came as, with `after`.
+    fn record(self, after: Option<(NodeId, u64)>) -> Record {
+        Record::SubmittedTask {
+            node: self.node,
+            instance: self.instance,
+            thread: self.thread,
+            submit_ns: self.submit_ns,
+            after,
+            begin_ns: self.begin_ns,
+            end_ns: self.end_ns,
+            event: Some(self.event),
+        }
+    }
 }
 
 /// How many of the newest pending events a returned wait's event is
@@ -547,6 +590,32 @@ impl Collector {
     /// resolved to that event's submission.
     fn handle(&mut self, item: Item) {
         match item {
+            // A direct-path command's one record, the usual one: what
+            // `handle_record` and `apply_record` do with it, without taking
+            // the record apart in each step.
+            Item::Record(Record::SubmittedTask {
+                node,
+                instance,
+                thread,
+                submit_ns,
+                after: None,
+                begin_ns,
+                end_ns,
+                event: Some(event),
+            }) if self.held_submission.is_none() => {
+                // Nothing of it to free (every field was copied): its drop
+                // would only look at the variant again.
+                std::mem::forget(item);
+                self.handle_submitted_task(AnnouncedTask {
+                    node,
+                    instance,
+                    thread,
+                    submit_ns,
+                    begin_ns,
+                    end_ns,
+                    event,
+                })
+            }
             Item::Record(record) => self.handle_record(record),
             Item::WaitsFor { target, event } => {
                 let Some(recorder) = (self.session)().map(|s| s.recorder()) else {
@@ -587,7 +656,7 @@ impl Collector {
             .iter()
             .rev()
             .take(WAITED_LOOKBACK)
-            .any(|p| p.event == event)
+            .any(|p| p.event() == event)
         {
             source.seen_complete(event, seen_ns);
         }
@@ -604,6 +673,44 @@ impl Collector {
         recorder
             .untimed_owner(event)
             .or_else(|| self.event_owners.owner(event))
+    }
+
+    /// [`Collector::handle_record`] of a `SubmittedTask` with an event and
+    /// without its queue's previous submission yet, while no submission is
+    /// held: its place in its queue, its event's owner, and its
+    /// announcement when it may be announced (else
+    /// [`Collector::apply_record`]).
+    #[inline]
+    fn handle_submitted_task(&mut self, task: AnnouncedTask) {
+        let session = self.session;
+        let after = self.queue_order.follow(task.node, task.instance, |queue| {
+            session().is_some_and(|s| s.recorder().is_in_order(queue))
+        });
+        self.event_owners
+            .learn_event(task.event, (task.node, task.instance));
+        if task.event != 0 && crate::timing_slot::untimed_cause(task.event).is_none() {
+            let graph = self.output.graph();
+            if graph.may_announce(task.node) && !graph.in_region(task.thread) {
+                return self.announce(task, after);
+            }
+        }
+        self.apply_record(task.record(after));
+    }
+
+    /// Counts a timed direct-path command now ([`Record::SubmissionAnnounced`]);
+    /// its instance waits here, not in the graph's pending table, and goes
+    /// in whole once timed.
+    #[inline]
+    fn announce(&mut self, task: AnnouncedTask, after: Option<(NodeId, u64)>) {
+        self.output.apply(Record::SubmissionAnnounced {
+            node: task.node,
+            instance: task.instance,
+            after,
+        });
+        self.pending.push_back(Pending {
+            task,
+            announced: true,
+        });
     }
 
     /// [`Collector::handle`] of a record.
@@ -660,25 +767,16 @@ impl Collector {
             // gives it its region from its thread, named by the
             // SubmittedTask itself.
             if event != 0 && graph.may_announce(node) && !graph.in_region(thread) {
-                // Counted now; its instance waits here, not in the graph's
-                // pending table, and goes in whole once timed.
-                self.output.apply(Record::SubmissionAnnounced {
+                let task = AnnouncedTask {
                     node,
                     instance,
-                    after,
-                });
-                self.pending.push_back(Pending {
-                    node,
-                    instance,
-                    event: UrEvent(event as usize),
-                    announced: Some(AnnouncedTask {
-                        thread,
-                        submit_ns,
-                        begin_ns,
-                        end_ns,
-                    }),
-                });
-                return;
+                    thread,
+                    submit_ns,
+                    begin_ns,
+                    end_ns,
+                    event,
+                };
+                return self.announce(task, after);
             }
         }
         if let Record::NodeDefined(info) = &record {
@@ -688,18 +786,13 @@ impl Collector {
         }
         if let Some((node, instance, &mut event)) = device_event_of(&mut record) {
             if event != 0 {
-                let event = UrEvent(event as usize);
                 if !self.replay_nodes.is_empty() && self.replay_nodes.contains(&node) {
                     if let Some(source) = &self.timestamps {
-                        source.read_as_replay(event);
+                        source.read_as_replay(UrEvent(event as usize));
                     }
                 }
-                self.pending.push_back(Pending {
-                    node,
-                    instance,
-                    event,
-                    announced: None,
-                });
+                self.pending
+                    .push_back(Pending::signalled(node, instance, event));
             }
         }
         if let Record::QueueCreated { device_handle, .. } = record {
@@ -767,7 +860,7 @@ impl Collector {
         // Events are read in order: the n-th read is pending[n]'s.
         let mut read = pending.iter();
         let completed = source.read_in_order(
-            &mut pending.iter().map(|p| p.event),
+            &mut pending.iter().map(Pending::event),
             &mut |event, readout| {
                 source.release(event);
                 if let Some(done) = read.next() {
@@ -807,7 +900,7 @@ impl Collector {
         for lost in std::mem::take(&mut self.pending) {
             if teardown == Teardown::RuntimeAlive {
                 if let Some(source) = &self.timestamps {
-                    source.release(lost.event);
+                    source.release(lost.event());
                 }
             }
             self.output
@@ -979,22 +1072,23 @@ fn timed_record(done: &Pending, readout: Readout) -> Record {
         Readout::Untimed(Untimed::Invalid) => (TimingStatus::Invalid, 0, 0),
         Readout::Untimed(Untimed::Failed) | Readout::Pending => (TimingStatus::Lost, 0, 0),
     };
+    let task = &done.task;
     match done.announced {
-        Some(task) => Record::TimedTask {
-            node: done.node,
-            instance: done.instance,
+        true => Record::TimedTask {
+            node: task.node,
+            instance: task.instance,
             thread: task.thread,
             submit_ns: task.submit_ns,
             begin_ns: task.begin_ns,
             end_ns: task.end_ns,
-            event: done.event.0 as u64,
+            event: task.event,
             device_status: status,
             device_start_ns: start_ns,
             device_end_ns: end_ns,
         },
-        None => Record::Device(DeviceTimes {
-            node: done.node,
-            instance: done.instance,
+        false => Record::Device(DeviceTimes {
+            node: task.node,
+            instance: task.instance,
             status,
             start_ns,
             end_ns,

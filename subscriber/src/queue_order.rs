@@ -47,9 +47,23 @@ pub struct QueueOrder {
     /// The queue of a submission whose [`Record::InstanceQueue`] came
     /// before it.
     instance_queue: FxHashMap<(NodeId, u64), u64>,
-    /// Each queue seen: its last submission when it is in order, `None`
-    /// for the queues that are not (asked once per queue).
-    queues: FxHashMap<u64, Option<Option<(NodeId, u64)>>>,
+    /// Each queue seen, in the order first seen.
+    queues: Vec<QueueState>,
+    /// Each queue's index in `queues`.
+    queue_index: FxHashMap<u64, usize>,
+    /// The index in `queues` of the queue placed last: submissions mostly
+    /// come to the queue the last one came to, found without a lookup.
+    last_queue: usize,
+}
+
+/// What [`QueueOrder`] keeps of a queue.
+struct QueueState {
+    /// The queue's id.
+    id: u64,
+    /// Whether it is in order (asked once per queue).
+    in_order: bool,
+    /// Its last submission, when in order.
+    last: Option<(NodeId, u64)>,
 }
 
 impl QueueOrder {
@@ -129,29 +143,55 @@ impl QueueOrder {
     }
 
     /// The submission's queue's previous submission, when the queue is in
-    /// order; the submission becomes its last.
+    /// order; the submission becomes its last. [`QueueOrder::place`] of a
+    /// `SubmittedTask` without its `after`, for the caller that has its
+    /// fields at hand.
     #[inline]
-    fn follow(
+    pub fn follow(
         &mut self,
         node: NodeId,
         instance: u64,
         is_in_order: impl FnOnce(u64) -> bool,
     ) -> Option<(NodeId, u64)> {
-        let first_queue = self.node_queue.get(node as usize).copied();
+        let first_queue = self.node_queue.get(node as usize).copied().unwrap_or(0);
         let named = match self.instance_queue.is_empty() {
             true => None,
             false => self.instance_queue.remove(&(node, instance)),
         };
-        if first_queue == Some(HOST_SIDE) {
+        if first_queue == HOST_SIDE {
             return None;
         }
-        let queue = named.or(first_queue).filter(|&q| q != 0)?;
-        let last = self
-            .queues
-            .entry(queue)
-            .or_insert_with(|| is_in_order(queue).then_some(None))
-            .as_mut()?;
-        last.replace((node, instance))
+        let queue = named.unwrap_or(first_queue);
+        if queue == 0 {
+            return None;
+        }
+        let index = match self.queues.get(self.last_queue) {
+            Some(last) if last.id == queue => self.last_queue,
+            _ => self.queue_index(queue, is_in_order),
+        };
+        let state = &mut self.queues[index];
+        if !state.in_order {
+            return None;
+        }
+        state.last.replace((node, instance))
+    }
+
+    /// The index of `queue` in `queues`, added when new; it becomes the
+    /// last queue placed.
+    #[cold]
+    #[inline(never)]
+    fn queue_index(&mut self, queue: u64, is_in_order: impl FnOnce(u64) -> bool) -> usize {
+        let queues = &mut self.queues;
+        let index = *self.queue_index.entry(queue).or_insert_with(|| {
+            queues.push(QueueState {
+                id: queue,
+                in_order: is_in_order(queue),
+                last: None,
+            });
+            queues.len() - 1
+        });
+        self.last_queue = index;
+        index
     }
 }
 

@@ -220,12 +220,38 @@ pub fn to_host_times(calibration: &Calibration, start: u64, end: u64) -> Readout
 /// What is remembered per device.
 #[derive(Clone, Copy, Debug)]
 struct DeviceEntry {
-    device: UrDevice,
     backend: Option<Backend>,
     native: Option<NativeHandle>,
     /// `None`: the last calibration failed (retried after the interval).
     calibration: Option<Calibration>,
     calibrated_at_mono: u64,
+    /// Where the device's [`OffsetBounds`] are in [`ClockState::bounds`].
+    bounds: usize,
+}
+
+/// What the host saw of the device clocks (the collector's thread only):
+/// each device's [`OffsetBounds`], at the index its [`DeviceEntry`] keeps
+/// (no lookup per event), and the event last found still running, with
+/// the host time read before the query that said so: when it is read
+/// complete its end bounds its clock's offset from below. One lock for a
+/// whole batch of reads ([`TimestampSource::read_in_order`]).
+#[derive(Default)]
+struct ClockState {
+    bounds: Vec<(UrDevice, OffsetBounds)>,
+    running: Option<(UrEvent, u64)>,
+}
+
+impl ClockState {
+    /// The index of `device`'s bounds, added when new.
+    fn index(&mut self, device: UrDevice) -> usize {
+        match self.bounds.iter().position(|(d, _)| *d == device) {
+            Some(index) => index,
+            None => {
+                self.bounds.push((device, OffsetBounds::default()));
+                self.bounds.len() - 1
+            }
+        }
+    }
 }
 
 /// A [`TimestampSource`] over [`UnifiedRuntime`]; see the module docs.
@@ -233,12 +259,8 @@ pub struct UrTimestampSource {
     ur: Arc<UnifiedRuntime>,
     level_zero: Option<Arc<dyn NativeLevelZero>>,
     devices: Mutex<FxHashMap<UrDevice, DeviceEntry>>,
-    /// What the host saw of each device's clock (collector thread only).
-    bounds: Mutex<FxHashMap<UrDevice, OffsetBounds>>,
-    /// The event last found still running, with the host time read before
-    /// the query that said so: when it is read complete its end bounds its
-    /// clock's offset from below.
-    running: Mutex<Option<(UrEvent, u64)>>,
+    /// What the host saw of each device's clock.
+    clock: Mutex<ClockState>,
     /// Every device a queue lookup gave: when it is one, it stands in for
     /// an event whose queue cannot be asked (seen on DPC++ 2025.0:
     /// urQueueGetInfo answers INVALID_SIZE for some events' queues).
@@ -285,8 +307,7 @@ impl UrTimestampSource {
             ur,
             level_zero: None,
             devices: Mutex::new(FxHashMap::default()),
-            bounds: Mutex::new(FxHashMap::default()),
-            running: Mutex::new(None),
+            clock: Mutex::new(ClockState::default()),
             seen_devices: Mutex::new(Vec::new()),
             device_seen: AtomicBool::new(false),
             retain_lookups_left: AtomicU32::new(RETAIN_LOOKUPS),
@@ -342,12 +363,14 @@ impl UrTimestampSource {
 
     /// The current calibration of `device` (measured now if missing or stale).
     pub fn calibration(&self, device: UrDevice) -> Option<Calibration> {
-        self.device_entry(device, monotonic_ns()).calibration
+        let mut clock = self.clock.lock().unwrap_or_else(PoisonError::into_inner);
+        self.device_entry(&mut clock, device, monotonic_ns())
+            .calibration
     }
 
     /// What is remembered of `device`, calibrated again when the last
     /// calibration is older than [`RECALIBRATE_AFTER_NS`] at `now`.
-    fn device_entry(&self, device: UrDevice, now: u64) -> DeviceEntry {
+    fn device_entry(&self, clock: &mut ClockState, device: UrDevice, now: u64) -> DeviceEntry {
         let mut devices = self.devices.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(entry) = devices.get(&device) {
             if now.saturating_sub(entry.calibrated_at_mono) < RECALIBRATE_AFTER_NS {
@@ -371,21 +394,18 @@ impl UrTimestampSource {
             }
         };
         let calibration = self.measure(device);
+        let bounds = clock.index(device);
         if let Some(c) = &calibration {
-            let mut bounds = self.bounds.lock().unwrap_or_else(PoisonError::into_inner);
-            bounds.entry(device).or_default().new_window(
-                c.offset_ns,
-                c.lower_ns,
-                c.upper_ns,
-                c.at_mono_ns,
-            );
+            clock.bounds[bounds]
+                .1
+                .new_window(c.offset_ns, c.lower_ns, c.upper_ns, c.at_mono_ns);
         }
         let entry = DeviceEntry {
-            device,
             backend,
             native,
             calibration,
             calibrated_at_mono: now,
+            bounds,
         };
         devices.insert(device, entry);
         entry
@@ -437,19 +457,26 @@ impl UrTimestampSource {
 
     /// `event`, of a command not yet complete when the host clock read
     /// `before`, is the one whose end will bound its clock from below.
-    fn note_running(&self, event: UrEvent, before: u64) {
-        *self.running.lock().unwrap_or_else(PoisonError::into_inner) = Some((event, before));
+    fn note_running(clock: &mut ClockState, event: UrEvent, before: u64) {
+        clock.running = Some((event, before));
     }
 
     /// The offset to place a command of `device` with whose end is `end`
     /// (device ns), seen complete at host `seen_ns` (see
     /// [`OffsetBounds::place`]).
-    /// A program's wait that saw the event complete earlier than the
-    /// collector did moves the sighting to that moment.
-    fn place(&self, device: UrDevice, event: UrEvent, end: u64, seen_ns: u64, pair: i64) -> i64 {
-        let waited = self.take_waited(event);
-        let mut bounds = self.bounds.lock().unwrap_or_else(PoisonError::into_inner);
-        let bounds = bounds.entry(device).or_default();
+    /// `waited`: when the program's wait saw the event complete; earlier
+    /// than the collector's sighting, it moves the sighting to that moment.
+    #[allow(clippy::too_many_arguments)]
+    fn place(
+        clock: &mut ClockState,
+        entry: &DeviceEntry,
+        event: UrEvent,
+        end: u64,
+        seen_ns: u64,
+        waited: Option<u64>,
+        pair: i64,
+    ) -> i64 {
+        let bounds = &mut clock.bounds[entry.bounds].1;
         let seen_ns = match waited {
             Some(at) if at < seen_ns => {
                 bounds.from_waits += 1;
@@ -457,11 +484,10 @@ impl UrTimestampSource {
             }
             _ => seen_ns,
         };
-        let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some((seen_running, before)) = *running {
+        if let Some((seen_running, before)) = clock.running {
             if seen_running == event {
                 bounds.still_running(end, before);
-                *running = None;
+                clock.running = None;
             }
         }
         bounds.place(end, seen_ns, pair)
@@ -483,8 +509,9 @@ impl UrTimestampSource {
     /// What the host saw of each device clock, for the summary.
     pub fn clock_reports(&self) -> Vec<ClockReport> {
         let devices = self.devices.lock().unwrap_or_else(PoisonError::into_inner);
-        let bounds = self.bounds.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut reports: Vec<ClockReport> = bounds
+        let clock = self.clock.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut reports: Vec<ClockReport> = clock
+            .bounds
             .iter()
             .filter(|(_, b)| b.total_sightings > 0)
             .map(|(device, b)| ClockReport {
@@ -511,13 +538,15 @@ impl UrTimestampSource {
         reports
     }
 
-    /// Reads one event; `now` is the time the calibration's age is checked
+    /// Reads one event (`clock`: the host's view of the clocks, locked by
+    /// the caller for the batch); `now` is the time the calibration's age is checked
     /// against, `last` the queue of the previous event of the same batch
     /// with its device's entry (taken without any lookup when this event
     /// is from the same queue), `before` a host time read before this
     /// event's first query (moved on to the time it was seen complete).
     fn read_inner(
         &self,
+        clock: &mut ClockState,
         event: UrEvent,
         now: u64,
         last: &mut Option<(UrQueue, DeviceEntry)>,
@@ -534,7 +563,7 @@ impl UrTimestampSource {
                     Ok(device) => device,
                     Err(_) => self.only_device().ok_or(Untimed::Failed)?,
                 };
-                let entry = self.device_entry(device, now);
+                let entry = self.device_entry(clock, device, now);
                 *last = queue.ok().map(|q| (q, entry));
                 entry
             }
@@ -563,7 +592,7 @@ impl UrTimestampSource {
                 Ok(end) => end,
                 Err(_) => {
                     if self.status(event)? != EventStatus::Complete {
-                        self.note_running(event, *before);
+                        Self::note_running(clock, event, *before);
                         return Ok(Readout::Pending);
                     }
                     // Complete now; it may have completed just after the
@@ -578,7 +607,7 @@ impl UrTimestampSource {
             // make the collector wait on the device for every command
             // still running, in the driver the program submits through.
             if self.status(event)? != EventStatus::Complete {
-                self.note_running(event, *before);
+                Self::note_running(clock, event, *before);
                 return Ok(Readout::Pending);
             }
             let seen_ns = monotonic_ns();
@@ -591,8 +620,16 @@ impl UrTimestampSource {
         // clock's one pair: a replay read here keeps the same offset, so
         // the two stay on one timeline.
         if end >= start && end != 0 && entry.backend != Some(Backend::LEVEL_ZERO) {
-            calibration.offset_ns =
-                self.place(entry.device, event, end, seen_ns, calibration.offset_ns);
+            let waited = self.take_waited(event);
+            calibration.offset_ns = Self::place(
+                clock,
+                &entry,
+                event,
+                end,
+                seen_ns,
+                waited,
+                calibration.offset_ns,
+            );
         }
         let times = to_host_times(&calibration, start, end);
         Ok(match times {
@@ -683,8 +720,9 @@ impl TimestampSource for UrTimestampSource {
     }
 
     fn read(&self, event: UrEvent) -> Readout {
+        let mut clock = self.clock.lock().unwrap_or_else(PoisonError::into_inner);
         let mut before = monotonic_ns();
-        self.read_inner(event, before, &mut None, &mut before)
+        self.read_inner(&mut clock, event, before, &mut None, &mut before)
             .unwrap_or_else(Readout::Untimed)
     }
 
@@ -695,11 +733,12 @@ impl TimestampSource for UrTimestampSource {
     ) -> usize {
         // One clock read and, per run of events from one queue, one
         // queue and device lookup for the whole batch.
+        let mut clock = self.clock.lock().unwrap_or_else(PoisonError::into_inner);
         let now = monotonic_ns();
         let mut last = None;
         let mut before = now;
         crate::read_until_pending(events, done, |event| {
-            self.read_inner(event, now, &mut last, &mut before)
+            self.read_inner(&mut clock, event, now, &mut last, &mut before)
                 .unwrap_or_else(Readout::Untimed)
         })
     }
