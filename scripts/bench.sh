@@ -27,7 +27,7 @@
 #                                    ns per pair in R interleaved rounds (target
 #                                    <= 300 ns); also the pair that enters and
 #                                    leaves the region SYCLGRAPH_REGION captures
-#   scripts/bench.sh --memory        peak RSS of 1,000,000 tiny memcpys (and of
+#   scripts/bench.sh --memory        peak RSS of 1,000,000 tiny memcpys (or --memory-memcpys N) (and of
 #                                    300,000 small kernels) under the empty
 #                                    subscriber and syclgraph (target +64 MiB),
 #                                    and, from the same syclgraph run, the bytes
@@ -58,6 +58,8 @@
 #                           e.g. selftimed,syclgraph for the whole-process target alone:
 #                           on a loaded machine the untimed configurations' large runs
 #                           fall behind the device and take minutes each)
+#   --memory-memcpys N      memory: the tiny memcpys' N (default 1000000; issue 41's
+#                           second case is 10000000: the peak must not grow with the run)
 #   --quick                 every part small, to check the script: wall 5 rounds of a
 #                           tenth of the tasks, callgrind one run each, memory a tenth
 #   --no-xpti               wall clock and memory: add the program without XPTI
@@ -123,6 +125,7 @@ build=1
 keep=""
 stopped=0
 notiming=0
+memory_memcpys=1000000
 
 # The comment block at the top of this file, without its "# ".
 usage() { sed -n '2,/^[^#]/p' "$0" | sed -n 's/^# \{0,1\}//p'; }
@@ -142,6 +145,7 @@ while (($#)); do
     --wall-configs) wall_configs="${2:?}"; shift ;;
     -n|--tasks) tasks_n="${2:?}"; shift ;;
     --quick) quick=1 ;;
+    --memory-memcpys) memory_memcpys="${2:?}"; shift ;;
     --n1) n1="${2:?}"; shift ;;
     --n2) n2="${2:?}"; shift ;;
     --repeat) repeat="${2:?}"; shift ;;
@@ -158,6 +162,7 @@ while (($#)); do
 done
 [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || die "--rounds wants a positive number"
 [[ "$repeat" =~ ^[1-9][0-9]*$ ]] || die "--repeat wants a positive number"
+[[ "$memory_memcpys" =~ ^[1-9][0-9]*$ ]] || die "--memory-memcpys wants a positive number"
 [[ -z "$seed" || "$seed" =~ ^[0-9]+$ ]] || die "--seed wants a number"
 seed="${seed:-$(( (RANDOM << 15) | RANDOM ))}"
 [[ -z "$tasks_n" || "$tasks_n" =~ ^[1-9][0-9]*$ ]] || die "--tasks wants a positive number"
@@ -549,7 +554,7 @@ PYEOF
 }
 
 # ---- memory and trace size ----------------------------------------------------
-# Peak RSS of 1,000,000 tiny memcpys under each configuration; the target is
+# Peak RSS of 1,000,000 tiny memcpys (--memory-memcpys N) under each configuration; the target is
 # syclgraph <= empty subscriber + 64 MiB. The syclgraph run of the memcpys
 # also gives the trace size: bytes of trace.pftrace per memcpy, target 150.
 MEMORY_TARGET_MIB=64
@@ -558,7 +563,7 @@ TRACE_TARGET_BYTES=150
 memory_mode() {
   local scale=1
   ((quick)) && scale=10
-  local memcpys=$((1000000 / scale))
+  local memcpys=$((memory_memcpys / scale))
   # Two workloads: the tiny memcpys (the target's case), and small kernels
   # through the scheduler, whose submissions all get new unique_ids (what
   # grows without bound shows there).
@@ -589,7 +594,7 @@ memory_mode() {
   done
   echo
   echo "$MACHINE"
-  echo "command: scripts/bench.sh --memory$( ((noxpti)) && echo ' --no-xpti')$( ((quick)) && echo ' --quick') (peak RSS)"
+  echo "command: scripts/bench.sh --memory$( ((memory_memcpys != 1000000)) && echo " --memory-memcpys $memory_memcpys")$( ((noxpti)) && echo ' --no-xpti')$( ((quick)) && echo ' --quick') (peak RSS)"
   for workload in "${workloads[@]}"; do
     echo
     echo "$workload"

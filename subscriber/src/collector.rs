@@ -82,6 +82,36 @@ struct AnnouncedTask {
 }
 
 impl AnnouncedTask {
+    /// A `SubmittedTask` with a device event, taken apart: the task and its
+    /// `after`. Anything else gives `None`.
+    #[inline]
+    fn of(record: &Record) -> Option<(AnnouncedTask, Option<(NodeId, u64)>)> {
+        match *record {
+            Record::SubmittedTask {
+                node,
+                instance,
+                thread,
+                submit_ns,
+                after,
+                begin_ns,
+                end_ns,
+                event: Some(event),
+            } => Some((
+                AnnouncedTask {
+                    node,
+                    instance,
+                    thread,
+                    submit_ns,
+                    begin_ns,
+                    end_ns,
+                    event,
+                },
+                after,
+            )),
+            _ => None,
+        }
+    }
+
     /// The `SubmittedTask` it came as, with `after`.
     fn record(self, after: Option<(NodeId, u64)>) -> Record {
         Record::SubmittedTask {
@@ -593,30 +623,15 @@ impl Collector {
             // A direct-path command's one record, the usual one: what
             // `handle_record` and `apply_record` do with it, without taking
             // the record apart in each step.
-            Item::Record(Record::SubmittedTask {
-                node,
-                instance,
-                thread,
-                submit_ns,
-                after: None,
-                begin_ns,
-                end_ns,
-                event: Some(event),
-            }) if self.held_submission.is_none() => {
-                // Nothing of it to free (every field was copied): its drop
-                // would only look at the variant again.
-                std::mem::forget(item);
-                self.handle_submitted_task(AnnouncedTask {
-                    node,
-                    instance,
-                    thread,
-                    submit_ns,
-                    begin_ns,
-                    end_ns,
-                    event,
-                })
-            }
-            Item::Record(record) => self.handle_record(record),
+            Item::Record(record) => match AnnouncedTask::of(&record) {
+                Some((task, None)) if self.held_submission.is_none() => {
+                    // Nothing of it to free (every field was copied): its
+                    // drop would only look at the variant again.
+                    std::mem::forget(record);
+                    self.handle_submitted_task(task)
+                }
+                _ => self.handle_record(record),
+            },
             Item::WaitsFor { target, event } => {
                 let Some(recorder) = (self.session)().map(|s| s.recorder()) else {
                     return;
@@ -751,31 +766,12 @@ impl Collector {
             self.output.apply(Record::Device(untimed));
             return;
         }
-        if let Record::SubmittedTask {
-            node,
-            instance,
-            thread,
-            submit_ns,
-            after,
-            begin_ns,
-            end_ns,
-            event: Some(event),
-        } = record
-        {
+        if let Some((task, after)) = AnnouncedTask::of(&record) {
             let graph = self.output.graph();
             // A submission inside a region is not announced: the model
             // gives it its region from its thread, named by the
             // SubmittedTask itself.
-            if event != 0 && graph.may_announce(node) && !graph.in_region(thread) {
-                let task = AnnouncedTask {
-                    node,
-                    instance,
-                    thread,
-                    submit_ns,
-                    begin_ns,
-                    end_ns,
-                    event,
-                };
+            if task.event != 0 && graph.may_announce(task.node) && !graph.in_region(task.thread) {
                 return self.announce(task, after);
             }
         }
