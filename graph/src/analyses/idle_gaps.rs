@@ -13,6 +13,11 @@
 //!
 //! The cause of a gap is read from the command after it, from whatever
 //! that command waited for last (see [`IdleCause`]).
+//!
+//! A queue whose commands have all been on one device, which ran no other
+//! commands, has the same sweep as that device: the two are twins, the
+//! device's sweep holds the commands once and keeps the queue's gaps too,
+//! until a command of one is not the other's (then the queue gets a copy).
 
 use std::collections::VecDeque;
 
@@ -169,9 +174,19 @@ pub struct Sweep {
     pub late: u64,
     /// The last start swept.
     swept_start: u64,
+    /// Its twin's place in [`IdleGaps::sweeps`]: a device's queue or a
+    /// queue's device (whose sweep is also the queue's).
+    twin: Option<usize>,
+    /// A device's twin queue's id (whose gaps it keeps too).
+    twin_queue: Option<u64>,
 }
 
 impl Sweep {
+    /// Whether nothing was pushed to it yet.
+    fn is_fresh(&self) -> bool {
+        self.commands == 0 && self.held.is_empty()
+    }
+
     /// The end of everything swept.
     pub fn last_end_ns(&self) -> Option<u64> {
         self.busy_until.map(|b| b.0)
@@ -288,19 +303,14 @@ impl IdleGaps {
             .filter(|&&w| w <= by)
             .max()
             .copied();
-        if let Some(d) = device {
-            let at = match self.device_sweeps.get(d).copied().flatten() {
-                Some(at) => at,
-                None => {
-                    let name = self.device_names.get(d).cloned().unwrap_or_default();
-                    self.new_device_sweep(d, name)
-                }
-            };
-            self.push(at, busy);
-        }
-        if let Some(q) = queue {
-            self.push_queue(q, busy);
-        }
+        let device = device.map(|d| match self.device_sweeps.get(d).copied().flatten() {
+            Some(at) => at,
+            None => {
+                let name = self.device_names.get(d).cloned().unwrap_or_default();
+                self.new_device_sweep(d, name)
+            }
+        });
+        self.push_to(device, queue, busy);
     }
 
     /// Adds the sweep of device number `number`, named `name`.
@@ -313,10 +323,66 @@ impl IdleGaps {
         self.sweeps.len() - 1
     }
 
-    /// Pushes `busy` to the sweep of queue `q` (the last queue's found
-    /// without a search: most commands are on the queue of the one before).
-    fn push_queue(&mut self, q: u64, busy: Busy) {
-        let at = match self.last_queue {
+    /// Pushes `busy` to the device sweep `device` and the sweep of queue
+    /// `queue`: once, to the device's, when they are twins (or become them).
+    #[inline]
+    fn push_to(&mut self, device: Option<usize>, queue: Option<u64>, busy: Busy) {
+        let queue = queue.map(|q| self.queue_sweep(q));
+        match (device, queue) {
+            (Some(d), Some(q)) => {
+                if self.sweeps[d].1.twin != Some(q) {
+                    self.unpair(d);
+                    self.unpair(q);
+                    if !(self.sweeps[d].1.is_fresh() && self.sweeps[q].1.is_fresh()) {
+                        self.push(d, busy);
+                        self.push(q, busy);
+                        return;
+                    }
+                    let Resource::Queue(id) = self.sweeps[q].0 else {
+                        unreachable!("a queue's sweep")
+                    };
+                    self.sweeps[d].1.twin = Some(q);
+                    self.sweeps[d].1.twin_queue = Some(id);
+                    self.sweeps[q].1.twin = Some(d);
+                }
+                self.push(d, busy);
+            }
+            (Some(at), None) | (None, Some(at)) => {
+                self.unpair(at);
+                self.push(at, busy);
+            }
+            (None, None) => {}
+        }
+    }
+
+    /// Ends the twinning of sweep `at`, if it has a twin: the queue gets a
+    /// copy of the device's sweep.
+    #[inline]
+    fn unpair(&mut self, at: usize) {
+        if let Some(twin) = self.sweeps[at].1.twin {
+            self.unpair_from(at, twin);
+        }
+    }
+
+    /// Ends the twinning of sweep `at` and its twin `twin`.
+    #[cold]
+    fn unpair_from(&mut self, at: usize, twin: usize) {
+        let (d, q) = if self.sweeps[at].0.is_device() {
+            (at, twin)
+        } else {
+            (twin, at)
+        };
+        let s = &mut self.sweeps[d].1;
+        s.twin = None;
+        s.twin_queue = None;
+        self.sweeps[q].1 = self.sweeps[d].1.clone();
+    }
+
+    /// The sweep of queue `q`, added if new (the last queue's found without
+    /// a search: most commands are on the queue of the one before).
+    #[inline]
+    fn queue_sweep(&mut self, q: u64) -> usize {
+        match self.last_queue {
             Some((last, at)) if last == q => at,
             _ => {
                 let at = match self
@@ -333,25 +399,23 @@ impl IdleGaps {
                 self.last_queue = Some((q, at));
                 at
             }
-        };
-        self.push(at, busy);
+        }
     }
 
     /// One timed device command on `device` (the caller's dense number
     /// for it, and its name) and `queue`.
     pub fn add(&mut self, device: Option<(usize, &str)>, queue: Option<u64>, busy: Busy) {
-        if let Some((number, name)) = device {
-            let at = match self.device_sweeps.get(number).copied().flatten() {
-                Some(at) => at,
-                None => self.new_device_sweep(number, name.to_string()),
-            };
-            self.push(at, busy);
-        }
-        if let Some(q) = queue {
-            self.push_queue(q, busy);
-        }
+        let device =
+            device.map(
+                |(number, name)| match self.device_sweeps.get(number).copied().flatten() {
+                    Some(at) => at,
+                    None => self.new_device_sweep(number, name.to_string()),
+                },
+            );
+        self.push_to(device, queue, busy);
     }
 
+    #[inline]
     fn push(&mut self, at: usize, busy: Busy) {
         self.sweeps[at].1.held.push(busy, ());
         if self.sweeps[at].1.held.len() > self.reorder {
@@ -383,15 +447,22 @@ impl IdleGaps {
                     s.idle_ns[cause.index()] =
                         s.idle_ns[cause.index()].saturating_add(b.start_ns - until);
                     s.gaps[cause.index()] += 1;
+                    let gap = |resource: Resource| Gap {
+                        resource,
+                        cause,
+                        start_ns: until,
+                        end_ns: b.start_ns,
+                        before: Some(before),
+                        after: b.key,
+                    };
                     self.longest
-                        .keep(resource.is_device(), b.start_ns - until, || Gap {
-                            resource: resource.clone(),
-                            cause,
-                            start_ns: until,
-                            end_ns: b.start_ns,
-                            before: Some(before),
-                            after: b.key,
+                        .keep(resource.is_device(), b.start_ns - until, || {
+                            gap(resource.clone())
                         });
+                    if let Some(q) = s.twin_queue {
+                        self.longest
+                            .keep(false, b.start_ns - until, || gap(Resource::Queue(q)));
+                    }
                 }
                 if end > until {
                     s.busy_ns = s.busy_ns.saturating_add(end - b.start_ns.max(until));
@@ -404,6 +475,9 @@ impl IdleGaps {
     /// Sweeps everything held: call once the commands have stopped.
     pub fn finish(&mut self) {
         for at in 0..self.sweeps.len() {
+            self.unpair(at);
+        }
+        for at in 0..self.sweeps.len() {
             while !self.sweeps[at].1.held.is_empty() {
                 self.sweep_one(at);
             }
@@ -412,7 +486,14 @@ impl IdleGaps {
 
     /// Every device and queue with its sweep, devices first.
     pub fn sweeps(&self) -> Vec<(&Resource, &Sweep)> {
-        let mut v: Vec<(&Resource, &Sweep)> = self.sweeps.iter().map(|(r, s)| (r, s)).collect();
+        let mut v: Vec<(&Resource, &Sweep)> = self
+            .sweeps
+            .iter()
+            .map(|(r, s)| match (r, s.twin) {
+                (Resource::Queue(_), Some(d)) => (r, &self.sweeps[d].1),
+                _ => (r, s),
+            })
+            .collect();
         v.sort_by(|a, b| a.0.cmp(b.0));
         v
     }
@@ -463,6 +544,7 @@ impl Longest {
     /// queue's; `idle_ns` long) if it is among the longest of its scope,
     /// in place of the shortest (the first of equal ones). It is made only
     /// then: a device's name is copied into it.
+    #[inline]
     fn keep(&mut self, device: bool, idle_ns: u64, make: impl FnOnce() -> Gap) {
         let scope = usize::from(device);
         if self.count[scope] < LONGEST {
