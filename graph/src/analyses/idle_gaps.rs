@@ -214,6 +214,8 @@ pub struct IdleGaps {
     /// Open host waits per thread, and the last ones that ended.
     open_waits: FxHashMap<u32, u64>,
     recent_waits: VecDeque<u64>,
+    /// How many of `recent_waits` ended before the one before them.
+    wait_descents: usize,
     /// The last queue pushed to and its sweep in `sweeps`.
     last_queue: Option<(u64, usize)>,
 }
@@ -268,7 +270,21 @@ impl IdleGaps {
     /// Names device number `device` `display` (as the outputs name it:
     /// `0.1 AMD EPYC`); the longest name given wins (`0` becomes
     /// `0 AMD EPYC` once the device's name arrived).
+    #[inline]
     pub fn name_device(&mut self, device: usize, display: &str) {
+        // Mostly named already, as long: one compare.
+        if self
+            .device_names
+            .get(device)
+            .is_none_or(|n| n.len() < display.len())
+        {
+            self.rename_device(device, display);
+        }
+    }
+
+    /// [`IdleGaps::name_device`] when the name is new or longer.
+    #[cold]
+    fn rename_device(&mut self, device: usize, display: &str) {
         if self.device_names.len() <= device {
             self.device_names.resize(device + 1, String::new());
         }
@@ -286,7 +302,14 @@ impl IdleGaps {
     pub fn wait_end(&mut self, thread: u32, ns: u64) {
         if self.open_waits.remove(&thread).is_some() {
             if self.recent_waits.len() >= RECENT_WAITS {
+                if let (Some(&a), Some(&b)) = (self.recent_waits.front(), self.recent_waits.get(1))
+                {
+                    self.wait_descents -= usize::from(a > b);
+                }
                 self.recent_waits.pop_front();
+            }
+            if self.recent_waits.back().is_some_and(|&last| last > ns) {
+                self.wait_descents += 1;
             }
             self.recent_waits.push_back(ns);
         }
@@ -296,13 +319,7 @@ impl IdleGaps {
     /// [`IdleGaps::name_device`]) and `queue`, with the end of the last
     /// host wait that ended by its submission (or start) filled in.
     pub fn add_command(&mut self, device: Option<usize>, queue: Option<u64>, mut busy: Busy) {
-        let by = busy.submit_ns.max(busy.start_ns);
-        busy.wait_end_ns = self
-            .recent_waits
-            .iter()
-            .filter(|&&w| w <= by)
-            .max()
-            .copied();
+        busy.wait_end_ns = self.last_wait_by(busy.submit_ns.max(busy.start_ns));
         let device = device.map(|d| match self.device_sweeps.get(d).copied().flatten() {
             Some(at) => at,
             None => {
@@ -310,7 +327,25 @@ impl IdleGaps {
                 self.new_device_sweep(d, name)
             }
         });
-        self.push_to(device, queue, busy);
+        self.push_to(device, queue, &busy);
+    }
+
+    /// The end of the last host wait that ended by `by`, if any.
+    #[inline]
+    fn last_wait_by(&self, by: u64) -> Option<u64> {
+        let w = &self.recent_waits;
+        if self.wait_descents > 0 {
+            return w.iter().filter(|&&w| w <= by).max().copied();
+        }
+        // In order (the usual case): the last, or the last not after `by`.
+        match w.back() {
+            Some(&last) if last <= by => Some(last),
+            Some(_) => w
+                .partition_point(|&w| w <= by)
+                .checked_sub(1)
+                .map(|at| w[at]),
+            None => None,
+        }
     }
 
     /// Adds the sweep of device number `number`, named `name`.
@@ -325,8 +360,8 @@ impl IdleGaps {
 
     /// Pushes `busy` to the device sweep `device` and the sweep of queue
     /// `queue`: once, to the device's, when they are twins (or become them).
-    #[inline]
-    fn push_to(&mut self, device: Option<usize>, queue: Option<u64>, busy: Busy) {
+    #[inline(always)]
+    fn push_to(&mut self, device: Option<usize>, queue: Option<u64>, busy: &Busy) {
         let queue = queue.map(|q| self.queue_sweep(q));
         match (device, queue) {
             (Some(d), Some(q)) => {
@@ -412,12 +447,12 @@ impl IdleGaps {
                     None => self.new_device_sweep(number, name.to_string()),
                 },
             );
-        self.push_to(device, queue, busy);
+        self.push_to(device, queue, &busy);
     }
 
-    #[inline]
-    fn push(&mut self, at: usize, busy: Busy) {
-        self.sweeps[at].1.held.push(busy, ());
+    #[inline(always)]
+    fn push(&mut self, at: usize, busy: &Busy) {
+        self.sweeps[at].1.held.push(*busy, ());
         if self.sweeps[at].1.held.len() > self.reorder {
             self.sweep_one(at);
         }
@@ -447,21 +482,21 @@ impl IdleGaps {
                     s.idle_ns[cause.index()] =
                         s.idle_ns[cause.index()].saturating_add(b.start_ns - until);
                     s.gaps[cause.index()] += 1;
-                    let gap = |resource: Resource| Gap {
-                        resource,
-                        cause,
-                        start_ns: until,
-                        end_ns: b.start_ns,
-                        before: Some(before),
-                        after: b.key,
-                    };
-                    self.longest
-                        .keep(resource.is_device(), b.start_ns - until, || {
-                            gap(resource.clone())
-                        });
-                    if let Some(q) = s.twin_queue {
-                        self.longest
-                            .keep(false, b.start_ns - until, || gap(Resource::Queue(q)));
+                    let idle = b.start_ns - until;
+                    let device = resource.is_device();
+                    let twin = s.twin_queue;
+                    if self.longest.takes(device, idle)
+                        || (twin.is_some() && self.longest.takes(false, idle))
+                    {
+                        let gap = |resource: Resource| Gap {
+                            resource,
+                            cause,
+                            start_ns: until,
+                            end_ns: b.start_ns,
+                            before: Some(before),
+                            after: b.key,
+                        };
+                        self.longest.keep_gap(resource, twin, idle, gap);
                     }
                 }
                 if end > until {
@@ -540,11 +575,34 @@ struct Longest {
 }
 
 impl Longest {
+    /// Whether a gap `idle_ns` long would be kept (see [`Longest::keep`]).
+    #[inline]
+    fn takes(&self, device: bool, idle_ns: u64) -> bool {
+        let scope = usize::from(device);
+        self.count[scope] < LONGEST || idle_ns > self.floor[scope]
+    }
+
+    /// Keeps the gap `gap` makes for `resource` and, when it has one, for
+    /// its twin queue `twin` (see [`Longest::keep`]).
+    #[cold]
+    #[inline(never)]
+    fn keep_gap(
+        &mut self,
+        resource: &Resource,
+        twin: Option<u64>,
+        idle_ns: u64,
+        gap: impl Fn(Resource) -> Gap,
+    ) {
+        self.keep(resource.is_device(), idle_ns, || gap(resource.clone()));
+        if let Some(q) = twin {
+            self.keep(false, idle_ns, || gap(Resource::Queue(q)));
+        }
+    }
+
     /// Keeps the gap `make` makes (a device's when `device`, else a
     /// queue's; `idle_ns` long) if it is among the longest of its scope,
     /// in place of the shortest (the first of equal ones). It is made only
     /// then: a device's name is copied into it.
-    #[inline]
     fn keep(&mut self, device: bool, idle_ns: u64, make: impl FnOnce() -> Gap) {
         let scope = usize::from(device);
         if self.count[scope] < LONGEST {
