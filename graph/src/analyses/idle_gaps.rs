@@ -682,6 +682,30 @@ mod tests {
     }
 
     #[test]
+    fn a_twin_queue_has_its_device_sweep_until_the_device_runs_another_command() {
+        let mut g = IdleGaps::with_reorder(2);
+        for i in 0..6 {
+            g.add(Some((0, "cpu")), Some(7), busy(i, i * 100, i * 100 + 10, 0));
+        }
+        let totals = |g: &IdleGaps| -> Vec<(u64, u64, u64)> {
+            g.sweeps()
+                .iter()
+                .map(|(_, s)| (s.commands, s.busy_ns, s.idle_total_ns()))
+                .collect()
+        };
+        // Twins: the same sweep, mid-run too (4 swept, 2 held).
+        assert_eq!(totals(&g), [(4, 40, 270), (4, 40, 270)]);
+        // The device alone, then both again: the queue has its own sweep.
+        g.add(Some((0, "cpu")), None, busy(6, 600, 610, 0));
+        g.add(Some((0, "cpu")), Some(7), busy(7, 700, 710, 0));
+        g.finish();
+        assert_eq!(totals(&g), [(8, 80, 630), (7, 70, 640)]);
+        assert_eq!(g.longest("queue").len(), 6);
+        assert_eq!(g.longest("queue")[0].resource, Resource::Queue(7));
+        assert_eq!(g.longest("queue")[0].before, Some((0, 5)));
+    }
+
+    #[test]
     fn causes() {
         let mut b = busy(1, 100, 110, 90);
         assert_eq!(cause_of(95, &b), IdleCause::Runtime);
