@@ -13,6 +13,11 @@
 //!
 //! The cause of a gap is read from the command after it, from whatever
 //! that command waited for last (see [`IdleCause`]).
+//!
+//! A queue whose commands have all been on one device, which ran no other
+//! commands, has the same sweep as that device: the two are twins, the
+//! device's sweep holds the commands once and keeps the queue's gaps too,
+//! until a command of one is not the other's (then the queue gets a copy).
 
 use std::collections::VecDeque;
 
@@ -169,9 +174,19 @@ pub struct Sweep {
     pub late: u64,
     /// The last start swept.
     swept_start: u64,
+    /// Its twin's place in [`IdleGaps::sweeps`]: a device's queue or a
+    /// queue's device (whose sweep is also the queue's).
+    twin: Option<usize>,
+    /// A device's twin queue's id (whose gaps it keeps too).
+    twin_queue: Option<u64>,
 }
 
 impl Sweep {
+    /// Whether nothing was pushed to it yet.
+    fn is_fresh(&self) -> bool {
+        self.commands == 0 && self.held.is_empty()
+    }
+
     /// The end of everything swept.
     pub fn last_end_ns(&self) -> Option<u64> {
         self.busy_until.map(|b| b.0)
@@ -199,6 +214,8 @@ pub struct IdleGaps {
     /// Open host waits per thread, and the last ones that ended.
     open_waits: FxHashMap<u32, u64>,
     recent_waits: VecDeque<u64>,
+    /// How many of `recent_waits` ended before the one before them.
+    wait_descents: usize,
     /// The last queue pushed to and its sweep in `sweeps`.
     last_queue: Option<(u64, usize)>,
 }
@@ -253,7 +270,21 @@ impl IdleGaps {
     /// Names device number `device` `display` (as the outputs name it:
     /// `0.1 AMD EPYC`); the longest name given wins (`0` becomes
     /// `0 AMD EPYC` once the device's name arrived).
+    #[inline]
     pub fn name_device(&mut self, device: usize, display: &str) {
+        // Mostly named already, as long: one compare.
+        if self
+            .device_names
+            .get(device)
+            .is_none_or(|n| n.len() < display.len())
+        {
+            self.rename_device(device, display);
+        }
+    }
+
+    /// [`IdleGaps::name_device`] when the name is new or longer.
+    #[cold]
+    fn rename_device(&mut self, device: usize, display: &str) {
         if self.device_names.len() <= device {
             self.device_names.resize(device + 1, String::new());
         }
@@ -271,7 +302,14 @@ impl IdleGaps {
     pub fn wait_end(&mut self, thread: u32, ns: u64) {
         if self.open_waits.remove(&thread).is_some() {
             if self.recent_waits.len() >= RECENT_WAITS {
+                if let (Some(&a), Some(&b)) = (self.recent_waits.front(), self.recent_waits.get(1))
+                {
+                    self.wait_descents -= usize::from(a > b);
+                }
                 self.recent_waits.pop_front();
+            }
+            if self.recent_waits.back().is_some_and(|&last| last > ns) {
+                self.wait_descents += 1;
             }
             self.recent_waits.push_back(ns);
         }
@@ -281,25 +319,32 @@ impl IdleGaps {
     /// [`IdleGaps::name_device`]) and `queue`, with the end of the last
     /// host wait that ended by its submission (or start) filled in.
     pub fn add_command(&mut self, device: Option<usize>, queue: Option<u64>, mut busy: Busy) {
-        let by = busy.submit_ns.max(busy.start_ns);
-        busy.wait_end_ns = self
-            .recent_waits
-            .iter()
-            .filter(|&&w| w <= by)
-            .max()
-            .copied();
-        if let Some(d) = device {
-            let at = match self.device_sweeps.get(d).copied().flatten() {
-                Some(at) => at,
-                None => {
-                    let name = self.device_names.get(d).cloned().unwrap_or_default();
-                    self.new_device_sweep(d, name)
-                }
-            };
-            self.push(at, busy);
+        busy.wait_end_ns = self.last_wait_by(busy.submit_ns.max(busy.start_ns));
+        let device = device.map(|d| match self.device_sweeps.get(d).copied().flatten() {
+            Some(at) => at,
+            None => {
+                let name = self.device_names.get(d).cloned().unwrap_or_default();
+                self.new_device_sweep(d, name)
+            }
+        });
+        self.push_to(device, queue, &busy);
+    }
+
+    /// The end of the last host wait that ended by `by`, if any.
+    #[inline]
+    fn last_wait_by(&self, by: u64) -> Option<u64> {
+        let w = &self.recent_waits;
+        if self.wait_descents > 0 {
+            return w.iter().filter(|&&w| w <= by).max().copied();
         }
-        if let Some(q) = queue {
-            self.push_queue(q, busy);
+        // In order (the usual case): the last, or the last not after `by`.
+        match w.back() {
+            Some(&last) if last <= by => Some(last),
+            Some(_) => w
+                .partition_point(|&w| w <= by)
+                .checked_sub(1)
+                .map(|at| w[at]),
+            None => None,
         }
     }
 
@@ -313,10 +358,66 @@ impl IdleGaps {
         self.sweeps.len() - 1
     }
 
-    /// Pushes `busy` to the sweep of queue `q` (the last queue's found
-    /// without a search: most commands are on the queue of the one before).
-    fn push_queue(&mut self, q: u64, busy: Busy) {
-        let at = match self.last_queue {
+    /// Pushes `busy` to the device sweep `device` and the sweep of queue
+    /// `queue`: once, to the device's, when they are twins (or become them).
+    #[inline(always)]
+    fn push_to(&mut self, device: Option<usize>, queue: Option<u64>, busy: &Busy) {
+        let queue = queue.map(|q| self.queue_sweep(q));
+        match (device, queue) {
+            (Some(d), Some(q)) => {
+                if self.sweeps[d].1.twin != Some(q) {
+                    self.unpair(d);
+                    self.unpair(q);
+                    if !(self.sweeps[d].1.is_fresh() && self.sweeps[q].1.is_fresh()) {
+                        self.push(d, busy);
+                        self.push(q, busy);
+                        return;
+                    }
+                    let Resource::Queue(id) = self.sweeps[q].0 else {
+                        unreachable!("a queue's sweep")
+                    };
+                    self.sweeps[d].1.twin = Some(q);
+                    self.sweeps[d].1.twin_queue = Some(id);
+                    self.sweeps[q].1.twin = Some(d);
+                }
+                self.push(d, busy);
+            }
+            (Some(at), None) | (None, Some(at)) => {
+                self.unpair(at);
+                self.push(at, busy);
+            }
+            (None, None) => {}
+        }
+    }
+
+    /// Ends the twinning of sweep `at`, if it has a twin: the queue gets a
+    /// copy of the device's sweep.
+    #[inline]
+    fn unpair(&mut self, at: usize) {
+        if let Some(twin) = self.sweeps[at].1.twin {
+            self.unpair_from(at, twin);
+        }
+    }
+
+    /// Ends the twinning of sweep `at` and its twin `twin`.
+    #[cold]
+    fn unpair_from(&mut self, at: usize, twin: usize) {
+        let (d, q) = if self.sweeps[at].0.is_device() {
+            (at, twin)
+        } else {
+            (twin, at)
+        };
+        let s = &mut self.sweeps[d].1;
+        s.twin = None;
+        s.twin_queue = None;
+        self.sweeps[q].1 = self.sweeps[d].1.clone();
+    }
+
+    /// The sweep of queue `q`, added if new (the last queue's found without
+    /// a search: most commands are on the queue of the one before).
+    #[inline]
+    fn queue_sweep(&mut self, q: u64) -> usize {
+        match self.last_queue {
             Some((last, at)) if last == q => at,
             _ => {
                 let at = match self
@@ -333,27 +434,25 @@ impl IdleGaps {
                 self.last_queue = Some((q, at));
                 at
             }
-        };
-        self.push(at, busy);
+        }
     }
 
     /// One timed device command on `device` (the caller's dense number
     /// for it, and its name) and `queue`.
     pub fn add(&mut self, device: Option<(usize, &str)>, queue: Option<u64>, busy: Busy) {
-        if let Some((number, name)) = device {
-            let at = match self.device_sweeps.get(number).copied().flatten() {
-                Some(at) => at,
-                None => self.new_device_sweep(number, name.to_string()),
-            };
-            self.push(at, busy);
-        }
-        if let Some(q) = queue {
-            self.push_queue(q, busy);
-        }
+        let device =
+            device.map(
+                |(number, name)| match self.device_sweeps.get(number).copied().flatten() {
+                    Some(at) => at,
+                    None => self.new_device_sweep(number, name.to_string()),
+                },
+            );
+        self.push_to(device, queue, &busy);
     }
 
-    fn push(&mut self, at: usize, busy: Busy) {
-        self.sweeps[at].1.held.push(busy, ());
+    #[inline(always)]
+    fn push(&mut self, at: usize, busy: &Busy) {
+        self.sweeps[at].1.held.push(*busy, ());
         if self.sweeps[at].1.held.len() > self.reorder {
             self.sweep_one(at);
         }
@@ -383,15 +482,22 @@ impl IdleGaps {
                     s.idle_ns[cause.index()] =
                         s.idle_ns[cause.index()].saturating_add(b.start_ns - until);
                     s.gaps[cause.index()] += 1;
-                    self.longest
-                        .keep(resource.is_device(), b.start_ns - until, || Gap {
-                            resource: resource.clone(),
+                    let idle = b.start_ns - until;
+                    let device = resource.is_device();
+                    let twin = s.twin_queue;
+                    if self.longest.takes(device, idle)
+                        || (twin.is_some() && self.longest.takes(false, idle))
+                    {
+                        let gap = |resource: Resource| Gap {
+                            resource,
                             cause,
                             start_ns: until,
                             end_ns: b.start_ns,
                             before: Some(before),
                             after: b.key,
-                        });
+                        };
+                        self.longest.keep_gap(resource, twin, idle, gap);
+                    }
                 }
                 if end > until {
                     s.busy_ns = s.busy_ns.saturating_add(end - b.start_ns.max(until));
@@ -404,6 +510,9 @@ impl IdleGaps {
     /// Sweeps everything held: call once the commands have stopped.
     pub fn finish(&mut self) {
         for at in 0..self.sweeps.len() {
+            self.unpair(at);
+        }
+        for at in 0..self.sweeps.len() {
             while !self.sweeps[at].1.held.is_empty() {
                 self.sweep_one(at);
             }
@@ -412,7 +521,14 @@ impl IdleGaps {
 
     /// Every device and queue with its sweep, devices first.
     pub fn sweeps(&self) -> Vec<(&Resource, &Sweep)> {
-        let mut v: Vec<(&Resource, &Sweep)> = self.sweeps.iter().map(|(r, s)| (r, s)).collect();
+        let mut v: Vec<(&Resource, &Sweep)> = self
+            .sweeps
+            .iter()
+            .map(|(r, s)| match (r, s.twin) {
+                (Resource::Queue(_), Some(d)) => (r, &self.sweeps[d].1),
+                _ => (r, s),
+            })
+            .collect();
         v.sort_by(|a, b| a.0.cmp(b.0));
         v
     }
@@ -459,6 +575,30 @@ struct Longest {
 }
 
 impl Longest {
+    /// Whether a gap `idle_ns` long would be kept (see [`Longest::keep`]).
+    #[inline]
+    fn takes(&self, device: bool, idle_ns: u64) -> bool {
+        let scope = usize::from(device);
+        self.count[scope] < LONGEST || idle_ns > self.floor[scope]
+    }
+
+    /// Keeps the gap `gap` makes for `resource` and, when it has one, for
+    /// its twin queue `twin` (see [`Longest::keep`]).
+    #[cold]
+    #[inline(never)]
+    fn keep_gap(
+        &mut self,
+        resource: &Resource,
+        twin: Option<u64>,
+        idle_ns: u64,
+        gap: impl Fn(Resource) -> Gap,
+    ) {
+        self.keep(resource.is_device(), idle_ns, || gap(resource.clone()));
+        if let Some(q) = twin {
+            self.keep(false, idle_ns, || gap(Resource::Queue(q)));
+        }
+    }
+
     /// Keeps the gap `make` makes (a device's when `device`, else a
     /// queue's; `idle_ns` long) if it is among the longest of its scope,
     /// in place of the shortest (the first of equal ones). It is made only
@@ -539,6 +679,30 @@ mod tests {
         assert_eq!(longest[0].after, (0, 2));
         assert_eq!(longest[0].before, Some((0, 1)));
         assert_eq!(longest[1].before, Some((0, 3)));
+    }
+
+    #[test]
+    fn a_twin_queue_has_its_device_sweep_until_the_device_runs_another_command() {
+        let mut g = IdleGaps::with_reorder(2);
+        for i in 0..6 {
+            g.add(Some((0, "cpu")), Some(7), busy(i, i * 100, i * 100 + 10, 0));
+        }
+        let totals = |g: &IdleGaps| -> Vec<(u64, u64, u64)> {
+            g.sweeps()
+                .iter()
+                .map(|(_, s)| (s.commands, s.busy_ns, s.idle_total_ns()))
+                .collect()
+        };
+        // Twins: the same sweep, mid-run too (4 swept, 2 held).
+        assert_eq!(totals(&g), [(4, 40, 270), (4, 40, 270)]);
+        // The device alone, then both again: the queue has its own sweep.
+        g.add(Some((0, "cpu")), None, busy(6, 600, 610, 0));
+        g.add(Some((0, "cpu")), Some(7), busy(7, 700, 710, 0));
+        g.finish();
+        assert_eq!(totals(&g), [(8, 80, 630), (7, 70, 640)]);
+        assert_eq!(g.longest("queue").len(), 6);
+        assert_eq!(g.longest("queue")[0].resource, Resource::Queue(7));
+        assert_eq!(g.longest("queue")[0].before, Some((0, 5)));
     }
 
     #[test]
