@@ -41,7 +41,7 @@ fn put_digits(out: &mut [u8; ROOM], mut v: u64, len: usize) {
 
 /// The decimal digits of `v`.
 #[inline(always)]
-fn digit_count(v: u64) -> usize {
+pub(crate) fn digit_count(v: u64) -> usize {
     v.checked_ilog10().map_or(1, |l| l as usize + 1)
 }
 
@@ -132,6 +132,15 @@ pub(crate) fn put_tail_digits(out: &mut [u8], end: usize, v: u64, k: usize) {
         }
         2 => out[end - 2..end].copy_from_slice(pair(low % 100)),
         _ => out[end - 1] = b'0' + (low % 10) as u8,
+    }
+}
+
+/// Writes the `len` low digits of `v`, zero-padded, at
+/// `out[end - len..end]` (a template's number rewritten whole).
+pub(crate) fn put_exact(out: &mut [u8], end: usize, mut v: u64, len: usize) {
+    for at in (end - len..end).rev() {
+        out[at] = b'0' + (v % 10) as u8;
+        v /= 10;
     }
 }
 
