@@ -135,12 +135,16 @@ pub(crate) fn put_tail_digits(out: &mut [u8], end: usize, v: u64, k: usize) {
     }
 }
 
-/// Writes the `len` low digits of `v`, zero-padded, at
-/// `out[end - len..end]` (a template's number rewritten whole).
-pub(crate) fn put_exact(out: &mut [u8], end: usize, mut v: u64, len: usize) {
-    for at in (end - len..end).rev() {
-        out[at] = b'0' + (v % 10) as u8;
-        v /= 10;
+/// Rewrites, in the decimal number `old` that ends at `out[..end]`, the
+/// digits where `new` (as many digits) differs from it: after a carry,
+/// mostly one or two.
+pub(crate) fn put_changed_digits(out: &mut [u8], end: usize, mut old: u64, mut new: u64) {
+    let mut at = end;
+    while old != new {
+        at -= 1;
+        out[at] = b'0' + (new % 10) as u8;
+        old /= 10;
+        new /= 10;
     }
 }
 

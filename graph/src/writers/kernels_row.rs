@@ -11,8 +11,8 @@
 use crate::record::TimingStatus;
 use crate::regions::RegionId;
 use crate::writers::decimal::{
-    digit_count, put_exact, put_low_digits, put_tail_digits, put_u64, tail_range, LOW, LOW_DIGITS,
-    ROOM,
+    digit_count, put_changed_digits, put_low_digits, put_tail_digits, put_u64, tail_range, LOW,
+    LOW_DIGITS, ROOM,
 };
 
 /// A row's timestamps: `submit_ns`, `start_ns`, `end_ns`.
@@ -138,18 +138,22 @@ impl RowTemplate {
         if others != *kept {
             return false;
         }
-        let same_shape = times.iter().zip(&self.time_ends).zip(&self.time_lens).all(
-            |((ns, &end), &len)| match *ns {
-                Some(ns) => end != 0 && digit_count(ns) == len,
-                None => end == 0,
-            },
-        );
+        let same_shape =
+            times
+                .iter()
+                .zip(&self.time_ends)
+                .zip(&self.time_lens)
+                .all(|((ns, &end), &len)| match *ns {
+                    Some(ns) => end != 0 && digit_count(ns) == len,
+                    None => end == 0,
+                });
         if !same_shape {
             return false;
         }
-        for ((ns, &end), &len) in times.iter().zip(&self.time_ends).zip(&self.time_lens) {
-            if let Some(ns) = *ns {
-                put_exact(&mut self.head, end, ns, len);
+        for ((&end, old), new) in self.time_ends.iter().zip(kept.highs).zip(key.highs) {
+            if end != 0 {
+                // The digits above the low ones are those of the high part.
+                put_changed_digits(&mut self.head, end - LOW_DIGITS, old, new);
             }
         }
         kept.highs = key.highs;
@@ -185,7 +189,12 @@ impl RowTemplate {
         }
         head.push(b',');
         let mut patchable = true;
-        for ((end, len), ns) in self.time_ends.iter_mut().zip(&mut self.time_lens).zip(times) {
+        for ((end, len), ns) in self
+            .time_ends
+            .iter_mut()
+            .zip(&mut self.time_lens)
+            .zip(times)
+        {
             *end = 0;
             if let Some(ns) = *ns {
                 let digits = num.format(ns).as_bytes();
