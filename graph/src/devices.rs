@@ -13,6 +13,8 @@
 //!
 //! [`Record::DeviceDefined`]: crate::record::Record::DeviceDefined
 
+use std::cell::Cell;
+
 use rustc_hash::FxHashMap;
 
 use crate::record::StrId;
@@ -64,6 +66,10 @@ struct Entry {
 #[derive(Debug, Default)]
 pub struct DeviceTable {
     by_handle: FxHashMap<u64, usize>,
+    /// The handle [`index`](DeviceTable::index) found last: an instance's
+    /// device is mostly its predecessor's (a handle, once named, keeps
+    /// its index).
+    last: Cell<Option<(u64, usize)>>,
     entries: Vec<Entry>,
     roots: usize,
 }
@@ -150,8 +156,16 @@ impl DeviceTable {
     }
 
     /// The index of the device `handle`, when it was named.
+    #[inline]
     pub fn index(&self, handle: u64) -> Option<usize> {
-        self.by_handle.get(&handle).copied()
+        if let Some((last, at)) = self.last.get() {
+            if last == handle {
+                return Some(at);
+            }
+        }
+        let at = *self.by_handle.get(&handle)?;
+        self.last.set(Some((handle, at)));
+        Some(at)
     }
 
     /// The device at `index`.

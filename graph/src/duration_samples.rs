@@ -30,6 +30,8 @@
 //!   0 ns needs no special case (DDSketch keeps values near 0 apart) and the
 //!   nearest rank is found by walking the counts, as for the exact values.
 
+use std::borrow::Cow;
+
 use hdrhistogram::Histogram;
 
 use crate::timing;
@@ -77,11 +79,42 @@ struct Sketch {
     histogram: Histogram<u64>,
     min: u64,
     max: u64,
+    /// Counts not in `histogram` yet, by its counter index less `base`
+    /// ([`STAGED`] of them around the values seen first): an add there is
+    /// an increment, where a histogram record is some 60 instructions.
+    /// Every read sees them added ([`Sketch::flushed`]).
+    staged: [u16; STAGED],
+    base: usize,
+    /// How many values `staged` holds (below `u16::MAX`, so no counter
+    /// overflows).
+    staged_n: u16,
+}
+
+/// The histogram counters [`Sketch`] stages values for: at two digits,
+/// a span of values of two to one (1 µs to 2 µs, say).
+const STAGED: usize = 256;
+
+/// The histogram's counter index for `ns` (at [`SIGNIFICANT_DIGITS`],
+/// lowest value 1: 256 sub-buckets, their upper half per power of two
+/// past the first), as `hdrhistogram` computes it.
+#[inline(always)]
+fn counter_index(ns: u64) -> usize {
+    let bucket = 56 - (ns | 255).leading_zeros() as usize;
+    ((bucket + 1) << 7) + (ns >> bucket) as usize - 128
+}
+
+/// The lowest value of the counter `index` ([`counter_index`]'s inverse).
+fn counter_value(index: usize) -> u64 {
+    if index < 256 {
+        return index as u64;
+    }
+    let bucket = (index >> 7) - 1;
+    (((index & 127) + 128) as u64) << bucket
 }
 
 impl PartialEq for Sketch {
     fn eq(&self, other: &Sketch) -> bool {
-        self.min == other.min && self.max == other.max && self.histogram == other.histogram
+        self.min == other.min && self.max == other.max && *self.flushed() == *other.flushed()
     }
 }
 
@@ -97,6 +130,9 @@ impl Sketch {
             histogram,
             min: u64::MAX,
             max: 0,
+            staged: [0; STAGED],
+            base: 0,
+            staged_n: 0,
         }
     }
 
@@ -122,7 +158,61 @@ impl Sketch {
         }
         self.min = self.min.min(ns);
         // The counters cover every value up to the largest: no resize.
-        self.histogram.saturating_record(ns);
+        let index = counter_index(ns);
+        match self.staged.get_mut(index.wrapping_sub(self.base)) {
+            Some(count) => {
+                *count += 1;
+                self.staged_n += 1;
+                if self.staged_n == u16::MAX {
+                    self.flush();
+                }
+            }
+            None => self.add_outside(ns, index),
+        }
+    }
+
+    /// A value outside the staged counters: they move to it when they
+    /// hold none, else it goes to the histogram.
+    #[inline(never)]
+    fn add_outside(&mut self, ns: u64, index: usize) {
+        if self.staged_n > 0 {
+            self.histogram.saturating_record(ns);
+            return;
+        }
+        self.base = index.saturating_sub(STAGED / 2);
+        self.staged[index - self.base] = 1;
+        self.staged_n = 1;
+    }
+
+    /// Moves the staged counts into the histogram.
+    #[cold]
+    fn flush(&mut self) {
+        if self.staged_n > 0 {
+            Sketch::add_staged(&mut self.histogram, &self.staged, self.base);
+            self.staged = [0; STAGED];
+            self.staged_n = 0;
+        }
+    }
+
+    /// Adds counts staged from counter `base` on to `histogram`.
+    fn add_staged(histogram: &mut Histogram<u64>, staged: &[u16; STAGED], base: usize) {
+        for (i, &count) in staged.iter().enumerate() {
+            if count > 0 {
+                // Past the counters' top (a value past 2^62 ns), at the top,
+                // as a record of the value itself would be.
+                histogram.saturating_record_n(counter_value(base + i), u64::from(count));
+            }
+        }
+    }
+
+    /// The histogram with the staged counts in it.
+    fn flushed(&self) -> Cow<'_, Histogram<u64>> {
+        if self.staged_n == 0 {
+            return Cow::Borrowed(&self.histogram);
+        }
+        let mut histogram = self.histogram.clone();
+        Sketch::add_staged(&mut histogram, &self.staged, self.base);
+        Cow::Owned(histogram)
     }
 
     /// A new largest value, which may resize the counters.
@@ -142,14 +232,16 @@ impl Sketch {
     }
 
     fn merge(&mut self, other: &Sketch) {
-        if other.histogram.is_empty() {
+        let theirs = other.flushed();
+        if theirs.is_empty() {
             return;
         }
+        self.flush();
         self.min = self.min.min(other.min);
         self.max = self.max.max(other.max);
         let bins = self.histogram.distinct_values();
-        if self.histogram.add(&other.histogram).is_err() {
-            for v in other.histogram.iter_recorded() {
+        if self.histogram.add(&*theirs).is_err() {
+            for v in theirs.iter_recorded() {
                 self.histogram
                     .saturating_record_n(v.value_iterated_to(), v.count_at_value());
             }
@@ -175,7 +267,8 @@ impl Sketch {
     }
 
     fn two_percentiles(&self, low: f64, high: f64) -> (Option<u64>, Option<u64>) {
-        let n = usize::try_from(self.histogram.len()).unwrap_or(usize::MAX);
+        let histogram = self.flushed();
+        let n = usize::try_from(histogram.len()).unwrap_or(usize::MAX);
         let (Some(lo), Some(hi)) = (
             timing::percentile_index(n, low),
             timing::percentile_index(n, high),
@@ -185,7 +278,7 @@ impl Sketch {
         let (lo, hi) = (lo as u64, hi as u64);
         let (mut low_value, mut high_value) = (None, None);
         let mut seen = 0u64;
-        for v in self.histogram.iter_recorded() {
+        for v in histogram.iter_recorded() {
             seen += v.count_at_value();
             if low_value.is_none() && seen > lo {
                 low_value = Some(self.estimate(v.value_iterated_to()));
@@ -272,7 +365,7 @@ impl DurationSamples {
     pub fn len(&self) -> u64 {
         match &self.repr {
             Repr::Exact(values) => values.len() as u64,
-            Repr::Sketch(sketch) => sketch.histogram.len(),
+            Repr::Sketch(sketch) => sketch.histogram.len() + u64::from(sketch.staged_n),
         }
     }
 
@@ -565,6 +658,48 @@ mod tests {
         let mut empty = DurationSamples::new();
         empty.merge(&before);
         assert_eq!(empty, before);
+    }
+
+    #[test]
+    fn staged_counts_are_the_histogram_records() {
+        let probe = Histogram::<u64>::new(SIGNIFICANT_DIGITS).unwrap();
+        let mut r = Rng(11);
+        for i in 0..100_000u64 {
+            let v = match i % 3 {
+                0 => r.next() >> (r.next() % 64),
+                1 => i,
+                _ => r.log_uniform(1, 1 << 40),
+            };
+            assert_eq!(
+                counter_value(counter_index(v)),
+                probe.lowest_equivalent(v),
+                "{v}"
+            );
+        }
+        // Narrow (mostly staged), wide (mostly not), growing and huge.
+        let sets: [Vec<u64>; 4] = [
+            (0..300_000).map(|_| 700 + r.next() % 400).collect(),
+            (0..100_000)
+                .map(|_| r.log_uniform(1, 10_000_000_000))
+                .collect(),
+            (0..100_000)
+                .map(|i| r.log_uniform(1, 1 + i * 1_000))
+                .collect(),
+            vec![5, 1 << 62, u64::MAX, 7, 1 << 62, 0, 3],
+        ];
+        for values in sets {
+            let mut sketch = Sketch::sized_for(0);
+            let mut direct = Histogram::<u64>::new_with_max(2, SIGNIFICANT_DIGITS).unwrap();
+            direct.auto(true);
+            for &v in &values {
+                sketch.add(v);
+                if direct.record(v).is_err() {
+                    direct.saturating_record(v);
+                }
+            }
+            assert!(*sketch.flushed() == direct);
+            assert_eq!(sketch.flushed().len(), values.len() as u64);
+        }
     }
 
     #[test]

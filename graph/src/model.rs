@@ -559,6 +559,7 @@ impl TaskGraph {
     }
 
     /// The node with this id.
+    #[inline]
     pub fn node(&self, id: NodeId) -> Option<&Node> {
         self.index_of(id).map(|i| &self.graph[i])
     }
@@ -718,6 +719,7 @@ impl TaskGraph {
     /// `node` ran on: its queue's device (queue_create's `sycl_device`),
     /// else its node's `sycl_device`. Direct-path USM commands name no
     /// device in their metadata: their queue says it.
+    #[inline]
     pub fn device_index(&self, node: &Node, instance: &Instance) -> Option<usize> {
         instance
             .queue
@@ -727,6 +729,7 @@ impl TaskGraph {
     }
 
     /// The device `instance` of `node` ran on (see [`TaskGraph::device_index`]).
+    #[inline]
     pub fn instance_device(&self, node: &Node, instance: &Instance) -> Option<&Device> {
         self.device_index(node, instance)
             .and_then(|d| self.devices.get(d))
@@ -794,6 +797,7 @@ impl TaskGraph {
     }
 
     /// The index of a node, creating a placeholder for an unknown id.
+    #[inline]
     fn node_index(&mut self, id: NodeId) -> NodeIndex {
         if let Some(idx) = self.index_of(id) {
             return idx;

@@ -211,10 +211,24 @@ impl PendingTable {
     /// and at most the last `recent_capacity` are known (with a capacity of
     /// 1: the last one or two), for one set insertion per key (no removal
     /// one by one).
+    #[inline]
     pub fn remember(&mut self, key: Key) {
         if self.recent_capacity == 0 {
             return;
         }
+        let finalised = self.finalised.slot(key.0);
+        if key.1 == finalised.through + 1 && finalised.highest_out_of_order <= key.1 {
+            // The run's next instance, none finalised out of order after it.
+            finalised.through = key.1;
+            return;
+        }
+        self.remember_past_run(key);
+    }
+
+    /// [`remember`](PendingTable::remember) for a key that is not its
+    /// run's next one, or that others finalised out of order follow.
+    #[inline(never)]
+    fn remember_past_run(&mut self, key: Key) {
         let finalised = self.finalised.slot(key.0);
         if key.1 == finalised.through + 1 {
             finalised.through = key.1;

@@ -1,5 +1,6 @@
 //! The queues the runtime created and destroyed.
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
 
 use crate::record::StrId;
@@ -24,6 +25,9 @@ pub struct Queue {
 #[derive(Debug, Default)]
 pub(crate) struct QueueTable {
     queues: BTreeMap<u64, QueueEntry>,
+    /// The queue [`device_index`](QueueTable::device_index) found a
+    /// device for last (a queue's device, once known, stays).
+    last: Cell<Option<(u64, usize)>>,
 }
 
 /// What the records said about one queue.
@@ -48,8 +52,16 @@ impl QueueTable {
     }
 
     /// The index of the device the queue `id` was created on.
+    #[inline]
     pub fn device_index(&self, id: u64) -> Option<usize> {
-        self.queues.get(&id).and_then(|q| q.device_index)
+        if let Some((last, at)) = self.last.get() {
+            if last == id {
+                return Some(at);
+            }
+        }
+        let at = self.queues.get(&id)?.device_index?;
+        self.last.set(Some((id, at)));
+        Some(at)
     }
 
     /// A queue was destroyed.

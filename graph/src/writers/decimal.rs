@@ -41,7 +41,7 @@ fn put_digits(out: &mut [u8; ROOM], mut v: u64, len: usize) {
 
 /// The decimal digits of `v`.
 #[inline(always)]
-fn digit_count(v: u64) -> usize {
+pub(crate) fn digit_count(v: u64) -> usize {
     v.checked_ilog10().map_or(1, |l| l as usize + 1)
 }
 
@@ -132,6 +132,19 @@ pub(crate) fn put_tail_digits(out: &mut [u8], end: usize, v: u64, k: usize) {
         }
         2 => out[end - 2..end].copy_from_slice(pair(low % 100)),
         _ => out[end - 1] = b'0' + (low % 10) as u8,
+    }
+}
+
+/// Rewrites, in the decimal number `old` that ends at `out[..end]`, the
+/// digits where `new` (as many digits) differs from it: after a carry,
+/// mostly one or two.
+pub(crate) fn put_changed_digits(out: &mut [u8], end: usize, mut old: u64, mut new: u64) {
+    let mut at = end;
+    while old != new {
+        at -= 1;
+        out[at] = b'0' + (new % 10) as u8;
+        old /= 10;
+        new /= 10;
     }
 }
 

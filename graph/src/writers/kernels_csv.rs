@@ -240,7 +240,7 @@ impl<W: Write> KernelRowWriter<W> {
             timing,
             region_key,
         );
-        let patch = cached.row.fits(&key, instance.instance);
+        let patch = cached.row.fits(&key, instance.instance, &times);
         if !patch {
             let NodeText {
                 text,

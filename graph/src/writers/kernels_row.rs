@@ -11,7 +11,8 @@
 use crate::record::TimingStatus;
 use crate::regions::RegionId;
 use crate::writers::decimal::{
-    put_low_digits, put_tail_digits, put_u64, tail_range, LOW, LOW_DIGITS, ROOM,
+    digit_count, put_changed_digits, put_low_digits, put_tail_digits, put_u64, tail_range, LOW,
+    LOW_DIGITS, ROOM,
 };
 
 /// A row's timestamps: `submit_ns`, `start_ns`, `end_ns`.
@@ -96,19 +97,67 @@ pub(crate) struct RowTemplate {
     /// same above those patched ([`tail_range`]).
     instance_first: u64,
     instance_last: u64,
-    /// Where each timestamp's digits end in `head` (0: none).
+    /// Where each timestamp's digits end in `head` (0: none), and how
+    /// many they are.
     time_ends: [usize; 3],
+    time_lens: [usize; 3],
     /// `,timing`, the columns `global_size` to `region` and the `\n`.
     tail: Vec<u8>,
 }
 
 impl RowTemplate {
-    /// Whether a row of `key` and `instance` is this template patched.
+    /// Whether a row of `key`, `instance` and `times` is this template
+    /// patched. A row that differs from it in its timestamps' high digits
+    /// only (each timestamp as many digits) first has them written into
+    /// the template ([`rebase`](RowTemplate::rebase)): a template outlives
+    /// the millisecond boundaries its timestamps cross.
     #[inline(always)]
-    pub(crate) fn fits(&self, key: &RowKey, instance: u64) -> bool {
-        self.key.as_ref() == Some(key)
-            && instance >= self.instance_first
-            && instance <= self.instance_last
+    pub(crate) fn fits(&mut self, key: &RowKey, instance: u64, times: &Times) -> bool {
+        let Some(kept) = &self.key else {
+            return false;
+        };
+        if instance < self.instance_first || instance > self.instance_last {
+            return false;
+        }
+        kept == key || self.rebase(key, times)
+    }
+
+    /// Writes the high digits of `times` into the template when `key`
+    /// differs from its own in them only, each timestamp present as in
+    /// the template and of as many digits; whether it did.
+    #[cold]
+    #[inline(never)]
+    fn rebase(&mut self, key: &RowKey, times: &Times) -> bool {
+        let Some(kept) = &mut self.key else {
+            return false;
+        };
+        let others = RowKey {
+            highs: kept.highs,
+            ..*key
+        };
+        if others != *kept {
+            return false;
+        }
+        let same_shape =
+            times
+                .iter()
+                .zip(&self.time_ends)
+                .zip(&self.time_lens)
+                .all(|((ns, &end), &len)| match *ns {
+                    Some(ns) => end != 0 && digit_count(ns) == len,
+                    None => end == 0,
+                });
+        if !same_shape {
+            return false;
+        }
+        for ((&end, old), new) in self.time_ends.iter().zip(kept.highs).zip(key.highs) {
+            if end != 0 {
+                // The digits above the low ones are those of the high part.
+                put_changed_digits(&mut self.head, end - LOW_DIGITS, old, new);
+            }
+        }
+        kept.highs = key.highs;
+        true
     }
 
     /// Makes the template from a row: its key, instance number,
@@ -140,10 +189,17 @@ impl RowTemplate {
         }
         head.push(b',');
         let mut patchable = true;
-        for (end, ns) in self.time_ends.iter_mut().zip(times) {
+        for ((end, len), ns) in self
+            .time_ends
+            .iter_mut()
+            .zip(&mut self.time_lens)
+            .zip(times)
+        {
             *end = 0;
             if let Some(ns) = *ns {
-                head.extend_from_slice(num.format(ns).as_bytes());
+                let digits = num.format(ns).as_bytes();
+                *len = digits.len();
+                head.extend_from_slice(digits);
                 *end = head.len();
                 patchable &= ns >= LOW;
             }
@@ -261,7 +317,7 @@ mod tests {
             let mut fresh = RowTemplate::default();
             fresh.build(key, instance, &times, &text);
             let want = row(&fresh, instance, &times, duration, false);
-            let fits = kept.fits(&key, instance);
+            let fits = kept.fits(&key, instance, &times);
             if fits {
                 patched += 1;
             } else {
