@@ -64,6 +64,7 @@ impl<S, B> Default for Chains<S, B> {
 impl<S, B> Chains<S, B> {
     /// The link `id` (one [`Chains::add`] returned and the last
     /// [`Chains::collect`] kept).
+    #[inline]
     pub fn get(&self, id: LinkId) -> &Link<S, B> {
         &self.links[id as usize]
     }
@@ -88,11 +89,13 @@ impl<S, B> Chains<S, B> {
     /// Whether a [`Chains::collect`] is due before the next
     /// [`Chains::add`]: no free slot is left and the slots have reached
     /// twice what the last collection kept.
+    #[inline]
     pub fn collection_due(&self) -> bool {
         self.free.is_empty() && self.links.len() >= self.limit
     }
 
     /// Adds a link (in a free slot, else a new one) and returns its id.
+    #[inline]
     pub fn add(&mut self, link: Link<S, B>) -> LinkId {
         match self.free.pop() {
             Some(id) => {

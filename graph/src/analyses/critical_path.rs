@@ -353,7 +353,10 @@ pub struct CriticalPath {
     /// Dependencies not kept because `waiting_edges` was full.
     pub edges_not_kept: u64,
     window: KeySlots<Entry>,
-    window_order: VecDeque<InstanceKey>,
+    /// The window's keys in the order they came: a ring of up to
+    /// `window_size`, the oldest at `window_head` once it is full.
+    window_order: Vec<InstanceKey>,
+    window_head: usize,
     /// Per node, the highest instance number that left the window.
     evicted: Evicted,
     deferred: FxHashMap<InstanceKey, Deferred>,
@@ -362,8 +365,8 @@ pub struct CriticalPath {
     waiters: FxHashMap<InstanceKey, Vec<InstanceKey>>,
     /// Instances processed without a dependency they named.
     pub deps_missed: u64,
-    /// The device command that ended last: its end and chain.
-    last: Option<(u64, LinkId)>,
+    /// The device command that ended last: its end, key and chain.
+    last: Option<(u64, InstanceKey, LinkId)>,
     /// The steps of every chain.
     chains: Chains<Step, Arc<Folded>>,
     /// Earliest submission or start seen.
@@ -460,7 +463,8 @@ impl CriticalPath {
             waiting_edges: KeySlots::new(WAITING_SLOTS),
             edges_not_kept: 0,
             window: KeySlots::new(2 * window.max(1)),
-            window_order: VecDeque::new(),
+            window_order: Vec::new(),
+            window_head: 0,
             evicted: Evicted::default(),
             deferred: FxHashMap::default(),
             deferred_order: VecDeque::new(),
@@ -609,6 +613,10 @@ impl CriticalPath {
     /// the wait (else the device sat idle while the command was ready: the
     /// runtime was slow to start it). Its end and chain.
     fn device_holder(&self, device: u32, start_ns: u64, ready_ns: u64) -> Option<(u64, LinkId)> {
+        // Mostly nothing ended after the command was ready: no holder.
+        if self.ended.last().is_none_or(|((e, _), _)| *e <= ready_ns) {
+            return None;
+        }
         let mut holder = None;
         // The time covered by the device's commands within the wait (the
         // union of their spans), walked from the latest end down.
@@ -842,11 +850,9 @@ impl CriticalPath {
                     self.ended.pop();
                 }
                 if inst.kind.is_device_command() {
-                    let chains = &self.chains;
-                    let later =
-                        |l: &(u64, LinkId)| (end_ns, inst.key) > (l.0, chains.get(l.1).step.key);
+                    let later = |l: &(u64, InstanceKey, LinkId)| (end_ns, inst.key) > (l.0, l.1);
                     if self.last.as_ref().is_none_or(later) {
-                        self.last = Some((end_ns, link));
+                        self.last = Some((end_ns, inst.key, link));
                     }
                     let busy = Busy {
                         start_ns,
@@ -869,31 +875,30 @@ impl CriticalPath {
             }
         };
         self.window.insert(inst.key, entry);
-        self.window_order.push_back(inst.key);
-        while self.window_order.len() > self.window_size {
-            let Some(old) = self.window_order.pop_front() else {
-                break;
-            };
-            self.window.remove(&old);
-            self.evicted.raise(old.0, old.1);
+        if self.window_order.len() < self.window_size {
+            self.window_order.push(inst.key);
+            return;
         }
+        // Full: the oldest leaves for the new one.
+        let head = self.window_head;
+        let old = std::mem::replace(&mut self.window_order[head], inst.key);
+        self.window_head = if head + 1 == self.window_size {
+            0
+        } else {
+            head + 1
+        };
+        self.window.remove(&old);
+        self.evicted.raise(old.0, old.1);
     }
 
     /// A new link after `parent`, folding the chain's oldest steps when it
     /// is longer than twice the step limit. Reclaims the links no chain
     /// reaches first, when due: the roots are every chain held (the
     /// window's, the ended steps', the last one's) and `parent`.
+    #[inline]
     fn link(&mut self, step: Step, parent: Parent) -> LinkId {
         if self.chains.collection_due() {
-            let held = self.window.values().filter_map(|e| e.chain);
-            let ended = self.ended.values().map(|e| e.link);
-            let last = self.last.map(|l| l.1);
-            let parent = match parent {
-                Parent::Link(l) => Some(l),
-                _ => None,
-            };
-            self.chains
-                .collect(held.chain(ended).chain(last).chain(parent));
+            self.collect(&parent);
         }
         let depth = match &parent {
             Parent::Link(l) => self.chains.get(*l).depth + 1,
@@ -906,25 +911,62 @@ impl CriticalPath {
                 depth,
             });
         }
-        // Newest first: the new step, then the chain back to its base.
-        let mut steps = Vec::with_capacity(depth as usize);
-        steps.push(step);
-        let base = self.chains.walk(&parent, |s| steps.push(*s));
-        let mut folded = base.map(|f| (**f).clone()).unwrap_or_default();
-        let keep = self.max_steps;
-        folded.add_all(steps[keep..].iter().rev());
+        self.fold(step, parent, depth)
+    }
+
+    /// Reclaims the links no chain held (or `parent`) reaches.
+    #[cold]
+    #[inline(never)]
+    fn collect(&mut self, parent: &Parent) {
+        let held = self.window.values().filter_map(|e| e.chain);
+        let ended = self.ended.values().map(|e| e.link);
+        let last = self.last.map(|l| l.2);
+        let parent = match parent {
+            Parent::Link(l) => Some(*l),
+            _ => None,
+        };
+        self.chains
+            .collect(held.chain(ended).chain(last).chain(parent));
+    }
+
+    /// The link of `step` after `parent`, `depth` deep, with the chain's
+    /// oldest steps folded: the newest `max_steps` are kept.
+    #[cold]
+    #[inline(never)]
+    fn fold(&mut self, step: Step, parent: Parent, depth: u32) -> LinkId {
+        // The chain back to its base, newest first (ids: no step copied).
+        let mut ids: Vec<LinkId> = Vec::with_capacity(depth as usize);
+        let mut at = &parent;
+        let base = loop {
+            match at {
+                Parent::Link(id) => {
+                    ids.push(*id);
+                    at = &self.chains.get(*id).parent;
+                }
+                Parent::Base(b) => break Some(Arc::clone(b)),
+                Parent::Start => break None,
+            }
+        };
+        let mut folded = base.map(|f| (*f).clone()).unwrap_or_default();
+        // The new step and the newest `keep - 1` of the chain are kept.
+        let keep = self.max_steps - 1;
+        let chains = &self.chains;
+        folded.add_all(ids[keep..].iter().rev().map(|&id| &chains.get(id).step));
         let mut chain = Parent::Base(Arc::new(folded));
-        let mut last = None;
-        for (i, s) in steps[..keep].iter().rev().enumerate() {
+        for (i, &id) in ids[..keep].iter().rev().enumerate() {
+            let step = self.chains.get(id).step;
             let l = self.chains.add(Link {
-                step: *s,
+                step,
                 parent: chain,
                 depth: i as u32 + 1,
             });
             chain = Parent::Link(l);
-            last = Some(l);
         }
-        last.expect("at least one step is kept")
+        self.chains.add(Link {
+            step,
+            parent: chain,
+            depth: keep as u32 + 1,
+        })
     }
 
     /// The critical path as it stands (the chain of the device command that
@@ -934,7 +976,7 @@ impl CriticalPath {
             first_ns: self.first_ns,
             ..PathReport::default()
         };
-        let Some((end, chain)) = &self.last else {
+        let Some((end, _, chain)) = &self.last else {
             return report;
         };
         report.end_ns = Some(*end);
