@@ -95,7 +95,7 @@ impl<S, B> Chains<S, B> {
     }
 
     /// Adds a link (in a free slot, else a new one) and returns its id.
-    #[inline]
+    #[inline(always)]
     pub fn add(&mut self, link: Link<S, B>) -> LinkId {
         match self.free.pop() {
             Some(id) => {
@@ -126,16 +126,16 @@ impl<S, B> Chains<S, B> {
                 }
             }
         }
+        // A freed link's base (a folded part) goes when its slot is reused.
         self.free.clear();
-        for (at, &kept) in self.marked.iter().enumerate().rev() {
-            if !kept {
-                // A base (a folded part) is let go at once.
-                if matches!(self.links[at].parent, Parent::Base(_)) {
-                    self.links[at].parent = Parent::Start;
-                }
-                self.free.push(at as LinkId);
-            }
-        }
+        self.free.extend(
+            self.marked
+                .iter()
+                .enumerate()
+                .rev()
+                .filter(|(_, &kept)| !kept)
+                .map(|(at, _)| at as LinkId),
+        );
         let live = self.links.len() - self.free.len();
         self.limit = (2 * live).max(MIN_SLOTS);
     }
