@@ -929,43 +929,32 @@ impl CriticalPath {
             .collect(held.chain(ended).chain(last).chain(parent));
     }
 
-    /// The link of `step` after `parent`, `depth` deep, with the chain's
-    /// oldest steps folded: the newest `max_steps` are kept.
+    /// The link of `step` after `parent` (its chain `depth` deep), with
+    /// the chain's oldest steps folded: the newest `max_steps` are kept. The
+    /// kept steps are not copied: the link cuts the chain of `parent` short.
     #[cold]
     #[inline(never)]
     fn fold(&mut self, step: Step, parent: Parent, depth: u32) -> LinkId {
-        // The chain back to its base, newest first (ids: no step copied).
-        let mut ids: Vec<LinkId> = Vec::with_capacity(depth as usize);
-        let mut at = &parent;
-        let base = loop {
-            match at {
-                Parent::Link(id) => {
-                    ids.push(*id);
-                    at = &self.chains.get(*id).parent;
-                }
-                Parent::Base(b) => break Some(Arc::clone(b)),
-                Parent::Start => break None,
-            }
+        let Parent::Link(from) = parent else {
+            unreachable!("only a chain of links is deep enough to fold");
         };
-        let mut folded = base.map(|f| (*f).clone()).unwrap_or_default();
-        // The new step and the newest `keep - 1` of the chain are kept.
+        // The parent's chain, newest first: all but its newest
+        // `max_steps - 1` go into the totals, oldest first.
         let keep = self.max_steps - 1;
-        let chains = &self.chains;
-        folded.add_all(ids[keep..].iter().rev().map(|&id| &chains.get(id).step));
-        let mut chain = Parent::Base(Arc::new(folded));
-        for (i, &id) in ids[..keep].iter().rev().enumerate() {
-            let step = self.chains.get(id).step;
-            let l = self.chains.add(Link {
-                step,
-                parent: chain,
-                depth: i as u32 + 1,
-            });
-            chain = Parent::Link(l);
-        }
+        let mut older: Vec<&Step> = Vec::with_capacity(depth as usize - keep);
+        let mut seen = 0;
+        let base = self.chains.walk(&parent, |s| {
+            if seen >= keep {
+                older.push(s);
+            }
+            seen += 1;
+        });
+        let mut folded = base.map(|f| (**f).clone()).unwrap_or_default();
+        folded.add_all(older.into_iter().rev());
         self.chains.add(Link {
             step,
-            parent: chain,
-            depth: keep as u32 + 1,
+            parent: Parent::Cut(from, Arc::new(folded)),
+            depth: self.max_steps as u32,
         })
     }
 
