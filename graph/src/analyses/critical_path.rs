@@ -677,13 +677,21 @@ impl CriticalPath {
 
     /// Makes a step (or a pass-through entry) of `inst`, puts it in the
     /// window and processes the deferred instances that waited for it.
+    #[inline]
     fn process(&mut self, inst: &Finalised, deps: &[(InstanceKey, bool)]) {
         self.process_one(inst, deps);
-        if self.waiters.is_empty() {
-            return; // nothing deferred waits (the usual case)
+        if !self.waiters.is_empty() {
+            self.process_waiters(inst.key); // not in the usual case
         }
+    }
+
+    /// Processes the deferred instances that waited (only) for `key`, and
+    /// those that waited for them.
+    #[cold]
+    #[inline(never)]
+    fn process_waiters(&mut self, key: InstanceKey) {
         let mut todo: Vec<(Finalised, Deps)> = Vec::new();
-        self.take_waiters(inst.key, &mut todo);
+        self.take_waiters(key, &mut todo);
         while let Some((inst, deps)) = todo.pop() {
             self.process_one(&inst, &deps);
             self.take_waiters(inst.key, &mut todo);
@@ -716,6 +724,7 @@ impl CriticalPath {
         // task's recorded times are when the runtime handed it to its
         // thread pool, not when it ran: it is taken to have ended when the
         // instance waiting on it was enqueued (its task_begin).
+        let device_command = inst.kind.is_device_command();
         let enqueued = inst.begin_ns.map(|b| inst.span.map_or(b, |s| b.min(s.0)));
         let mut best: Option<(u64, bool, &Entry)> = None;
         let mut data: Option<u64> = None;
@@ -780,7 +789,7 @@ impl CriticalPath {
                     (b, s) => b.or(s),
                 };
                 let holder = match (ready, inst.device) {
-                    (Some(ready), Some(d)) if inst.kind.is_device_command() => {
+                    (Some(ready), Some(d)) if device_command => {
                         self.device_holder(d as u32, start_ns, ready)
                     }
                     _ => None,
@@ -837,7 +846,7 @@ impl CriticalPath {
                 };
                 let link = self.link(step, parent);
                 let device = match inst.device {
-                    Some(d) if inst.kind.is_device_command() => d as u32,
+                    Some(d) if device_command => d as u32,
                     _ => u32::MAX,
                 };
                 let ended = Ended {
@@ -849,7 +858,7 @@ impl CriticalPath {
                 if self.ended.len() > self.window_size {
                     self.ended.pop();
                 }
-                if inst.kind.is_device_command() {
+                if device_command {
                     let later = |l: &(u64, InstanceKey, LinkId)| (end_ns, inst.key) > (l.0, l.1);
                     if self.last.as_ref().is_none_or(later) {
                         self.last = Some((end_ns, inst.key, link));
