@@ -12,16 +12,19 @@
 /// Where a link is in its [`Chains`].
 pub type LinkId = u32;
 
-/// What comes before a step: nothing, another link, or a base the owner
-/// keeps (the critical path's folded totals).
+/// What comes before a step: nothing, another link, or a cut: the newest
+/// steps of another link's chain, then a base the owner keeps (the critical
+/// path's folded totals).
 #[derive(Clone, Debug)]
 pub enum Parent<B> {
     /// The chain starts here.
     Start,
     /// The step before.
     Link(LinkId),
-    /// Everything before, summed up.
-    Base(B),
+    /// The chain of the link goes on for `depth - 1` steps (of the link
+    /// whose parent this is), then everything before is the base: a chain
+    /// cut short without copying the steps it keeps.
+    Cut(LinkId, B),
 }
 
 /// One step of a chain and what comes before it.
@@ -31,7 +34,8 @@ pub struct Link<S, B> {
     pub step: S,
     /// What comes before it.
     pub parent: Parent<B>,
-    /// Links from here back to the base or start, this one included.
+    /// Links from here back to the base or start, this one included (at
+    /// least 1: a walk goes this many steps).
     pub depth: u32,
 }
 
@@ -44,8 +48,9 @@ pub struct Chains<S, B> {
     links: Vec<Link<S, B>>,
     /// Slots found unreachable by the last collection, to be reused.
     free: Vec<LinkId>,
-    /// Scratch for [`Chains::collect`].
-    marked: Vec<bool>,
+    /// Scratch for [`Chains::collect`]: per slot, the most steps a root's
+    /// walk went on from it (0: unreachable).
+    marked: Vec<u32>,
     /// Slots to fill before the next collection is due.
     limit: usize,
 }
@@ -64,35 +69,50 @@ impl<S, B> Default for Chains<S, B> {
 impl<S, B> Chains<S, B> {
     /// The link `id` (one [`Chains::add`] returned and the last
     /// [`Chains::collect`] kept).
+    #[inline]
     pub fn get(&self, id: LinkId) -> &Link<S, B> {
         &self.links[id as usize]
     }
 
     /// Hands `visit` every step from `from` back to the start or the base,
-    /// newest first, and returns the base (`None`: the chain starts).
+    /// newest first, and returns the base (`None`: the chain starts). The
+    /// first link's depth is how many steps there are; the base is the
+    /// first cut's (the nearest cut ends the chain: the ones before it cut
+    /// longer chains).
     pub fn walk<'a>(&'a self, from: &'a Parent<B>, mut visit: impl FnMut(&'a S)) -> Option<&'a B> {
         let mut at = from;
+        let mut left = None;
+        let mut cut = None;
         loop {
-            match at {
-                Parent::Link(id) => {
-                    let link = self.get(*id);
-                    visit(&link.step);
-                    at = &link.parent;
+            let id = match at {
+                Parent::Start => return cut,
+                Parent::Link(id) => *id,
+                Parent::Cut(id, base) => {
+                    cut = cut.or(Some(base));
+                    *id
                 }
-                Parent::Base(base) => return Some(base),
-                Parent::Start => return None,
+            };
+            if left == Some(0) {
+                return cut;
             }
+            let link = self.get(id);
+            let n = left.unwrap_or(link.depth);
+            visit(&link.step);
+            left = Some(n.saturating_sub(1));
+            at = &link.parent;
         }
     }
 
     /// Whether a [`Chains::collect`] is due before the next
     /// [`Chains::add`]: no free slot is left and the slots have reached
     /// twice what the last collection kept.
+    #[inline]
     pub fn collection_due(&self) -> bool {
         self.free.is_empty() && self.links.len() >= self.limit
     }
 
     /// Adds a link (in a free slot, else a new one) and returns its id.
+    #[inline(always)]
     pub fn add(&mut self, link: Link<S, B>) -> LinkId {
         match self.free.pop() {
             Some(id) => {
@@ -107,32 +127,39 @@ impl<S, B> Chains<S, B> {
         }
     }
 
-    /// Keeps the links reachable from `roots` (each root and the links
-    /// before it) and frees every other slot for reuse. Every id the owner
-    /// holds must be among the roots: the others are reused.
+    /// Keeps the links reachable from `roots` (each root and the steps of
+    /// its chain, as [`Chains::walk`] goes) and frees every other slot for
+    /// reuse. Every id the owner holds must be among the roots: the others
+    /// are reused.
     pub fn collect(&mut self, roots: impl IntoIterator<Item = LinkId>) {
         self.marked.clear();
-        self.marked.resize(self.links.len(), false);
+        self.marked.resize(self.links.len(), 0);
         for root in roots {
             let mut at = root as usize;
-            while !self.marked[at] {
-                self.marked[at] = true;
+            let mut left = self.links[at].depth.max(1);
+            // A walk that went as far from here already covers this one.
+            while self.marked[at] < left {
+                self.marked[at] = left;
+                left -= 1;
+                if left == 0 {
+                    break;
+                }
                 match self.links[at].parent {
-                    Parent::Link(before) => at = before as usize,
-                    _ => break,
+                    Parent::Link(before) | Parent::Cut(before, _) => at = before as usize,
+                    Parent::Start => break,
                 }
             }
         }
+        // A freed link's base (a folded part) goes when its slot is reused.
         self.free.clear();
-        for (at, &kept) in self.marked.iter().enumerate().rev() {
-            if !kept {
-                // A base (a folded part) is let go at once.
-                if matches!(self.links[at].parent, Parent::Base(_)) {
-                    self.links[at].parent = Parent::Start;
-                }
-                self.free.push(at as LinkId);
-            }
-        }
+        self.free.extend(
+            self.marked
+                .iter()
+                .enumerate()
+                .rev()
+                .filter(|(_, &kept)| kept == 0)
+                .map(|(at, _)| at as LinkId),
+        );
         let live = self.links.len() - self.free.len();
         self.limit = (2 * live).max(MIN_SLOTS);
     }
@@ -201,10 +228,11 @@ mod tests {
             if c.collection_due() {
                 c.collect([trunk]);
             }
+            let depth = c.get(trunk).depth + 1;
             let id = c.add(Link {
                 step: s,
                 parent: Parent::Link(trunk),
-                depth: 0,
+                depth,
             });
             if s % 200 == 0 {
                 trunk = id; // the trunk grows now and then

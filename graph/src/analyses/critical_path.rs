@@ -353,7 +353,10 @@ pub struct CriticalPath {
     /// Dependencies not kept because `waiting_edges` was full.
     pub edges_not_kept: u64,
     window: KeySlots<Entry>,
-    window_order: VecDeque<InstanceKey>,
+    /// The window's keys in the order they came: a ring of up to
+    /// `window_size`, the oldest at `window_head` once it is full.
+    window_order: Vec<InstanceKey>,
+    window_head: usize,
     /// Per node, the highest instance number that left the window.
     evicted: Evicted,
     deferred: FxHashMap<InstanceKey, Deferred>,
@@ -362,8 +365,8 @@ pub struct CriticalPath {
     waiters: FxHashMap<InstanceKey, Vec<InstanceKey>>,
     /// Instances processed without a dependency they named.
     pub deps_missed: u64,
-    /// The device command that ended last: its end and chain.
-    last: Option<(u64, LinkId)>,
+    /// The device command that ended last: its end, key and chain.
+    last: Option<(u64, InstanceKey, LinkId)>,
     /// The steps of every chain.
     chains: Chains<Step, Arc<Folded>>,
     /// Earliest submission or start seen.
@@ -460,7 +463,8 @@ impl CriticalPath {
             waiting_edges: KeySlots::new(WAITING_SLOTS),
             edges_not_kept: 0,
             window: KeySlots::new(2 * window.max(1)),
-            window_order: VecDeque::new(),
+            window_order: Vec::new(),
+            window_head: 0,
             evicted: Evicted::default(),
             deferred: FxHashMap::default(),
             deferred_order: VecDeque::new(),
@@ -609,6 +613,10 @@ impl CriticalPath {
     /// the wait (else the device sat idle while the command was ready: the
     /// runtime was slow to start it). Its end and chain.
     fn device_holder(&self, device: u32, start_ns: u64, ready_ns: u64) -> Option<(u64, LinkId)> {
+        // Mostly nothing ended after the command was ready: no holder.
+        if self.ended.last().is_none_or(|((e, _), _)| *e <= ready_ns) {
+            return None;
+        }
         let mut holder = None;
         // The time covered by the device's commands within the wait (the
         // union of their spans), walked from the latest end down.
@@ -669,13 +677,21 @@ impl CriticalPath {
 
     /// Makes a step (or a pass-through entry) of `inst`, puts it in the
     /// window and processes the deferred instances that waited for it.
+    #[inline]
     fn process(&mut self, inst: &Finalised, deps: &[(InstanceKey, bool)]) {
         self.process_one(inst, deps);
-        if self.waiters.is_empty() {
-            return; // nothing deferred waits (the usual case)
+        if !self.waiters.is_empty() {
+            self.process_waiters(inst.key); // not in the usual case
         }
+    }
+
+    /// Processes the deferred instances that waited (only) for `key`, and
+    /// those that waited for them.
+    #[cold]
+    #[inline(never)]
+    fn process_waiters(&mut self, key: InstanceKey) {
         let mut todo: Vec<(Finalised, Deps)> = Vec::new();
-        self.take_waiters(inst.key, &mut todo);
+        self.take_waiters(key, &mut todo);
         while let Some((inst, deps)) = todo.pop() {
             self.process_one(&inst, &deps);
             self.take_waiters(inst.key, &mut todo);
@@ -708,6 +724,7 @@ impl CriticalPath {
         // task's recorded times are when the runtime handed it to its
         // thread pool, not when it ran: it is taken to have ended when the
         // instance waiting on it was enqueued (its task_begin).
+        let device_command = inst.kind.is_device_command();
         let enqueued = inst.begin_ns.map(|b| inst.span.map_or(b, |s| b.min(s.0)));
         let mut best: Option<(u64, bool, &Entry)> = None;
         let mut data: Option<u64> = None;
@@ -772,7 +789,7 @@ impl CriticalPath {
                     (b, s) => b.or(s),
                 };
                 let holder = match (ready, inst.device) {
-                    (Some(ready), Some(d)) if inst.kind.is_device_command() => {
+                    (Some(ready), Some(d)) if device_command => {
                         self.device_holder(d as u32, start_ns, ready)
                     }
                     _ => None,
@@ -829,7 +846,7 @@ impl CriticalPath {
                 };
                 let link = self.link(step, parent);
                 let device = match inst.device {
-                    Some(d) if inst.kind.is_device_command() => d as u32,
+                    Some(d) if device_command => d as u32,
                     _ => u32::MAX,
                 };
                 let ended = Ended {
@@ -841,12 +858,10 @@ impl CriticalPath {
                 if self.ended.len() > self.window_size {
                     self.ended.pop();
                 }
-                if inst.kind.is_device_command() {
-                    let chains = &self.chains;
-                    let later =
-                        |l: &(u64, LinkId)| (end_ns, inst.key) > (l.0, chains.get(l.1).step.key);
+                if device_command {
+                    let later = |l: &(u64, InstanceKey, LinkId)| (end_ns, inst.key) > (l.0, l.1);
                     if self.last.as_ref().is_none_or(later) {
-                        self.last = Some((end_ns, link));
+                        self.last = Some((end_ns, inst.key, link));
                     }
                     let busy = Busy {
                         start_ns,
@@ -869,31 +884,30 @@ impl CriticalPath {
             }
         };
         self.window.insert(inst.key, entry);
-        self.window_order.push_back(inst.key);
-        while self.window_order.len() > self.window_size {
-            let Some(old) = self.window_order.pop_front() else {
-                break;
-            };
-            self.window.remove(&old);
-            self.evicted.raise(old.0, old.1);
+        if self.window_order.len() < self.window_size {
+            self.window_order.push(inst.key);
+            return;
         }
+        // Full: the oldest leaves for the new one.
+        let head = self.window_head;
+        let old = std::mem::replace(&mut self.window_order[head], inst.key);
+        self.window_head = if head + 1 == self.window_size {
+            0
+        } else {
+            head + 1
+        };
+        self.window.remove(&old);
+        self.evicted.raise(old.0, old.1);
     }
 
     /// A new link after `parent`, folding the chain's oldest steps when it
     /// is longer than twice the step limit. Reclaims the links no chain
     /// reaches first, when due: the roots are every chain held (the
     /// window's, the ended steps', the last one's) and `parent`.
+    #[inline]
     fn link(&mut self, step: Step, parent: Parent) -> LinkId {
         if self.chains.collection_due() {
-            let held = self.window.values().filter_map(|e| e.chain);
-            let ended = self.ended.values().map(|e| e.link);
-            let last = self.last.map(|l| l.1);
-            let parent = match parent {
-                Parent::Link(l) => Some(l),
-                _ => None,
-            };
-            self.chains
-                .collect(held.chain(ended).chain(last).chain(parent));
+            self.collect(&parent);
         }
         let depth = match &parent {
             Parent::Link(l) => self.chains.get(*l).depth + 1,
@@ -906,25 +920,51 @@ impl CriticalPath {
                 depth,
             });
         }
-        // Newest first: the new step, then the chain back to its base.
-        let mut steps = Vec::with_capacity(depth as usize);
-        steps.push(step);
-        let base = self.chains.walk(&parent, |s| steps.push(*s));
+        self.fold(step, parent, depth)
+    }
+
+    /// Reclaims the links no chain held (or `parent`) reaches.
+    #[cold]
+    #[inline(never)]
+    fn collect(&mut self, parent: &Parent) {
+        let held = self.window.values().filter_map(|e| e.chain);
+        let ended = self.ended.values().map(|e| e.link);
+        let last = self.last.map(|l| l.2);
+        let parent = match parent {
+            Parent::Link(l) => Some(*l),
+            _ => None,
+        };
+        self.chains
+            .collect(held.chain(ended).chain(last).chain(parent));
+    }
+
+    /// The link of `step` after `parent` (its chain `depth` deep), with
+    /// the chain's oldest steps folded: the newest `max_steps` are kept. The
+    /// kept steps are not copied: the link cuts the chain of `parent` short.
+    #[cold]
+    #[inline(never)]
+    fn fold(&mut self, step: Step, parent: Parent, depth: u32) -> LinkId {
+        let Parent::Link(from) = parent else {
+            unreachable!("only a chain of links is deep enough to fold");
+        };
+        // The parent's chain, newest first: all but its newest
+        // `max_steps - 1` go into the totals, oldest first.
+        let keep = self.max_steps - 1;
+        let mut older: Vec<&Step> = Vec::with_capacity(depth as usize - keep);
+        let mut seen = 0;
+        let base = self.chains.walk(&parent, |s| {
+            if seen >= keep {
+                older.push(s);
+            }
+            seen += 1;
+        });
         let mut folded = base.map(|f| (**f).clone()).unwrap_or_default();
-        let keep = self.max_steps;
-        folded.add_all(steps[keep..].iter().rev());
-        let mut chain = Parent::Base(Arc::new(folded));
-        let mut last = None;
-        for (i, s) in steps[..keep].iter().rev().enumerate() {
-            let l = self.chains.add(Link {
-                step: *s,
-                parent: chain,
-                depth: i as u32 + 1,
-            });
-            chain = Parent::Link(l);
-            last = Some(l);
-        }
-        last.expect("at least one step is kept")
+        folded.add_all(older.into_iter().rev());
+        self.chains.add(Link {
+            step,
+            parent: Parent::Cut(from, Arc::new(folded)),
+            depth: self.max_steps as u32,
+        })
     }
 
     /// The critical path as it stands (the chain of the device command that
@@ -934,7 +974,7 @@ impl CriticalPath {
             first_ns: self.first_ns,
             ..PathReport::default()
         };
-        let Some((end, chain)) = &self.last else {
+        let Some((end, _, chain)) = &self.last else {
             return report;
         };
         report.end_ns = Some(*end);

@@ -41,6 +41,12 @@ impl<K: Ord, V> StartOrder<K, V> {
         self.entries.pop_front()
     }
 
+    /// The entry with the largest key (the last of equal ones).
+    #[inline]
+    pub fn last(&self) -> Option<&(K, V)> {
+        self.entries.back()
+    }
+
     /// The last entry whose key is at most `bound`, if any.
     #[inline]
     pub fn last_at_or_below(&self, bound: &K) -> Option<&(K, V)> {
