@@ -17,9 +17,11 @@ figures (``durations LABEL: n, p50, p95, max``). The program's lines
   bracket (L, I), else (L, 0), else (P, I), else (P, 0), P being L less its
   last ``_word``; each one must equal, to the ns, the duration of a row of
   its bracket, one row each.
-- ``cuda_event L I NS``: a cudaEvent pair around a native command's work;
-  its bracket must hold a row no shorter than NS - 1 us and at most
-  max(10 us, 10%) longer.
+- ``cuda_event L I NS [HOST]``: a cudaEvent pair around a native command's
+  work, and the host's time inside the native command; its bracket must
+  hold a row no shorter than NS - 1 us and at most max(10 us, 10%) + HOST
+  longer (the command's own event spans the host's launch: while the host
+  is inside the command, the device waits in it).
 - ``expect summary REGEX`` / ``expect no_summary REGEX`` /
   ``expect dot REGEX``: summary.txt has (has no) a line matching REGEX;
   graph.dot matches REGEX.
@@ -72,8 +74,9 @@ def main(argv):
                 brackets[(parts[1], int(parts[2]))] = (int(parts[3]), int(parts[4]))
             elif len(parts) == 4 and parts[0] == "profiling":
                 profiling.append((parts[1], int(parts[2]), int(parts[3])))
-            elif len(parts) == 4 and parts[0] == "cuda_event":
-                cuda_events.append((parts[1], int(parts[2]), int(parts[3])))
+            elif len(parts) in (4, 5) and parts[0] == "cuda_event":
+                host = int(parts[4]) if len(parts) == 5 else 0
+                cuda_events.append((parts[1], int(parts[2]), int(parts[3]), host))
             elif len(parts) >= 3 and parts[0] == "expect":
                 expects.append((parts[1], line.split(None, 2)[2].rstrip("\n")))
 
@@ -225,7 +228,7 @@ def main(argv):
 
     # cudaEvent pairs.
     by_label = defaultdict(list)
-    for label, i, ns in cuda_events:
+    for label, i, ns, host in cuda_events:
         key = bracket_of(label, i)
         inside = in_bracket(*brackets[key]) if key else []
         best = None
@@ -235,18 +238,21 @@ def main(argv):
             d = int(r["duration_ns"])
             if d >= ns - 1000 and (best is None or d - ns < best - ns):
                 best = d
-        by_label[label].append((ns, best))
+        by_label[label].append((ns, best, host))
     for label, pairs in sorted(by_label.items()):
         bad = 0
         diffs = []
-        for ns, best in pairs:
+        for ns, best, host in pairs:
             if best is None:
                 bad += 1
                 continue
             diffs.append(best - ns)
-            if not (best >= ns - 1000 and best - ns <= max(10000, ns // 10)):
+            if not (best >= ns - 1000 and best - ns <= max(10000, ns // 10) + host):
                 bad += 1
         spread = "row - cudaEvent pair: %s..%s" % (fmt_ns(min(diffs)), fmt_ns(max(diffs))) if diffs else "no row"
+        hosts = [host for _, _, host in pairs if host]
+        if hosts:
+            spread += "; host inside the command %s..%s" % (fmt_ns(min(hosts)), fmt_ns(max(hosts)))
         if bad:
             fail("cuda_event %s: %d of %d native commands without a row matching their cudaEvent pair (%s)" % (label, bad, len(pairs), spread))
         else:

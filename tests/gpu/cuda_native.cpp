@@ -24,11 +24,16 @@ extern "C" int gpu_spin_prepare(void *stream, float *x, int n, void **pairs, lon
 extern "C" int gpu_spin_timed(void *stream, float *x, int n, int rounds, void **pair);
 extern "C" unsigned long long gpu_pair_ns(void **pair);
 
-static sycl::event native_spin(sycl::queue &q, float *x, int n, int rounds, void **pair) {
+// `host_ns`: how long the host spent inside the native command (its
+// event spans that too: the device waits while the host launches).
+static sycl::event native_spin(sycl::queue &q, float *x, int n, int rounds, void **pair,
+                               unsigned long long *host_ns) {
   return q.submit([&](sycl::handler &h) {
     h.ext_codeplay_enqueue_native_command([=](sycl::interop_handle ih) {
+      unsigned long long entered = oracle::now_ns();
       auto stream = ih.get_native_queue<sycl::backend::ext_oneapi_cuda>();
       if (gpu_spin_timed(stream, x, n, rounds, pair) != 0) std::abort();
+      *host_ns = oracle::now_ns() - entered;
     });
   });
 }
@@ -71,12 +76,13 @@ int main(int argc, char **argv) {
   prepare(q, x, n, pairs.data(), count);
   for (long i = 0; i < count; ++i) {
     unsigned long long before = oracle::now_ns();
-    sycl::event e = native_spin(q, x, n, rounds, &pairs[2 * i]);  // @node native_spin
+    unsigned long long host_ns = 0;
+    sycl::event e = native_spin(q, x, n, rounds, &pairs[2 * i], &host_ns);  // @node native_spin
     e.wait();
     unsigned long long after = oracle::now_ns();
     oracle::bounds("native", i, before, after);
     oracle::profiling("native", i, e);
-    std::printf("cuda_event native %ld %llu\n", i, gpu_pair_ns(&pairs[2 * i]));
+    std::printf("cuda_event native %ld %llu %llu\n", i, gpu_pair_ns(&pairs[2 * i]), host_ns);
   }
 
   sycl::queue q2(q.get_context(), q.get_device(),
@@ -85,7 +91,8 @@ int main(int argc, char **argv) {
   void *pair[2] = {nullptr, nullptr};
   prepare(q, x, n, pair, 1);
   unsigned long long before = oracle::now_ns();
-  sycl::event spin = native_spin(q, x, n, rounds, pair);  // @node two_queues_spin
+  unsigned long long spin_host_ns = 0;
+  sycl::event spin = native_spin(q, x, n, rounds, pair, &spin_host_ns);  // @node two_queues_spin
   sycl::event host = q2.submit([&](sycl::handler &h) {
     h.depends_on(spin);
     h.host_task([&] { ran.store(1); });  // @node two_queues_host_task
@@ -95,7 +102,7 @@ int main(int argc, char **argv) {
   unsigned long long after = oracle::now_ns();
   oracle::bounds("two_queues", 0, before, after);
   oracle::profiling("two_queues_memcpy", 0, copy);
-  std::printf("cuda_event two_queues_spin 0 %llu\n", gpu_pair_ns(pair));
+  std::printf("cuda_event two_queues_spin 0 %llu %llu\n", gpu_pair_ns(pair), spin_host_ns);
   std::printf("host_task ran %d\n", ran.load());
   sycl::free(x, q);
   sycl::free(y, q);

@@ -9,9 +9,10 @@
 //       the command's own event profiling (command_end - command_start).
 //   device_ns <label> <i> <command_start> <command_end>
 //       the raw device times (on the device's clock), for studying it.
-//   cuda_event <label> <i> <duration_ns>
+//   cuda_event <label> <i> <duration_ns> [<host_ns>]
 //       a cudaEvent pair recorded on the queue's stream around the native
-//       work (native commands only).
+//       work (native commands only), and how long the host spent inside
+//       the native command (the command's own event spans that time too).
 //   expect <what>
 //       an outcome the checker must find (see check.py).
 //
