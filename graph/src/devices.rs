@@ -13,10 +13,9 @@
 //!
 //! [`Record::DeviceDefined`]: crate::record::Record::DeviceDefined
 
-use std::cell::Cell;
-
 use rustc_hash::FxHashMap;
 
+use crate::last_hit::LastHit;
 use crate::record::StrId;
 
 /// One device as the outputs show it.
@@ -69,7 +68,7 @@ pub struct DeviceTable {
     /// The handle [`index`](DeviceTable::index) found last: an instance's
     /// device is mostly its predecessor's (a handle, once named, keeps
     /// its index).
-    last: Cell<Option<(u64, usize)>>,
+    last: LastHit,
     entries: Vec<Entry>,
     roots: usize,
 }
@@ -158,14 +157,8 @@ impl DeviceTable {
     /// The index of the device `handle`, when it was named.
     #[inline]
     pub fn index(&self, handle: u64) -> Option<usize> {
-        if let Some((last, at)) = self.last.get() {
-            if last == handle {
-                return Some(at);
-            }
-        }
-        let at = *self.by_handle.get(&handle)?;
-        self.last.set(Some((handle, at)));
-        Some(at)
+        self.last
+            .get(handle, || self.by_handle.get(&handle).copied())
     }
 
     /// The device at `index`.

@@ -63,6 +63,7 @@ pub mod instance;
 pub mod instance_graph;
 pub mod journal;
 pub mod kind;
+mod last_hit;
 pub mod model;
 pub mod names;
 pub mod node;

@@ -1,8 +1,8 @@
 //! The queues the runtime created and destroyed.
 
-use std::cell::Cell;
 use std::collections::BTreeMap;
 
+use crate::last_hit::LastHit;
 use crate::record::StrId;
 
 /// One queue.
@@ -27,7 +27,7 @@ pub(crate) struct QueueTable {
     queues: BTreeMap<u64, QueueEntry>,
     /// The queue [`device_index`](QueueTable::device_index) found a
     /// device for last (a queue's device, once known, stays).
-    last: Cell<Option<(u64, usize)>>,
+    last: LastHit,
 }
 
 /// What the records said about one queue.
@@ -54,14 +54,7 @@ impl QueueTable {
     /// The index of the device the queue `id` was created on.
     #[inline]
     pub fn device_index(&self, id: u64) -> Option<usize> {
-        if let Some((last, at)) = self.last.get() {
-            if last == id {
-                return Some(at);
-            }
-        }
-        let at = self.queues.get(&id)?.device_index?;
-        self.last.set(Some((id, at)));
-        Some(at)
+        self.last.get(id, || self.queues.get(&id)?.device_index)
     }
 
     /// A queue was destroyed.

@@ -180,7 +180,7 @@ pub struct Collector {
     output: crate::output::Output,
     pending: VecDeque<Pending>,
     /// Events read in this pass, released together at its end
-    /// ([`Collector::release_read`]).
+    /// ([`Collector::release_read`]): empty between passes.
     releasing: Vec<UrEvent>,
     poll_interval: Duration,
     /// True once we unsubscribed from `ur.call.debug` (hooks took over, or
@@ -911,11 +911,6 @@ impl Collector {
                 if !self.pending.is_empty() {
                     std::thread::sleep(POLL_MIN);
                 }
-            }
-        }
-        if teardown == Teardown::RuntimeAlive {
-            if let Some(source) = self.timestamps.clone() {
-                self.release_read(source.as_ref());
             }
         }
         for lost in std::mem::take(&mut self.pending) {
