@@ -320,13 +320,8 @@ impl IdleGaps {
     /// host wait that ended by its submission (or start) filled in.
     pub fn add_command(&mut self, device: Option<usize>, queue: Option<u64>, mut busy: Busy) {
         busy.wait_end_ns = self.last_wait_by(busy.submit_ns.max(busy.start_ns));
-        let device = device.map(|d| match self.device_sweeps.get(d).copied().flatten() {
-            Some(at) => at,
-            None => {
-                let name = self.device_names.get(d).cloned().unwrap_or_default();
-                self.new_device_sweep(d, name)
-            }
-        });
+        let device =
+            device.map(|d| self.device_sweep(d, |names| names.get(d).cloned().unwrap_or_default()));
         self.push_to(device, queue, &busy);
     }
 
@@ -345,6 +340,19 @@ impl IdleGaps {
                 .checked_sub(1)
                 .map(|at| w[at]),
             None => None,
+        }
+    }
+
+    /// The sweep of device number `number`, added if new under the name
+    /// `name` gives (from the names given so far).
+    #[inline]
+    fn device_sweep(&mut self, number: usize, name: impl FnOnce(&[String]) -> String) -> usize {
+        match self.device_sweeps.get(number).copied().flatten() {
+            Some(at) => at,
+            None => {
+                let name = name(&self.device_names);
+                self.new_device_sweep(number, name)
+            }
         }
     }
 
@@ -440,13 +448,7 @@ impl IdleGaps {
     /// One timed device command on `device` (the caller's dense number
     /// for it, and its name) and `queue`.
     pub fn add(&mut self, device: Option<(usize, &str)>, queue: Option<u64>, busy: Busy) {
-        let device =
-            device.map(
-                |(number, name)| match self.device_sweeps.get(number).copied().flatten() {
-                    Some(at) => at,
-                    None => self.new_device_sweep(number, name.to_string()),
-                },
-            );
+        let device = device.map(|(number, name)| self.device_sweep(number, |_| name.to_string()));
         self.push_to(device, queue, &busy);
     }
 
