@@ -92,6 +92,10 @@ pub enum TimingStatus {
     /// the command's work, not of the work (a SYCL graph replay on
     /// OpenCL): only the end is kept, the moment the work had finished by.
     Marker,
+    /// syclgraph had the device event but did not keep it: its collector
+    /// was behind the program (the queue to it a quarter full), and every
+    /// event kept alive until read holds the runtime's memory.
+    Behind,
 }
 
 impl TimingStatus {
@@ -106,11 +110,12 @@ impl TimingStatus {
             TimingStatus::NotReady => "not_ready",
             TimingStatus::NotRetained => "not_retained",
             TimingStatus::Marker => "marker",
+            TimingStatus::Behind => "behind",
         }
     }
 
     /// Every status, in the order the guide's table lists them.
-    pub const ALL: [TimingStatus; 8] = [
+    pub const ALL: [TimingStatus; 9] = [
         TimingStatus::Ok,
         TimingStatus::NoProfiling,
         TimingStatus::Invalid,
@@ -119,6 +124,7 @@ impl TimingStatus {
         TimingStatus::NotReady,
         TimingStatus::NotRetained,
         TimingStatus::Marker,
+        TimingStatus::Behind,
     ];
 
     /// The status a `kernels.csv` `timing` word stands for ([`Self::as_str`]

@@ -67,6 +67,8 @@ pub struct UntimedCounts {
     pub not_retained: u64,
     /// The event timed a marker after the work, not the work.
     pub marker: u64,
+    /// Event not kept while the collector was behind.
+    pub behind: u64,
 }
 
 impl UntimedCounts {
@@ -80,6 +82,7 @@ impl UntimedCounts {
             TimingStatus::Unavailable => self.unavailable += 1,
             TimingStatus::NotReady => self.not_ready += 1,
             TimingStatus::NotRetained => self.not_retained += 1,
+            TimingStatus::Behind => self.behind += 1,
             TimingStatus::Marker => self.marker += 1,
         }
     }
@@ -92,6 +95,7 @@ impl UntimedCounts {
         self.unavailable += other.unavailable;
         self.not_ready += other.not_ready;
         self.not_retained += other.not_retained;
+        self.behind += other.behind;
         self.marker += other.marker;
     }
 
@@ -103,6 +107,7 @@ impl UntimedCounts {
             + self.unavailable
             + self.not_ready
             + self.not_retained
+            + self.behind
             + self.marker
     }
 
@@ -116,6 +121,7 @@ impl UntimedCounts {
             (TimingStatus::NotReady, self.not_ready),
             (TimingStatus::NotRetained, self.not_retained),
             (TimingStatus::Marker, self.marker),
+            (TimingStatus::Behind, self.behind),
         ]
         .into_iter()
         .filter(|&(_, n)| n > 0)

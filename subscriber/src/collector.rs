@@ -377,6 +377,7 @@ impl Collector {
                 self.handle(record);
                 handled += 1;
             }
+            inbox.catch_up();
             if let Some(request) = inbox.take_finish() {
                 return self.finish(&inbox, request);
             }
@@ -940,6 +941,7 @@ impl Collector {
             after_finish: counts.after_finish,
             without_event: counts.without_event,
             not_retained: counts.not_retained,
+            behind: counts.behind,
             before_timing_ready: counts.before_timing_ready,
             start_wait: self.slot.waited(),
             start_wait_given_up: self.slot.given_up().then_some(self.config.start_wait_ms),

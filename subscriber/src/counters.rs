@@ -22,6 +22,8 @@ pub struct Counters {
     pub without_event: AtomicU64,
     /// Signalled device events that could not be retained.
     pub not_retained: AtomicU64,
+    /// Signalled device events not kept while the collector was behind.
+    pub behind: AtomicU64,
     /// Signalled device events that came before the timestamp source was ready.
     pub before_timing_ready: AtomicU64,
     /// Edges whose ends were submitted before tracing started (or are unknown).
@@ -83,6 +85,8 @@ pub struct CountersSnapshot {
     pub without_event: u64,
     /// See [`Counters::not_retained`].
     pub not_retained: u64,
+    /// See [`Counters::behind`].
+    pub behind: u64,
     /// See [`Counters::before_timing_ready`].
     pub before_timing_ready: u64,
     /// See [`Counters::unknown_edge_end`].
@@ -133,6 +137,7 @@ impl Counters {
             after_finish: n(&self.after_finish),
             without_event: n(&self.without_event),
             not_retained: n(&self.not_retained),
+            behind: n(&self.behind),
             before_timing_ready: n(&self.before_timing_ready),
             unknown_edge_end: n(&self.unknown_edge_end),
             unseen_enqueues: self.unseen_enqueues.snapshot(),

@@ -46,6 +46,8 @@ pub struct Losses {
     pub without_event: u64,
     /// Device events that could not be retained.
     pub not_retained: u64,
+    /// Device events not kept while the collector was behind.
+    pub behind: u64,
     /// Device events signalled before the timestamp source was ready.
     pub before_timing_ready: u64,
     /// How long the first device commands waited for the timestamp source.
@@ -389,6 +391,10 @@ fn loss_lines(losses: &Losses) -> String {
     line(
         losses.not_retained,
         "device events that could not be retained (timing=not_retained)",
+    );
+    line(
+        losses.behind,
+        "device events not kept while the collector was behind (timing=behind): a quarter of SYCLGRAPH_QUEUE_CAPACITY was queued, and each event kept until read holds the runtime's memory",
     );
     line(
         losses.before_timing_ready,

@@ -37,19 +37,24 @@ pub enum Timing<'a> {
 
 /// The event a record carries for a command whose device event came before
 /// the timestamp source was ready (and after the wait gave up). Real
-/// `ur_event_handle_t` values are aligned addresses, never 1 or 2.
+/// `ur_event_handle_t` values are aligned addresses, never 1, 2 or 3.
 pub const NOT_READY_EVENT: u64 = 1;
 /// The event a record carries for a command whose device event could not
 /// be retained.
 pub const NOT_RETAINED_EVENT: u64 = 2;
+/// The event a record carries for a command whose device event was not
+/// kept because the collector was behind ([`crate::inbox::Inbox::is_behind`]).
+pub const BEHIND_EVENT: u64 = 3;
 
 /// Why a record's `event` was not kept for reading, when it stands for a
 /// device event syclgraph had but could not keep ([`NOT_READY_EVENT`],
-/// [`NOT_RETAINED_EVENT`]); `None` for a real (retained) event or 0.
+/// [`NOT_RETAINED_EVENT`], [`BEHIND_EVENT`]); `None` for a real
+/// (retained) event or 0.
 pub fn untimed_cause(event: u64) -> Option<TimingStatus> {
     match event {
         NOT_READY_EVENT => Some(TimingStatus::NotReady),
         NOT_RETAINED_EVENT => Some(TimingStatus::NotRetained),
+        BEHIND_EVENT => Some(TimingStatus::Behind),
         _ => None,
     }
 }
@@ -225,7 +230,9 @@ mod tests {
             untimed_cause(NOT_RETAINED_EVENT),
             Some(TimingStatus::NotRetained)
         );
+        assert_eq!(untimed_cause(BEHIND_EVENT), Some(TimingStatus::Behind));
         assert!(!is_retained(0) && !is_retained(NOT_READY_EVENT) && !is_retained(2));
+        assert!(!is_retained(BEHIND_EVENT));
         assert!(is_retained(0x7f00_1000) && untimed_cause(0x7f00_1000).is_none());
     }
 }

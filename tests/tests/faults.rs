@@ -271,7 +271,9 @@ fn disk_fills_mid_run() {
 
 /// A program submitting faster than the collector takes records, with a
 /// tiny ring (`SYCLGRAPH_QUEUE_CAPACITY=16`): the program is unaffected, the
-/// outputs are readable and the losses are counted on a `lost:` line.
+/// outputs are readable and the losses are counted on a `lost:` line; the
+/// commands submitted while the collector was behind keep no device event
+/// (`timing=behind`), counted on their own line.
 #[test]
 fn record_ring_overflow_is_counted_and_said() {
     let (_, traced) = same_both(
@@ -300,6 +302,31 @@ fn record_ring_overflow_is_counted_and_said() {
     traced.csv("summary.csv");
     // 8 threads × 200 × (kernel + memcpy) submitted; some records lost.
     assert!(rows.len() <= 3200, "{} rows", rows.len());
+    // From a quarter of the ring queued on, commands keep no device event
+    // (the memory the runtime holds for them stays bounded): counted, and
+    // each such row that reached the collector says so.
+    let behind: u64 = stderr
+        .lines()
+        .find_map(|l| {
+            let rest = l.trim().strip_prefix("lost: ")?;
+            let (n, what) = rest.split_once(' ')?;
+            what.starts_with(
+                "device events not kept while the collector was behind (timing=behind)",
+            )
+            .then(|| n.parse().ok())?
+        })
+        .unwrap_or_else(|| panic!("no `lost: N device events not kept` line:\n{stderr}"));
+    let behind_rows = rows.iter().filter(|r| r["timing"] == "behind").count() as u64;
+    assert!(
+        behind_rows > 0 && behind_rows <= behind,
+        "{behind_rows} behind rows, {behind} counted:\n{stderr}"
+    );
+    for row in rows.iter().filter(|r| r["timing"] == "behind") {
+        assert!(
+            row["start_ns"].is_empty() && row["duration_ns"].is_empty(),
+            "{row:?}"
+        );
+    }
 }
 
 /// Another thread of the program calls `exit(5)` (after its own kernel)

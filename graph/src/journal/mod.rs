@@ -160,6 +160,7 @@ fn status_byte(status: TimingStatus) -> u8 {
         TimingStatus::NotReady => 5,
         TimingStatus::NotRetained => 6,
         TimingStatus::Marker => 7,
+        TimingStatus::Behind => 8,
     }
 }
 

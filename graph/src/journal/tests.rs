@@ -619,7 +619,7 @@ fn garbage_is_invalid_data_naming_its_byte_offset() {
     let (_, msg) = garbage(&[], &[18, 2, 0]);
     assert!(msg.contains(&format!("byte offset {}:", h + 1)), "{msg}");
     // An unknown timing status in a Device record (tag, node, instance, status).
-    let (_, msg) = garbage(&[], &[22, 0, 0, 8, 0, 0]);
+    let (_, msg) = garbage(&[], &[22, 0, 0, 9, 0, 0]);
     assert!(msg.contains(&format!("byte offset {}:", h + 3)), "{msg}");
     assert!(msg.contains("timing status"), "{msg}");
     // A varint of 11 bytes.
@@ -635,7 +635,7 @@ fn garbage_is_invalid_data_naming_its_byte_offset() {
     // thread, submit_ns, two differences and the event before it.
     let mut tail = vec![30];
     tail.extend([0; 36]);
-    tail.push(8);
+    tail.push(9);
     tail.extend([0; 8]);
     let (_, msg) = garbage(&[], &tail);
     assert!(msg.contains(&format!("byte offset {}:", h + 37)), "{msg}");

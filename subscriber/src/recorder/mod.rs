@@ -31,7 +31,9 @@ use crate::sycl_graphs::{
 };
 use crate::thread_number;
 use crate::thread_state::{self, HeldSubmission, ThreadState};
-use crate::timing_slot::{is_retained, Timing, TimingSlot, NOT_READY_EVENT, NOT_RETAINED_EVENT};
+use crate::timing_slot::{
+    is_retained, Timing, TimingSlot, BEHIND_EVENT, NOT_READY_EVENT, NOT_RETAINED_EVENT,
+};
 use crate::unseen_enqueues::EnqueueFunction;
 use crate::xpti::{is_known_file, CText, EventRef, RememberedKey, Xpti};
 
@@ -1099,7 +1101,7 @@ impl Recorder {
     /// other case is [`Recorder::device_event_otherwise`].
     #[inline]
     fn device_event(&self, t: &ThreadState, node: NodeId, instance: u64, device_event: usize) {
-        if device_event != 0 {
+        if device_event != 0 && !self.inbox.is_behind() {
             if let Timing::Ready(source) = self.timestamps.state() {
                 if source.retain(UrEvent(device_event)) {
                     // Usually the signal comes while the submission's task
@@ -1117,8 +1119,10 @@ impl Recorder {
     }
 
     /// [`Recorder::device_event`] for a null event, a timing source not
-    /// ready (loading or unavailable), or an event the runtime refused to
-    /// retain (`retain_failed`: it was tried once already).
+    /// ready (loading or unavailable), a collector behind
+    /// ([`crate::inbox::Inbox::is_behind`]: the event is not kept), or an
+    /// event the runtime refused to retain (`retain_failed`: it was tried
+    /// once already).
     #[cold]
     #[inline(never)]
     fn device_event_otherwise(
@@ -1137,6 +1141,10 @@ impl Recorder {
                 timing = self.timestamps.wait_until_filled(|| self.inbox.wake());
             }
             match timing {
+                Timing::Ready(_) if self.inbox.is_behind() => {
+                    self.counters.behind.fetch_add(1, Ordering::Relaxed);
+                    event = BEHIND_EVENT;
+                }
                 Timing::Ready(source) if !retain_failed && source.retain(UrEvent(device_event)) => {
                     // Its record carries it: the collector learns its
                     // owner from it (crate::event_owners).
