@@ -82,8 +82,8 @@ impl UntimedCounts {
             TimingStatus::Unavailable => self.unavailable += 1,
             TimingStatus::NotReady => self.not_ready += 1,
             TimingStatus::NotRetained => self.not_retained += 1,
-            TimingStatus::Behind => self.behind += 1,
             TimingStatus::Marker => self.marker += 1,
+            TimingStatus::Behind => self.behind += 1,
         }
     }
 
@@ -95,8 +95,8 @@ impl UntimedCounts {
         self.unavailable += other.unavailable;
         self.not_ready += other.not_ready;
         self.not_retained += other.not_retained;
-        self.behind += other.behind;
         self.marker += other.marker;
+        self.behind += other.behind;
     }
 
     /// All untimed commands.
@@ -107,8 +107,8 @@ impl UntimedCounts {
             + self.unavailable
             + self.not_ready
             + self.not_retained
-            + self.behind
             + self.marker
+            + self.behind
     }
 
     /// The non-zero counts with their status, in `TimingStatus` order.

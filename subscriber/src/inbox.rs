@@ -10,7 +10,9 @@
 //! [`Inbox::wait_for_batch`]), longer when none do. A producer wakes it
 //! only when it is in a long sleep (the first record after a quiet spell,
 //! so reading starts at once) or when the ring is a quarter full (a burst
-//! cannot fill it while it sleeps).
+//! cannot fill it while it sleeps). From a quarter full the collector is
+//! also behind until it is down to an eighth ([`Inbox::is_behind`]): the
+//! submissions meanwhile keep no device event.
 //!
 //! The exit path asks the collector to finish through
 //! [`Inbox::request_finish`], which wakes it at once.
@@ -283,6 +285,24 @@ mod tests {
             }
         }
         assert!(inbox.pop().is_none());
+    }
+
+    #[test]
+    fn behind_from_a_quarter_queued_until_below_an_eighth() {
+        let inbox = Inbox::new(16);
+        for ns in 0..3 {
+            assert!(inbox.push(record(ns).into()).is_ok());
+        }
+        assert!(!inbox.is_behind(), "3 of 16 queued");
+        assert!(inbox.push(record(3).into()).is_ok());
+        assert!(inbox.is_behind(), "4 of 16 queued");
+        inbox.pop();
+        inbox.pop();
+        inbox.catch_up();
+        assert!(inbox.is_behind(), "2 of 16 queued: not below an eighth yet");
+        inbox.pop();
+        inbox.catch_up();
+        assert!(!inbox.is_behind(), "1 of 16 queued");
     }
 
     #[test]
