@@ -4,7 +4,9 @@
 //!
 //! A step that no chain reaches any more is found by marking from the
 //! roots the owner names ([`Chains::collect`]) once the slots are used up,
-//! and its slot is reused. Adding a step is then a slot write plus, spread
+//! and its slot is reused: the unmarked slots are taken lowest first, found
+//! by a cursor going up the marks as steps are added (no list of free slots
+//! is built). Adding a step is then a slot write plus, spread
 //! over the steps, one mark and one sweep of a slot; an `Arc` per step cost
 //! a `malloc`, a `free` and two atomic counts (about 1,000 instructions a
 //! step, measured with `graph/examples/instance_cost`).
@@ -46,11 +48,13 @@ const MIN_SLOTS: usize = 1024;
 #[derive(Debug)]
 pub struct Chains<S, B> {
     links: Vec<Link<S, B>>,
-    /// Slots found unreachable by the last collection, to be reused.
-    free: Vec<LinkId>,
-    /// Scratch for [`Chains::collect`]: per slot, the most steps a root's
-    /// walk went on from it (0: unreachable).
+    /// Per slot the last collection saw, the most steps a root's walk went
+    /// on from it (0: unreachable, to be reused).
     marked: Vec<u32>,
+    /// The lowest slot that may be free: those below it are kept or reused.
+    sweep: usize,
+    /// Unreachable slots at or above `sweep`, not reused yet.
+    free: usize,
     /// Slots to fill before the next collection is due.
     limit: usize,
 }
@@ -59,8 +63,9 @@ impl<S, B> Default for Chains<S, B> {
     fn default() -> Self {
         Chains {
             links: Vec::new(),
-            free: Vec::new(),
             marked: Vec::new(),
+            sweep: 0,
+            free: 0,
             limit: MIN_SLOTS,
         }
     }
@@ -79,7 +84,19 @@ impl<S, B> Chains<S, B> {
     /// first link's depth is how many steps there are; the base is the
     /// first cut's (the nearest cut ends the chain: the ones before it cut
     /// longer chains).
-    pub fn walk<'a>(&'a self, from: &'a Parent<B>, mut visit: impl FnMut(&'a S)) -> Option<&'a B> {
+    pub fn walk<'a>(&'a self, from: &'a Parent<B>, visit: impl FnMut(&'a S)) -> Option<&'a B> {
+        self.walk_after(from, 0, visit)
+    }
+
+    /// [`Chains::walk`], handing `visit` only the steps after the newest
+    /// `skip` (the walk still goes through those, without a call for each:
+    /// a fold keeps the newest steps and sums the older ones).
+    pub fn walk_after<'a>(
+        &'a self,
+        from: &'a Parent<B>,
+        mut skip: u32,
+        mut visit: impl FnMut(&'a S),
+    ) -> Option<&'a B> {
         let mut at = from;
         let mut left = None;
         let mut cut = None;
@@ -97,7 +114,11 @@ impl<S, B> Chains<S, B> {
             }
             let link = self.get(id);
             let n = left.unwrap_or(link.depth);
-            visit(&link.step);
+            if skip == 0 {
+                visit(&link.step);
+            } else {
+                skip -= 1;
+            }
             left = Some(n.saturating_sub(1));
             at = &link.parent;
         }
@@ -108,23 +129,26 @@ impl<S, B> Chains<S, B> {
     /// twice what the last collection kept.
     #[inline]
     pub fn collection_due(&self) -> bool {
-        self.free.is_empty() && self.links.len() >= self.limit
+        self.free == 0 && self.links.len() >= self.limit
     }
 
     /// Adds a link (in a free slot, else a new one) and returns its id.
     #[inline(always)]
     pub fn add(&mut self, link: Link<S, B>) -> LinkId {
-        match self.free.pop() {
-            Some(id) => {
-                self.links[id as usize] = link;
-                id
+        if self.free > 0 {
+            // The lowest unreachable slot (there is one at `sweep` or above).
+            while self.marked[self.sweep] != 0 {
+                self.sweep += 1;
             }
-            None => {
-                let id = LinkId::try_from(self.links.len()).expect("fewer than 2^32 live links");
-                self.links.push(link);
-                id
-            }
+            let at = self.sweep;
+            self.sweep += 1;
+            self.free -= 1;
+            self.links[at] = link;
+            return at as LinkId;
         }
+        let id = LinkId::try_from(self.links.len()).expect("fewer than 2^32 live links");
+        self.links.push(link);
+        id
     }
 
     /// Keeps the links reachable from `roots` (each root and the steps of
@@ -151,16 +175,9 @@ impl<S, B> Chains<S, B> {
             }
         }
         // A freed link's base (a folded part) goes when its slot is reused.
-        self.free.clear();
-        self.free.extend(
-            self.marked
-                .iter()
-                .enumerate()
-                .rev()
-                .filter(|(_, &kept)| kept == 0)
-                .map(|(at, _)| at as LinkId),
-        );
-        let live = self.links.len() - self.free.len();
+        self.sweep = 0;
+        self.free = self.marked.iter().filter(|&&kept| kept == 0).count();
+        let live = self.links.len() - self.free;
         self.limit = (2 * live).max(MIN_SLOTS);
     }
 

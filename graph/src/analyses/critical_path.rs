@@ -245,53 +245,84 @@ struct Folded {
     gap_ns: [u64; GAP_CAUSES],
 }
 
-impl Folded {
-    /// Adds `steps`, oldest first. A run of steps of one node (or region)
-    /// is summed before it is added to its entry: one lookup per run
-    /// (saturating sums of unsigned times are the same either way).
-    fn add_all<'a>(&mut self, steps: impl Iterator<Item = &'a Step>) {
-        let mut node: Option<(NodeId, u64)> = None;
-        let mut region: Option<(RegionId, u64)> = None;
-        for step in steps {
-            if self.steps == 0 {
-                self.first_start_ns = step.start_ns;
-            }
-            self.steps += 1;
-            let d = step.duration_ns();
-            node = match node {
-                Some((n, sum)) if n == step.key.0 => Some((n, sum.saturating_add(d))),
-                other => {
-                    if let Some((n, sum)) = other {
-                        let at = self.node_ns.entry(n).or_default();
-                        *at = at.saturating_add(sum);
-                    }
-                    Some((step.key.0, d))
+/// Steps being folded, newest first (the order a chain is walked in, so
+/// that they need not be gathered and reversed), to be added to the totals
+/// of the steps before them with [`FoldNewestFirst::finish`].
+#[derive(Default)]
+struct FoldNewestFirst {
+    steps: u64,
+    oldest_start_ns: u64,
+    node_ns: FxHashMap<NodeId, u64>,
+    region_ns: FxHashMap<RegionId, u64>,
+    gap_ns: [u64; GAP_CAUSES],
+    /// The run of steps of one node (or region) being summed: one lookup
+    /// per run.
+    node: Option<(NodeId, u64)>,
+    region: Option<(RegionId, u64)>,
+}
+
+impl FoldNewestFirst {
+    /// Adds the step before the ones added so far.
+    #[inline]
+    fn add(&mut self, step: &Step) {
+        self.steps += 1;
+        self.oldest_start_ns = step.start_ns;
+        let d = step.duration_ns();
+        match &mut self.node {
+            Some((n, sum)) if *n == step.key.0 => *sum = sum.saturating_add(d),
+            run => {
+                if let Some((n, sum)) = run.replace((step.key.0, d)) {
+                    add_to(&mut self.node_ns, n, sum);
                 }
-            };
-            if step.region != NO_REGION {
-                region = match region {
-                    Some((r, sum)) if r == step.region => Some((r, sum.saturating_add(d))),
-                    other => {
-                        if let Some((r, sum)) = other {
-                            let at = self.region_ns.entry(r).or_default();
-                            *at = at.saturating_add(sum);
-                        }
-                        Some((step.region, d))
-                    }
-                };
             }
-            let gap = &mut self.gap_ns[step.cause.index()];
-            *gap = gap.saturating_add(step.gap_before_ns);
         }
-        if let Some((n, sum)) = node {
-            let at = self.node_ns.entry(n).or_default();
-            *at = at.saturating_add(sum);
+        if step.region != NO_REGION {
+            match &mut self.region {
+                Some((r, sum)) if *r == step.region => *sum = sum.saturating_add(d),
+                run => {
+                    if let Some((r, sum)) = run.replace((step.region, d)) {
+                        add_to(&mut self.region_ns, r, sum);
+                    }
+                }
+            }
         }
-        if let Some((r, sum)) = region {
-            let at = self.region_ns.entry(r).or_default();
-            *at = at.saturating_add(sum);
+        let gap = &mut self.gap_ns[step.cause.index()];
+        *gap = gap.saturating_add(step.gap_before_ns);
+    }
+
+    /// Adds the totals to `into`, the totals of the steps before them (the
+    /// same as adding the steps to it oldest first: saturating sums of
+    /// unsigned times do not depend on the order they are added in).
+    fn finish(mut self, into: &mut Folded) {
+        if self.steps == 0 {
+            return;
+        }
+        if into.steps == 0 {
+            into.first_start_ns = self.oldest_start_ns;
+        }
+        into.steps += self.steps;
+        if let Some((n, sum)) = self.node.take() {
+            add_to(&mut self.node_ns, n, sum);
+        }
+        if let Some((r, sum)) = self.region.take() {
+            add_to(&mut self.region_ns, r, sum);
+        }
+        for (n, sum) in self.node_ns {
+            add_to(&mut into.node_ns, n, sum);
+        }
+        for (r, sum) in self.region_ns {
+            add_to(&mut into.region_ns, r, sum);
+        }
+        for (at, gap) in into.gap_ns.iter_mut().zip(self.gap_ns) {
+            *at = at.saturating_add(gap);
         }
     }
+}
+
+/// Adds `ns` to the entry of `key` (saturating).
+fn add_to<K: std::hash::Hash + Eq>(map: &mut FxHashMap<K, u64>, key: K, ns: u64) {
+    let at = map.entry(key).or_default();
+    *at = at.saturating_add(ns);
 }
 
 /// What comes before a step: the start, the step before, or the folded
@@ -920,7 +951,7 @@ impl CriticalPath {
                 depth,
             });
         }
-        self.fold(step, parent, depth)
+        self.fold(step, parent)
     }
 
     /// Reclaims the links no chain held (or `parent`) reaches.
@@ -943,23 +974,17 @@ impl CriticalPath {
     /// kept steps are not copied: the link cuts the chain of `parent` short.
     #[cold]
     #[inline(never)]
-    fn fold(&mut self, step: Step, parent: Parent, depth: u32) -> LinkId {
+    fn fold(&mut self, step: Step, parent: Parent) -> LinkId {
         let Parent::Link(from) = parent else {
             unreachable!("only a chain of links is deep enough to fold");
         };
         // The parent's chain, newest first: all but its newest
-        // `max_steps - 1` go into the totals, oldest first.
-        let keep = self.max_steps - 1;
-        let mut older: Vec<&Step> = Vec::with_capacity(depth as usize - keep);
-        let mut seen = 0;
-        let base = self.chains.walk(&parent, |s| {
-            if seen >= keep {
-                older.push(s);
-            }
-            seen += 1;
-        });
+        // `max_steps - 1` go into the totals.
+        let keep = self.max_steps as u32 - 1;
+        let mut older = FoldNewestFirst::default();
+        let base = self.chains.walk_after(&parent, keep, |s| older.add(s));
         let mut folded = base.map(|f| (**f).clone()).unwrap_or_default();
-        folded.add_all(older.into_iter().rev());
+        older.finish(&mut folded);
         self.chains.add(Link {
             step,
             parent: Parent::Cut(from, Arc::new(folded)),

@@ -11,8 +11,16 @@ use rustc_hash::FxHashMap;
 
 use crate::instance_graph::InstanceKey;
 
-/// The key of a free slot (a real key equal to it lives in the hash map).
+/// The key of a free slot. A slot is free when its instance number is
+/// this one's: a real key with that instance number (of any node) lives in
+/// the hash map, so that telling a free slot is one compare.
 const FREE: InstanceKey = (u32::MAX, u64::MAX);
+
+/// Whether `key` cannot have a slot (its instance number marks free slots).
+#[inline(always)]
+fn slotless(key: &InstanceKey) -> bool {
+    key.1 == FREE.1
+}
 
 /// A map from [`InstanceKey`]s; see the module docs.
 #[derive(Debug)]
@@ -20,7 +28,8 @@ pub struct KeySlots<V> {
     /// `(FREE, V::default())` where free.
     slots: Vec<(InstanceKey, V)>,
     mask: usize,
-    /// Keys whose slot was taken when they were inserted (and [`FREE`]).
+    /// Keys whose slot was taken when they were inserted (and those with
+    /// [`FREE`]'s instance number).
     overflow: FxHashMap<InstanceKey, V>,
     len: usize,
 }
@@ -56,7 +65,7 @@ impl<V: Default> KeySlots<V> {
     #[inline]
     pub fn get(&self, key: &InstanceKey) -> Option<&V> {
         let (k, v) = &self.slots[self.slot(*key)];
-        if k == key && *key != FREE {
+        if k == key && !slotless(key) {
             Some(v)
         } else if self.overflow.is_empty() {
             None
@@ -82,11 +91,11 @@ impl<V: Default> KeySlots<V> {
     pub fn get_or_insert_with(&mut self, key: InstanceKey, make: impl FnOnce() -> V) -> &mut V {
         let at = self.slot(key);
         let here = self.slots[at].0;
-        if here == key && key != FREE {
+        if here == key && !slotless(&key) {
             return &mut self.slots[at].1;
         }
-        if here == FREE
-            && key != FREE
+        if slotless(&here)
+            && !slotless(&key)
             && (self.overflow.is_empty() || !self.overflow.contains_key(&key))
         {
             self.len += 1;
@@ -104,7 +113,7 @@ impl<V: Default> KeySlots<V> {
     #[inline]
     pub fn remove(&mut self, key: &InstanceKey) -> Option<V> {
         let at = self.slot(*key);
-        let out = if self.slots[at].0 == *key && *key != FREE {
+        let out = if self.slots[at].0 == *key && !slotless(key) {
             self.slots[at].0 = FREE;
             Some(std::mem::take(&mut self.slots[at].1))
         } else if self.overflow.is_empty() {
@@ -122,7 +131,7 @@ impl<V: Default> KeySlots<V> {
     pub fn values(&self) -> impl Iterator<Item = &V> + '_ {
         self.slots
             .iter()
-            .filter(|(k, _)| *k != FREE)
+            .filter(|(k, _)| !slotless(k))
             .map(|(_, v)| v)
             .chain(self.overflow.values())
     }
@@ -145,6 +154,7 @@ mod tests {
                 .wrapping_add(1442695040888963407);
             let key = match (x >> 10) % 50 {
                 0 => FREE,
+                1 => ((x >> 40) as u32 % 4, u64::MAX),
                 _ => ((x >> 60) as u32, (x >> 33) % 40),
             };
             match (x >> 20) % 4 {
