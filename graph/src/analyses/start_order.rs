@@ -25,7 +25,7 @@ impl<K, V> Default for StartOrder<K, V> {
 
 impl<K: Ord, V> StartOrder<K, V> {
     /// Adds an entry after every entry whose key is not greater.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, key: K, value: V) {
         if self.entries.back().is_none_or(|(last, _)| *last <= key) {
             self.entries.push_back((key, value));
