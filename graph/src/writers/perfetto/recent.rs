@@ -153,7 +153,11 @@ impl Ids {
 
     #[inline]
     pub(super) fn contains(&self, id: u64) -> bool {
-        self.first[..self.len.min(2)].contains(&id) || self.more().contains(&id)
+        // Mostly two ids at most: no look at the boxed ones.
+        match self.first.get(..self.len) {
+            Some(first) => first.contains(&id),
+            None => self.first.contains(&id) || self.more().contains(&id),
+        }
     }
 
     pub(super) fn iter(&self) -> impl Iterator<Item = u64> + '_ {
