@@ -388,11 +388,16 @@ pub(super) fn slice_begin(
     // The whole array (what is past its length is written over next).
     a[n..n + HEAD_BYTES].copy_from_slice(&head.bytes);
     n += head.len;
-    // The `instance` arg: a DebugAnnotation {name_iid, uint_value}.
-    a[n] = key(event::DEBUG_ANNOTATIONS, 2);
-    a[n + 2] = key(annotation::NAME_IID, 0);
-    a[n + 3] = super::ARG_INSTANCE as u8;
-    a[n + 4] = key(annotation::UINT_VALUE, 0);
+    // The `instance` arg: a DebugAnnotation {name_iid, uint_value}, its
+    // length (the 0) set once the value is written. (One slice of bytes
+    // rather than a byte at a time: one bounds check, not four.)
+    a[n..n + 5].copy_from_slice(&[
+        key(event::DEBUG_ANNOTATIONS, 2),
+        0,
+        key(annotation::NAME_IID, 0),
+        super::ARG_INSTANCE as u8,
+        key(annotation::UINT_VALUE, 0),
+    ]);
     let arg = n + 2;
     n = put_short_varint(a, n + 5, instance);
     a[arg - 1] = (n - arg) as u8;
@@ -404,8 +409,11 @@ pub(super) fn slice_begin(
         const _: () = assert!(event::FLOW_IDS >= 16 && event::TERMINATING_FLOW_IDS < 2048);
         let k = [(k as u8 & 0x7f) | 0x80, (k >> 7) as u8];
         for id in ids {
-            a[n..n + 2].copy_from_slice(&k);
-            a[n + 2..n + 10].copy_from_slice(&id.to_le_bytes());
+            // Key and id made whole first: one bounds check per id.
+            let mut field = [0u8; 10];
+            field[..2].copy_from_slice(&k);
+            field[2..].copy_from_slice(&id.to_le_bytes());
+            a[n..n + 10].copy_from_slice(&field);
             n += 10;
         }
     }
