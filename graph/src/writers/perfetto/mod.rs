@@ -518,7 +518,7 @@ fn key_word((node, instance): InstanceKey) -> u64 {
 }
 
 /// A flow id for `key`'s submission → device slice arrow.
-#[inline]
+#[inline(always)]
 fn submit_flow(key: InstanceKey) -> u64 {
     mix(mix(key_word(key)) ^ 0x5eed)
 }
