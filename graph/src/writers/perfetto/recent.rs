@@ -67,6 +67,8 @@ impl<K: Hash + Eq, V> Recent<K, V> {
 
     /// The entry for `k` (moved into the current generation), made by
     /// `make` when absent.
+    // Inlined: called once per edge (its consumer), from one place.
+    #[inline(always)]
     pub(super) fn entry(&mut self, k: K, make: impl FnOnce() -> V) -> &mut V {
         let older = if self.older.is_empty() {
             None
