@@ -993,7 +993,9 @@ impl TaskGraph {
 
     /// One more submission of the node at `idx`: counted, and in the
     /// instance graph with the order an in-order queue imposes from its
-    /// previous submission `after` (not a data dependency).
+    /// previous submission `after` (not a data dependency). Inlined into
+    /// its callers: every submission is counted.
+    #[inline(always)]
     fn count_submission(&mut self, idx: NodeIndex, key: Key, after: Option<(NodeId, u64)>) {
         self.graph[idx].submissions += 1;
         self.counters.submissions += 1;
