@@ -1138,7 +1138,10 @@ impl TaskGraph {
 
     /// Fold an instance that left the pending table into its node (at
     /// `idx`: every caller has looked it up already), keep it if there is
-    /// room, and hand it to `done`.
+    /// room, and hand it to `done`. Inlined (always) into its callers:
+    /// each finalised instance passes through it, and the instance it is
+    /// handed by value need not be copied into a call's arguments.
+    #[inline(always)]
     fn finalise(
         &mut self,
         idx: NodeIndex,
