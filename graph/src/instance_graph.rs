@@ -88,7 +88,8 @@ impl InstanceGraph {
         }
     }
 
-    /// One more submission.
+    /// One more submission (inlined: the model calls it for each one).
+    #[inline(always)]
     pub fn submitted(&mut self, key: InstanceKey) {
         self.submissions += 1;
         if self.order.len() < self.limit {
@@ -108,7 +109,10 @@ impl InstanceGraph {
         self.recent.contains(&Some(key)) || self.members.contains(key)
     }
 
-    /// A dependency between two submissions; kept when both are kept.
+    /// A dependency between two submissions; kept when both are kept
+    /// (inlined: the model calls it for most submissions, their queue
+    /// order).
+    #[inline(always)]
     pub fn depends(&mut self, edge: InstanceEdge) {
         self.edges_seen += 1;
         let from = (edge.source, edge.source_instance);

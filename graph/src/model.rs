@@ -536,7 +536,8 @@ impl TaskGraph {
     /// records have stopped. Calling it again flushes only what came since.
     pub fn finish(&mut self, done: &mut Vec<Completed>) {
         while let Some((key, instance)) = self.pending.pop_oldest() {
-            self.finalise(key, instance, InstanceStatus::Flushed, done);
+            let idx = self.node_index(key.0);
+            self.finalise(idx, key, instance, InstanceStatus::Flushed, done);
         }
         let spans = &mut self.spans;
         self.regions.finish(|thread, entry, end_ns| {
@@ -936,7 +937,7 @@ impl TaskGraph {
         task_parts(&mut whole, thread, begin_ns, end_ns);
         whole.device = Some(checked(times));
         if is_complete(&self.graph[idx], &whole) {
-            self.finalise(key, whole, InstanceStatus::Complete, done);
+            self.finalise(idx, key, whole, InstanceStatus::Complete, done);
         } else {
             self.insert_fresh(idx, key, whole, done);
         }
@@ -992,7 +993,9 @@ impl TaskGraph {
 
     /// One more submission of the node at `idx`: counted, and in the
     /// instance graph with the order an in-order queue imposes from its
-    /// previous submission `after` (not a data dependency).
+    /// previous submission `after` (not a data dependency). Inlined into
+    /// its callers: every submission is counted.
+    #[inline(always)]
     fn count_submission(&mut self, idx: NodeIndex, key: Key, after: Option<(NodeId, u64)>) {
         self.graph[idx].submissions += 1;
         self.counters.submissions += 1;
@@ -1065,7 +1068,7 @@ impl TaskGraph {
             }
             if is_complete(&self.graph[idx], i) {
                 if let Some(i) = self.pending.remove(key) {
-                    self.finalise(key, i, InstanceStatus::Complete, done);
+                    self.finalise(idx, key, i, InstanceStatus::Complete, done);
                 }
             }
             return false;
@@ -1103,11 +1106,12 @@ impl TaskGraph {
         // Inserted even when complete: a full table flushes its oldest first.
         if let Some((old_key, old)) = self.pending.insert(key, fresh) {
             self.counters.evicted += 1;
-            self.finalise(old_key, old, InstanceStatus::Flushed, done);
+            let old_idx = self.node_index(old_key.0);
+            self.finalise(old_idx, old_key, old, InstanceStatus::Flushed, done);
         }
         if complete {
             if let Some(i) = self.pending.remove(key) {
-                self.finalise(key, i, InstanceStatus::Complete, done);
+                self.finalise(idx, key, i, InstanceStatus::Complete, done);
             }
         }
     }
@@ -1127,15 +1131,20 @@ impl TaskGraph {
         };
         if is_complete(&self.graph[idx], i) {
             if let Some(i) = self.pending.remove(key) {
-                self.finalise(key, i, InstanceStatus::Complete, done);
+                self.finalise(idx, key, i, InstanceStatus::Complete, done);
             }
         }
     }
 
-    /// Fold an instance that left the pending table into its node, keep it if
-    /// there is room, and hand it to `done`.
+    /// Fold an instance that left the pending table into its node (at
+    /// `idx`: every caller has looked it up already), keep it if there is
+    /// room, and hand it to `done`. Inlined (always) into its callers:
+    /// each finalised instance passes through it, and the instance it is
+    /// handed by value need not be copied into a call's arguments.
+    #[inline(always)]
     fn finalise(
         &mut self,
+        idx: NodeIndex,
         key: Key,
         mut instance: Instance,
         status: InstanceStatus,
@@ -1145,8 +1154,8 @@ impl TaskGraph {
         if let Some(region) = instance.region {
             self.regions.finalised(region, instance.device_span());
         }
-        let idx = self.node_index(key.0);
         let node = &mut self.graph[idx];
+        debug_assert_eq!(node.id, key.0);
         node.times.add(node.kind, &instance);
         if self.counters.kept < self.limits.max_instances {
             node.instances.push(instance);

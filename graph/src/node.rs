@@ -79,7 +79,9 @@ impl NodeTimes {
         &self.durations
     }
 
-    /// Account for one finalised instance.
+    /// Account for one finalised instance (inlined into the model's
+    /// finalising, its one caller).
+    #[inline(always)]
     pub(crate) fn add(&mut self, kind: NodeKind, instance: &Instance) {
         self.finalised += 1;
         if let Some(ns) = instance.host_ns() {

@@ -53,7 +53,9 @@ impl Analyses {
 
     /// Sees a record before the graph applies it: host waits, and the
     /// dependencies between instances (data dependencies, and the order
-    /// of an in-order queue that a submission names).
+    /// of an in-order queue that a submission names). Inlined into
+    /// [`Run::apply`](crate::run::Run::apply): it runs for every record.
+    #[inline]
     pub fn observe(&mut self, record: &Record) {
         match *record {
             Record::SpanBegin {

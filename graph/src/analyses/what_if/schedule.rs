@@ -152,6 +152,7 @@ impl Schedule {
 
     /// An instance of a node of `kind` was finalised, on `device` and
     /// `queue` (as [`crate::Analyses`] found them).
+    #[inline]
     pub fn finalised(
         &mut self,
         key: InstanceKey,
@@ -161,9 +162,24 @@ impl Schedule {
         queue: Option<u64>,
     ) {
         self.seen += 1;
-        if self.given_up {
-            return;
+        // Inlined down to this test: once given up (a run past the limit),
+        // each instance costs a count and no call.
+        if !self.given_up {
+            self.collect(key, instance, kind, device, queue);
         }
+    }
+
+    /// Collects a finalised instance ([`Schedule::finalised`]), or gives
+    /// the schedule up when it has the most instances already.
+    #[inline(never)]
+    fn collect(
+        &mut self,
+        key: InstanceKey,
+        instance: &Instance,
+        kind: NodeKind,
+        device: Option<usize>,
+        queue: Option<u64>,
+    ) {
         if self.instances.len() >= self.limit {
             self.give_up();
             return;
