@@ -250,11 +250,9 @@ struct Folded {
 /// of the steps before them with [`FoldNewestFirst::finish`].
 #[derive(Default)]
 struct FoldNewestFirst {
-    steps: u64,
-    oldest_start_ns: u64,
-    node_ns: FxHashMap<NodeId, u64>,
-    region_ns: FxHashMap<RegionId, u64>,
-    gap_ns: [u64; GAP_CAUSES],
+    /// The totals of the steps added so far (`first_start_ns`: the oldest
+    /// one's start).
+    sum: Folded,
     /// The run of steps of one node (or region) being summed: one lookup
     /// per run.
     node: Option<(NodeId, u64)>,
@@ -265,14 +263,14 @@ impl FoldNewestFirst {
     /// Adds the step before the ones added so far.
     #[inline]
     fn add(&mut self, step: &Step) {
-        self.steps += 1;
-        self.oldest_start_ns = step.start_ns;
+        self.sum.steps += 1;
+        self.sum.first_start_ns = step.start_ns;
         let d = step.duration_ns();
         match &mut self.node {
             Some((n, sum)) if *n == step.key.0 => *sum = sum.saturating_add(d),
             run => {
                 if let Some((n, sum)) = run.replace((step.key.0, d)) {
-                    add_to(&mut self.node_ns, n, sum);
+                    add_to(&mut self.sum.node_ns, n, sum);
                 }
             }
         }
@@ -281,12 +279,12 @@ impl FoldNewestFirst {
                 Some((r, sum)) if *r == step.region => *sum = sum.saturating_add(d),
                 run => {
                     if let Some((r, sum)) = run.replace((step.region, d)) {
-                        add_to(&mut self.region_ns, r, sum);
+                        add_to(&mut self.sum.region_ns, r, sum);
                     }
                 }
             }
         }
-        let gap = &mut self.gap_ns[step.cause.index()];
+        let gap = &mut self.sum.gap_ns[step.cause.index()];
         *gap = gap.saturating_add(step.gap_before_ns);
     }
 
@@ -294,26 +292,27 @@ impl FoldNewestFirst {
     /// same as adding the steps to it oldest first: saturating sums of
     /// unsigned times do not depend on the order they are added in).
     fn finish(mut self, into: &mut Folded) {
-        if self.steps == 0 {
+        let mut sum = self.sum;
+        if sum.steps == 0 {
             return;
         }
         if into.steps == 0 {
-            into.first_start_ns = self.oldest_start_ns;
+            into.first_start_ns = sum.first_start_ns;
         }
-        into.steps += self.steps;
-        if let Some((n, sum)) = self.node.take() {
-            add_to(&mut self.node_ns, n, sum);
+        into.steps += sum.steps;
+        if let Some((n, ns)) = self.node.take() {
+            add_to(&mut sum.node_ns, n, ns);
         }
-        if let Some((r, sum)) = self.region.take() {
-            add_to(&mut self.region_ns, r, sum);
+        if let Some((r, ns)) = self.region.take() {
+            add_to(&mut sum.region_ns, r, ns);
         }
-        for (n, sum) in self.node_ns {
-            add_to(&mut into.node_ns, n, sum);
+        for (n, ns) in sum.node_ns {
+            add_to(&mut into.node_ns, n, ns);
         }
-        for (r, sum) in self.region_ns {
-            add_to(&mut into.region_ns, r, sum);
+        for (r, ns) in sum.region_ns {
+            add_to(&mut into.region_ns, r, ns);
         }
-        for (at, gap) in into.gap_ns.iter_mut().zip(self.gap_ns) {
+        for (at, gap) in into.gap_ns.iter_mut().zip(sum.gap_ns) {
             *at = at.saturating_add(gap);
         }
     }
