@@ -30,6 +30,7 @@ use crate::counters::Counters;
 use crate::inbox::Teardown;
 use crate::inbox::{FinishRequest, Inbox, Item};
 use crate::recorder::Recorder;
+use crate::release_queue::{IdleWatch, ReleaseQueue};
 use crate::snapshot_pacing::SnapshotPacing;
 use crate::timing_slot::TimingSlot;
 use crate::warn;
@@ -182,6 +183,9 @@ pub struct Collector {
     /// Events read in this pass, released together at its end
     /// ([`Collector::release_read`]): empty between passes.
     releasing: Vec<UrEvent>,
+    /// Releases the events queued for the submitting threads here once
+    /// no thread took any for a while.
+    idle_release: IdleWatch,
     poll_interval: Duration,
     /// True once we unsubscribed from `ur.call.debug` (hooks took over, or
     /// the UR call limit was reached).
@@ -331,6 +335,7 @@ impl Collector {
             output,
             pending: VecDeque::new(),
             releasing: Vec::new(),
+            idle_release: IdleWatch::new(Instant::now()),
             poll_interval: POLL_MIN,
             ur_unsubscribed: false,
             hooks: HookState::Waiting,
@@ -387,7 +392,7 @@ impl Collector {
                 self.load_timestamps();
             }
             self.warn_if_the_start_wait_gave_up();
-            self.poll();
+            self.poll(inbox.to_release());
             if let Some(session) = (self.session)() {
                 session.recorder().forget_old_entries();
             }
@@ -848,7 +853,7 @@ impl Collector {
     /// first one still running: commands mostly complete in order, so each
     /// pass costs one query per completed event plus one. Adapts the
     /// interval to whether anything completed.
-    fn poll(&mut self) {
+    fn poll(&mut self, to_release: &ReleaseQueue) {
         let Some(source) = self.timestamps.clone() else {
             return;
         };
@@ -870,7 +875,7 @@ impl Collector {
             },
         );
         self.pending.drain(..completed);
-        self.release_read(source.as_ref());
+        self.release_read(source.as_ref(), to_release);
         self.poll_interval = if completed > 0 {
             POLL_MIN
         } else {
@@ -878,19 +883,24 @@ impl Collector {
         };
     }
 
-    /// Releases the events read in this pass, after the pass and not one
-    /// by one between reads. The release that destroys an event takes a
+    /// Hands the events read in this pass to the submitting threads to
+    /// release ([`crate::release_queue`]), after the pass and not one by one
+    /// between reads; releases them here when the queue is full, and the
+    /// queued ones when no thread took any for a while. Released here
+    /// between reads, each release that destroyed an event would take a
     /// lock of the device driver that the program's submissions take too:
     /// CUDA's `cuEventDestroy` takes as a writer the read-write lock that
-    /// `cuEventRecord` and `cuMemcpyAsync` take as readers. Released between
-    /// reads, each release waited for the submitting thread to leave that
-    /// lock and the submitting thread then waited for it: on the H200,
+    /// `cuEventRecord` and `cuMemcpyAsync` take as readers; on the H200,
     /// 100,000 tiny memcpys took 1.15 times as long as the program timing
-    /// itself, 0.97 with the releases together (docs/performance.md).
-    fn release_read(&mut self, source: &dyn TimestampSource) {
+    /// itself that way, 0.97 with the releases together (docs/performance.md).
+    fn release_read(&mut self, source: &dyn TimestampSource, to_release: &ReleaseQueue) {
         for event in self.releasing.drain(..) {
-            source.release(event);
+            source.forget(event);
+            if let Err(event) = to_release.hand_over(event) {
+                source.release_forgotten(event);
+            }
         }
+        self.idle_release.check(to_release, source, Instant::now());
     }
 
     /// The end of the run: the last drain and every output. Never inlined:
@@ -908,10 +918,14 @@ impl Collector {
         if teardown == Teardown::RuntimeAlive {
             let deadline = Instant::now() + Duration::from_millis(self.config.drain_timeout_ms);
             while !self.pending.is_empty() && Instant::now() < deadline {
-                self.poll();
+                self.poll(inbox.to_release());
                 if !self.pending.is_empty() {
                     std::thread::sleep(POLL_MIN);
                 }
+            }
+            // Nobody takes them any more.
+            if let Some(source) = &self.timestamps {
+                inbox.to_release().release_all(source.as_ref());
             }
         }
         for lost in std::mem::take(&mut self.pending) {

@@ -1,4 +1,5 @@
-//! The bounded queue from the application's threads to the collector.
+//! The bounded queue from the application's threads to the collector
+//! (and, the other way, [`crate::release_queue`]).
 //!
 //! A submitting thread pushes each [`Record`] into a lock-free ring
 //! ([`Ring`], which also prefetches the next push's slot): a few atomic
@@ -25,6 +26,7 @@ use std::time::Duration;
 
 use syclgraph_graph::record::{Metadata, NodeId, Record};
 
+use crate::release_queue::ReleaseQueue;
 use crate::ring::Ring;
 
 /// How the runtime stands when the outputs are written.
@@ -110,6 +112,9 @@ pub struct Inbox {
     finish: Mutex<Option<FinishRequest>>,
     collector: OnceLock<Thread>,
     collector_alive: AtomicBool,
+    /// The other way: events the collector read, for the submitting
+    /// threads to release.
+    to_release: ReleaseQueue,
 }
 
 impl Inbox {
@@ -125,6 +130,7 @@ impl Inbox {
             finish: Mutex::new(None),
             collector: OnceLock::new(),
             collector_alive: AtomicBool::new(false),
+            to_release: ReleaseQueue::default(),
         }
     }
 
@@ -170,6 +176,13 @@ impl Inbox {
         if self.behind.load(Ordering::Relaxed) && self.records.len() < self.wake_at / 2 {
             self.behind.store(false, Ordering::Relaxed);
         }
+    }
+
+    /// The events read by the collector, for the submitting threads to
+    /// release ([`crate::release_queue`]).
+    #[inline]
+    pub fn to_release(&self) -> &ReleaseQueue {
+        &self.to_release
     }
 
     /// The oldest queued item.

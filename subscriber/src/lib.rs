@@ -47,6 +47,7 @@ pub mod output_dir;
 pub mod queue_order;
 pub mod recorder;
 pub mod registrations;
+pub mod release_queue;
 pub mod ring;
 pub mod session;
 pub mod snapshot_pacing;

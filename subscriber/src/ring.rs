@@ -179,6 +179,11 @@ impl<T> Ring<T> {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// How many values were popped so far (wrapping at `usize::MAX`).
+    pub fn popped(&self) -> usize {
+        self.head.0.load(Ordering::Relaxed)
+    }
 }
 
 /// The sequence number of a slot free for the producer of position `pos`.

@@ -149,8 +149,22 @@ pub trait TimestampSource: Send + Sync {
     fn seen_complete(&self, event: UrEvent, seen_ns: u64) {
         let _ = (event, seen_ns);
     }
-    /// Lets go of a retained event.
-    fn release(&self, event: UrEvent);
+    /// Lets go of a retained event: [`TimestampSource::forget`] and
+    /// [`TimestampSource::release_forgotten`].
+    fn release(&self, event: UrEvent) {
+        self.forget(event);
+        self.release_forgotten(event);
+    }
+    /// Forgets what was remembered about a retained event that will not be
+    /// read again (its sighting, its being a replay), before its release:
+    /// after that its handle may name a new event. Collector thread.
+    fn forget(&self, event: UrEvent) {
+        let _ = event;
+    }
+    /// The runtime's release of a retained event already forgotten. Safe on
+    /// any thread, the submitting ones included
+    /// (`syclgraph::release_queue`); never blocks on the collector.
+    fn release_forgotten(&self, event: UrEvent);
     /// What was seen of each device clock so far (collector thread).
     fn clock_reports(&self) -> Vec<ClockReport> {
         Vec::new()

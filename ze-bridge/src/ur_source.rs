@@ -759,7 +759,7 @@ impl TimestampSource for UrTimestampSource {
         *at = (*at).min(seen_ns);
     }
 
-    fn release(&self, event: UrEvent) {
+    fn forget(&self, event: UrEvent) {
         // An event released unread (untimed, lost) forgets its sighting.
         let _ = self.take_waited(event);
         if self.replay_count.load(Ordering::Relaxed) > 0 {
@@ -768,6 +768,9 @@ impl TimestampSource for UrTimestampSource {
                 self.replay_count.fetch_sub(1, Ordering::Relaxed);
             }
         }
+    }
+
+    fn release_forgotten(&self, event: UrEvent) {
         // Nothing to do about a failed release: the event is not read again.
         let _ = self.ur.event_release(event);
     }

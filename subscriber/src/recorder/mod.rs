@@ -1104,6 +1104,10 @@ impl Recorder {
         if device_event != 0 && !self.inbox.is_behind() {
             if let Timing::Ready(source) = self.timestamps.state() {
                 if source.retain(UrEvent(device_event)) {
+                    // One in, one out: events the collector has read are
+                    // released here, where the runtime would release them
+                    // (crate::release_queue).
+                    self.inbox.to_release().release_some(source.as_ref());
                     // Usually the signal comes while the submission's task
                     // runs on this thread: it then goes out with the task's
                     // end, one record.
