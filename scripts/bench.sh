@@ -12,7 +12,9 @@
 #                                    thread; syclgraph - empty on the program's
 #                                    threads (target +1,000) and on syclgraph's
 #                                    (the collector, its end of run included,
-#                                    target +6,000)
+#                                    per command: its work paced on the wall
+#                                    clock, snapshots and clock calibrations,
+#                                    printed apart; target +6,000)
 #   scripts/bench.sh --wall          wall clock: each workload under {empty
 #                                    subscriber, empty again (A/A), the program
 #                                    timing its own commands under the empty

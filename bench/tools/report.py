@@ -44,7 +44,14 @@ COLLECTOR_TARGET = 6000
 # second of wall time (and at exit), in this function. Under callgrind the
 # program runs ~50x slower, so this time-driven cost lands on far fewer tasks
 # than in a native run; the report shows syclgraph with and without it.
-GRAPH_FILES_FN = re.compile(r"output::write_graph_files$")
+GRAPH_FILES_FN = re.compile(r"(^|::)write_graph_files$")
+# The collector's work paced on the wall clock, not on commands: the graph
+# files' snapshots (subscriber/src/snapshot_pacing.rs: at most one a second)
+# and the device clock's calibration (ze-bridge: every 250 ms). Under
+# callgrind a command takes 40 to 130 times as long as natively, so this
+# work comes as many times as often per command as it does natively; it is
+# reported apart from the per-command figure (docs/performance.md).
+PACED_FN = re.compile(r"(Output::snapshot|UrTimestampSource::measure)$")
 # The collector's end of the run: the last drain, the replay of the journal
 # into the trace writer and the analyses, and every output file. It grows
 # with the run's length, so the (N2 - N1) difference holds it; the report
@@ -63,6 +70,12 @@ SYCLGRAPH_OBJECT = re.compile(r"^libsyclgraph")
 # urQueueCreate, urEnqueue*, urCommandBuffer*): the runtime's own work,
 # subtracted from the hook's inclusive cost.
 HOOKED_UR_FN = re.compile(r"(^|::)ur(QueueCreate|Enqueue[A-Za-z0-9]*|CommandBuffer[A-Za-z0-9]*)$")
+# The release of a device event syclgraph kept, made on a submitting thread
+# (subscriber/src/release_queue.rs): the runtime's destruction of its event,
+# which without syclgraph runs on the same thread when the program lets go
+# of the event ("the rest" falls by it). Counted apart from the entry
+# points; the program threads' figure by difference holds its net cost.
+RELEASE_FN = re.compile(r"(^|::)urEventRelease$")
 
 
 def bare_name(fn):
@@ -80,10 +93,14 @@ class ThreadCosts:
         self.summary = None               # the file's summary/totals line
         self.graph_files = 0              # inclusive Ir of output::write_graph_files
         self.finish = 0                   # inclusive Ir of Collector::finish
+        self.paced = 0                    # inclusive Ir of the PACED_FN calls
+        self.paced_calls = 0              # how many
         self.start_objects = set()        # objects of the functions start_thread called
         self.entry = 0                    # inclusive Ir of calls into libsyclgraph from
                                           # other objects, less its hooks' calls on
         self.entry_calls = defaultdict(lambda: [0, 0])  # entry function -> [Ir, calls]
+        self.released = 0                 # inclusive Ir of syclgraph's urEventRelease calls
+                                          # (RELEASE_FN), not in `entry`
 
     def syclgraph_thread(self):
         """True when syclgraph started this thread (its start routine is in libsyclgraph)."""
@@ -129,6 +146,9 @@ def object_costs(path):
                         t.graph_files += ir
                     if callee and FINISH_FN.search(callee):
                         t.finish += ir
+                    if callee and PACED_FN.search(bare_name(callee)):
+                        t.paced += ir
+                        t.paced_calls += call_count
                     caller_sg = bool(SYCLGRAPH_OBJECT.match(basename(current)))
                     callee_sg = bool(SYCLGRAPH_OBJECT.match(basename(callee_ob)))
                     if fn == THREAD_START_FN:
@@ -141,6 +161,12 @@ def object_costs(path):
                     elif caller_sg and not callee_sg and HOOKED_UR_FN.search(bare_name(callee)):
                         t.entry -= ir
                         e = t.entry_calls["(calls on to the runtime)"]
+                        e[0] -= ir
+                        e[1] += call_count
+                    elif caller_sg and not callee_sg and RELEASE_FN.search(bare_name(callee)):
+                        t.entry -= ir
+                        t.released += ir
+                        e = t.entry_calls["(the runtime's release of kept events)"]
                         e[0] -= ir
                         e[1] += call_count
                     callee_ob = None
@@ -412,15 +438,17 @@ def per_thread_table(per_task, config="syclgraph"):
         print()
         print("no per-thread split: the runs were not made with --separate-threads=yes")
         return 1
-    diff = {k: [sg[k] - e[k] for sg, e in pairs] for k in ("program", "own", "entry", "exit")}
+    diff = {k: [sg[k] - e[k] for sg, e in pairs] for k in ("program", "own", "entry", "released", "exit", "paced")}
     diff["total"] = [p + o for p, o in zip(diff["program"], diff["own"])]
+    # Per command: the collector less its work paced on the wall clock.
+    diff["per_command"] = [o - p for o, p in zip(diff["own"], diff["paced"])]
     # The collector while the program runs: its threads less the end of
     # the run (Collector::finish, inclusive), which is reported apart.
     diff["run"] = [o - x for o, x in zip(diff["own"], diff["exit"])]
     # The program threads less syclgraph's own functions there: what the
     # runtime did differently (the work syclgraph makes it do, and work it
     # moved between its threads or did not do), by difference.
-    diff["rest"] = [p - e for p, e in zip(diff["program"], diff["entry"])]
+    diff["rest"] = [p - e - r for p, e, r in zip(diff["program"], diff["entry"], diff["released"])]
     med = {k: statistics.median(v) for k, v in diff.items()}
     each = lambda k: " ".join(f"{v:+.0f}" for v in diff[k])
     own_threads = max(sg["threads"] for sg, _ in pairs)
@@ -429,15 +457,19 @@ def per_thread_table(per_task, config="syclgraph"):
     print(f"per task, {TITLES[config]} - empty subscriber, by thread (median of the runs; each run):")
     print(f"  {'program threads (counted objects, by difference)':<58} {med['program']:+8.0f}   {each('program')}")
     print(f"    {'syclgraph entry points there (inclusive)':<56} {med['entry']:+8.0f}   {each('entry')}")
+    print(f"    {'the runtime releasing the events syclgraph kept':<56} {med['released']:+8.0f}   {each('released')}")
     print(f"    {'the rest: the runtime on those threads':<56} {med['rest']:+8.0f}   {each('rest')}")
     print(f"  {f'syclgraph threads ({own_threads}: the collector)':<58} {med['own']:+8.0f}   {each('own')}")
     print(f"    {'during the run':<56} {med['run']:+8.0f}   {each('run')}")
     print(f"    {'at the end of the run (Collector::finish, inclusive)':<56} {med['exit']:+8.0f}   {each('exit')}")
+    print(f"    {'paced on the wall clock (snapshots, clock calibration)':<56} {med['paced']:+8.0f}   {each('paced')}")
     print(f"  {'total':<58} {med['total']:+8.0f}   {each('total')}")
     print("  (a thread is syclgraph's when the function start_thread called is in")
     print("   libsyclgraph; entry points: every call into libsyclgraph from another")
-    print("   object, inclusive, less what its UR hooks call on to; the empty")
-    print("   subscriber's own callbacks, 3 instructions per task, are not subtracted)")
+    print("   object, inclusive, less what its UR hooks call on to and its releases")
+    print("   of the events it kept (without syclgraph the runtime destroys them on")
+    print("   the same threads: 'the rest' falls by most of it); the empty subscriber's")
+    print("   own callbacks, 3 instructions per task, are not subtracted)")
     if config != "syclgraph":
         # Targets 1 and 2 are syclgraph's with every output on; this
         # configuration's target (3b) is on the wall clock: figures only.
@@ -452,12 +484,27 @@ def per_thread_table(per_task, config="syclgraph"):
     status |= verdict == "FAIL"
     print(f"program threads: syclgraph's entry points {med['entry']:+.0f} per task, every run"
           f" <= {worst:+.0f} (target <= +{PROGRAM_THREADS_TARGET})  {verdict}")
-    # Issue 41: syclgraph's threads with their end of run (work moved to
-    # the exit is not work removed).
-    verdict = "PASS" if med["own"] <= COLLECTOR_TARGET else "FAIL"
+    # The releases are left out of the entry points above; the threads'
+    # whole count, by difference, holds what they cost net: it must meet
+    # the same target.
+    worst = max(diff["program"])
+    verdict = "PASS" if worst <= PROGRAM_THREADS_TARGET else "FAIL"
     status |= verdict == "FAIL"
-    print(f"syclgraph's threads, end of run included: {med['own']:+.0f} per task"
-          f" (target <= +{COLLECTOR_TARGET})  {verdict}")
+    print(f"program threads, by difference (the releases included): {med['program']:+.0f} per task,"
+          f" every run <= {worst:+.0f} (target <= +{PROGRAM_THREADS_TARGET})  {verdict}")
+    # Issue 41: syclgraph's threads with their end of run (work moved to
+    # the exit is not work removed), per command: less the work paced on
+    # the wall clock, which comes once a second or every 250 ms whatever
+    # the commands, and under callgrind (a command 40 to 130 times as long
+    # as natively) as many times as often per command. Both printed.
+    calls = "; ".join(sg["paced_calls"] for sg, _ in pairs)
+    print(f"  the work paced on the wall clock: {med['paced']:+.0f} per task here, in {calls} calls")
+    print("  (graph-file snapshots, at most one a second, and device clock calibrations, one per")
+    print(f"  device every 250 ms); with it syclgraph's threads are {med['own']:+.0f} per task")
+    verdict = "PASS" if med["per_command"] <= COLLECTOR_TARGET else "FAIL"
+    status |= verdict == "FAIL"
+    print(f"syclgraph's threads, end of run included, per command (less the work paced on the"
+          f" wall clock): {med['per_command']:+.0f} per task (target <= +{COLLECTOR_TARGET})  {verdict}")
     print(f"  of it during the run {med['run']:+.0f}, at the end of the run {med['exit']:+.0f} per task"
           f" ({med['exit'] * 1e6 / 1e9:.2f} billion instructions per 1,000,000 tasks)")
     return int(status)
@@ -481,11 +528,15 @@ def cmd_callgrind(path, n1, n2, command="tiny_memcpy N 1"):
         own = merged_objects(threads, lambda t: t.syclgraph_thread())
         count = lambda d: sum(v for o, v in d.items() if not EXCLUDED.match(short(o)))
         entry = sum(t.entry for t in threads if not t.syclgraph_thread())
+        released = sum(t.released for t in threads if not t.syclgraph_thread())
         # Inclusive, so it holds the OpenCL runtime's objects it called too:
         # an upper bound of its counted share.
         exit_ir = sum(t.finish for t in threads if t.syclgraph_thread())
+        # Inclusive too: the OpenCL runtime's objects it called are in it.
+        paced = sum(t.paced for t in threads if t.syclgraph_thread())
+        paced_calls = sum(t.paced_calls for t in threads if t.syclgraph_thread())
         return {"program": count(program), "own": count(own), "entry": entry,
-                "exit": exit_ir, "threads": sum(1 for t in threads if t.syclgraph_thread())}
+                "released": released, "exit": exit_ir, "paced": paced, "paced_calls": paced_calls, "threads": sum(1 for t in threads if t.syclgraph_thread())}
 
     # Per (config, repeat): per-task self Ir by object, per-task Ir of the
     # graph-file rewrites, and the per-thread split, from the N2 - N1 difference.
@@ -502,8 +553,9 @@ def cmd_callgrind(path, n1, n2, command="tiny_memcpy N 1"):
         s1, s2 = split(t1), split(t2)
         per_split = None
         if s1 and s2:
-            per_split = {k: (s2[k] - s1[k]) / (n2 - n1) for k in ("program", "own", "entry", "exit")}
+            per_split = {k: (s2[k] - s1[k]) / (n2 - n1) for k in ("program", "own", "entry", "released", "exit", "paced")}
             per_split["threads"] = max(s1["threads"], s2["threads"])
+            per_split["paced_calls"] = f"{s1['paced_calls']} (N={n1}) and {s2['paced_calls']} (N={n2})"
         per_task[config].append((per_object, (g2 - g1) / (n2 - n1), per_split))
 
     def counted(d):

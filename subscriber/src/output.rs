@@ -196,7 +196,9 @@ impl Output {
     /// leaves a recent, complete graph. Their size grows with code
     /// locations, not submissions; instances.dot (up to
     /// `SYCLGRAPH_MAX_INSTANCES` nodes) and the critical files are written
-    /// at the end only.
+    /// at the end only. Never inlined: `bench/tools/report.py` tells this
+    /// work, paced on the clock and not on commands, by its name.
+    #[inline(never)]
     pub fn snapshot(&mut self) -> bool {
         if !self.changed {
             return false;

@@ -411,6 +411,10 @@ impl UrTimestampSource {
         entry
     }
 
+    /// Samples `device`'s clock against the host's ([`RECALIBRATE_AFTER_NS`]
+    /// apart). Never inlined: `bench/tools/report.py` tells this work, paced
+    /// on the clock and not on commands, by its name.
+    #[inline(never)]
     fn measure(&self, device: UrDevice) -> Option<Calibration> {
         let mut samples = [CalibrationSample {
             mono_before: 0,
