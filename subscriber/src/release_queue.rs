@@ -18,7 +18,8 @@
 //! Bounded and lock-free ([`Ring`]): when the queue is full the collector
 //! releases the event itself, as it does the queued ones when no thread
 //! has taken any for [`IDLE_RELEASE`] (a program that stopped submitting)
-//! and at the end of the run.
+//! and at the end of the run; the thread that destroys a queue releases
+//! them all first (its context may go with it).
 
 use std::time::{Duration, Instant};
 

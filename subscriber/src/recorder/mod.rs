@@ -1336,6 +1336,12 @@ impl Recorder {
             });
         } else {
             self.send(Record::QueueDestroyed { queue_id, ns });
+            // Its context may go with it, and an event released after its
+            // context can crash the program (Level Zero): the read events
+            // still queued for release go now.
+            if let Timing::Ready(source) = self.timestamps.state() {
+                self.inbox.to_release().release_all(source.as_ref());
+            }
         }
     }
 
