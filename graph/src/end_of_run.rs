@@ -11,7 +11,7 @@ use std::path::Path;
 
 use crate::analyses::violations::find_violations;
 use crate::critical_path_text::critical_path_text;
-use crate::output::{write_atomically, write_critical_files};
+use crate::output::{write_atomically, write_critical_files_into, AtomicBatch};
 use crate::record::SpanKind;
 use crate::regions_csv::{region_block, region_rows};
 use crate::spans::span_kind_str;
@@ -82,14 +82,22 @@ pub fn write_run_files(
     now_ns: u64,
     notes: &RunNotes,
 ) -> io::Result<String> {
-    write_graph_files(dir, graph, now_ns)?;
-    write_critical_files(dir, graph)?;
+    // One batch: the files' fsyncs overlap (see `AtomicBatch`).
+    let mut batch = AtomicBatch::default();
     let windows_line = windows::windows_line(graph.windows(), now_ns);
-    write_atomically(&dir.join("instances.dot"), |w| {
+    batch.write(&dir.join(crate::output::GRAPH_DOT), |w| {
+        writeln!(w, "// syclgraph {windows_line}")?;
+        dot::write_dot(w, graph)
+    })?;
+    batch.write(&dir.join(crate::output::SUMMARY_CSV), |w| {
+        summary::write_summary_csv(w, graph)
+    })?;
+    write_critical_files_into(&mut batch, dir, graph)?;
+    batch.write(&dir.join("instances.dot"), |w| {
         writeln!(w, "// syclgraph {windows_line}")?;
         instances_dot::write_instances_dot(w, graph)
     })?;
-    write_atomically(&dir.join("windows.csv"), |w| {
+    batch.write(&dir.join("windows.csv"), |w| {
         windows::write_windows_csv(w, graph.windows(), now_ns)
     })?;
     let mut text = notes.heading.clone();
@@ -100,7 +108,7 @@ pub fn write_run_files(
     text.push_str(&critical_path_text(graph, &path));
     text.push_str(&what_would_pay_text(graph));
     let violations = find_violations(graph);
-    write_atomically(&dir.join(VIOLATIONS_CSV), |w| {
+    batch.write(&dir.join(VIOLATIONS_CSV), |w| {
         write_violations_csv(w, graph, &violations)
     })?;
     if let Some(line) = violations_line(graph, &violations) {
@@ -108,7 +116,8 @@ pub fn write_run_files(
     }
     text.push_str(&notes.losses);
     text.push_str(&window_lines(graph, notes, now_ns));
-    write_atomically(&dir.join(SUMMARY_TXT), |w| w.write_all(text.as_bytes()))?;
+    batch.write(&dir.join(SUMMARY_TXT), |w| w.write_all(text.as_bytes()))?;
+    batch.commit()?;
     Ok(text)
 }
 

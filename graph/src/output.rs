@@ -51,14 +51,7 @@ where
         return Err(e);
     }
     if let Some(dir) = path.parent() {
-        let dir = if dir.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            dir
-        };
-        if let Ok(d) = File::open(dir) {
-            let _ = d.sync_all();
-        }
+        sync_dir(dir);
     }
     Ok(())
 }
@@ -76,15 +69,132 @@ pub fn write_all(dir: &Path, graph: &Run) -> io::Result<()> {
 /// Write `critical_path.csv`, `idle_gaps.csv` and `regions.csv` (which
 /// has each region's time on the critical path) into `dir`.
 pub fn write_critical_files(dir: &Path, graph: &Run) -> io::Result<()> {
+    let mut batch = AtomicBatch::default();
+    write_critical_files_into(&mut batch, dir, graph)?;
+    batch.commit()
+}
+
+/// [`write_critical_files`] into `batch`: made durable and renamed by its
+/// [`AtomicBatch::commit`].
+pub fn write_critical_files_into(
+    batch: &mut AtomicBatch,
+    dir: &Path,
+    graph: &Run,
+) -> io::Result<()> {
     let report = graph.critical_path().report();
-    write_atomically(&dir.join(CRITICAL_PATH_CSV), |w| {
+    batch.write(&dir.join(CRITICAL_PATH_CSV), |w| {
         write_critical_path_csv(w, graph, &report)
     })?;
     let regions = region_rows(graph, &report);
-    write_atomically(&dir.join(REGIONS_CSV), |w| write_regions_csv(w, &regions))?;
-    write_atomically(&dir.join(IDLE_GAPS_CSV), |w| {
+    batch.write(&dir.join(REGIONS_CSV), |w| write_regions_csv(w, &regions))?;
+    batch.write(&dir.join(IDLE_GAPS_CSV), |w| {
         write_idle_gaps_csv(w, graph.idle_gaps())
     })
+}
+
+/// Several files written atomically together, for the exit: each is
+/// written into its `.tmp` file first ([`AtomicBatch::write`]); then
+/// [`AtomicBatch::commit`] fsyncs them all at once (one thread each, so
+/// that their waits for the disk overlap instead of adding up: the exit's
+/// large files took several milliseconds each to fsync one after the
+/// other), renames each over its target in the order written and fsyncs
+/// each directory once. A failed write or fsync leaves every target
+/// untouched and removes the `.tmp` files (as does dropping a batch not
+/// committed); a failed rename leaves the files renamed before it.
+#[derive(Default)]
+pub struct AtomicBatch {
+    /// Each written `.tmp` file (flushed, not yet fsynced) and its target.
+    written: Vec<(PathBuf, File)>,
+}
+
+impl AtomicBatch {
+    /// Writes `path`'s `.tmp` file through `write` and flushes it; on an
+    /// error the `.tmp` file is removed (and the whole batch when dropped).
+    pub fn write<F>(&mut self, path: &Path, write: F) -> io::Result<()>
+    where
+        F: FnOnce(&mut BufWriter<File>) -> io::Result<()>,
+    {
+        let tmp = tmp_path(path);
+        let result = (|| {
+            let mut w = BufWriter::new(File::create(&tmp)?);
+            write(&mut w)?;
+            w.flush()?;
+            w.into_inner().map_err(|e| e.into_error())
+        })();
+        match result {
+            Ok(file) => {
+                self.written.push((path.to_path_buf(), file));
+                Ok(())
+            }
+            Err(e) => {
+                let _ = fs::remove_file(&tmp);
+                Err(e)
+            }
+        }
+    }
+
+    /// Fsyncs every written file (at once), renames each over its target
+    /// and fsyncs their directories (best effort), as [`write_atomically`]
+    /// does for one file.
+    pub fn commit(mut self) -> io::Result<()> {
+        let written = std::mem::take(&mut self.written);
+        let mut result = std::thread::scope(|scope| {
+            // A file whose thread could not be started is fsynced here.
+            let waits: Vec<_> = written
+                .iter()
+                .map(|(_, file)| {
+                    std::thread::Builder::new()
+                        .spawn_scoped(scope, move || file.sync_all())
+                        .map_err(|_| file)
+                })
+                .collect();
+            waits.into_iter().try_for_each(|wait| match wait {
+                Ok(thread) => thread
+                    .join()
+                    .unwrap_or_else(|_| Err(io::Error::other("fsync panicked"))),
+                Err(file) => file.sync_all(),
+            })
+        });
+        let mut dirs: Vec<&Path> = Vec::new();
+        for (path, _) in &written {
+            let tmp = tmp_path(path);
+            if result.is_ok() {
+                result = fs::rename(&tmp, path);
+                if result.is_ok() {
+                    if let Some(dir) = path.parent().filter(|d| !dirs.contains(d)) {
+                        dirs.push(dir);
+                    }
+                    continue;
+                }
+            }
+            // Not renamed (an fsync or an earlier rename failed).
+            let _ = fs::remove_file(&tmp);
+        }
+        for dir in dirs {
+            sync_dir(dir);
+        }
+        result
+    }
+}
+
+impl Drop for AtomicBatch {
+    fn drop(&mut self) {
+        for (path, _) in self.written.drain(..) {
+            let _ = fs::remove_file(tmp_path(&path));
+        }
+    }
+}
+
+/// Fsyncs the directory `dir` (best effort: a rename in it is then durable).
+fn sync_dir(dir: &Path) {
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
 }
 
 /// Write `kernels.csv` into `dir` all at once from the instances the graph
@@ -126,6 +236,27 @@ mod tests {
         assert_eq!(err.to_string(), "boom");
         assert_eq!(fs::read_to_string(&path).unwrap(), "good");
         assert!(!tmp_path(&path).exists());
+    }
+
+    #[test]
+    fn a_batch_renames_all_or_leaves_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.txt"), dir.path().join("b.txt"));
+        let mut batch = AtomicBatch::default();
+        batch.write(&a, |w| w.write_all(b"one")).unwrap();
+        batch.write(&b, |w| w.write_all(b"two")).unwrap();
+        batch.commit().unwrap();
+        assert_eq!(fs::read_to_string(&a).unwrap(), "one");
+        assert_eq!(fs::read_to_string(&b).unwrap(), "two");
+        let mut batch = AtomicBatch::default();
+        batch.write(&a, |w| w.write_all(b"new")).unwrap();
+        let err = batch
+            .write(&b, |_| Err(io::Error::other("boom")))
+            .unwrap_err();
+        assert_eq!(err.to_string(), "boom");
+        drop(batch);
+        assert_eq!(fs::read_to_string(&a).unwrap(), "one");
+        assert!(!tmp_path(&a).exists() && !tmp_path(&b).exists());
     }
 
     #[test]
