@@ -67,9 +67,11 @@ FINISH_FN = re.compile(r"Collector::finish$")
 THREAD_START_FN = "start_thread"
 SYCLGRAPH_OBJECT = re.compile(r"^libsyclgraph")
 # A UR function a syclgraph hook calls on to (subscriber/src/ur_hooks.rs:
-# urQueueCreate, urEnqueue*, urCommandBuffer*): the runtime's own work,
-# subtracted from the hook's inclusive cost.
-HOOKED_UR_FN = re.compile(r"(^|::)ur(QueueCreate|Enqueue[A-Za-z0-9]*|CommandBuffer[A-Za-z0-9]*)$")
+# urQueueCreate, urEnqueue*, urCommandBuffer*, urEventWait): the runtime's
+# own work, subtracted from the hook's inclusive cost. (urEventWait: the
+# program's own wait, which runs as long as the device has work queued.)
+HOOKED_UR_FN = re.compile(
+    r"(^|::)ur(QueueCreate|Enqueue[A-Za-z0-9]*|CommandBuffer[A-Za-z0-9]*|EventWait)$")
 # The release of a device event syclgraph kept, made on a submitting thread
 # (subscriber/src/release_queue.rs): the runtime's destruction of its event,
 # which without syclgraph runs on the same thread when the program lets go

@@ -24,8 +24,8 @@
 use std::ffi::CStr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU8, Ordering};
-use std::sync::mpsc::sync_channel;
-use std::sync::{Arc, OnceLock};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use xpti_sys::tracepoint_callback_api_t;
@@ -75,7 +75,15 @@ pub struct Session {
     drain_timeout: Duration,
     /// The region captured by name (`SYCLGRAPH_REGION`), when set.
     capture: Option<CaptureSwitch>,
+    /// The channel the collector answers the exit's finish request on,
+    /// made at start: the exit on the program's thread then allocates
+    /// nothing (an allocation there can pay for the heap's consolidation
+    /// of the runtime's frees, thousands of instructions, varying by run).
+    finish_reply: Mutex<Option<FinishReply>>,
 }
+
+/// Both ends of a finish request's reply channel.
+type FinishReply = (SyncSender<()>, Receiver<()>);
 
 /// The two conditions of tracing while a region is captured by name
 /// ([`crate::capture`]): it is on while both hold.
@@ -244,6 +252,7 @@ impl Session {
             output_dir: config.output_dir,
             drain_timeout: Duration::from_millis(config.drain_timeout_ms),
             capture,
+            finish_reply: Mutex::new(Some(sync_channel(1))),
         };
         if !paused {
             session.note_toggle(true);
@@ -408,7 +417,12 @@ impl Session {
         }
         // This thread's direct-path submission kept back, if it is mid-call.
         self.recorder.release_held();
-        let (reply, done) = sync_channel(1);
+        let made = self
+            .finish_reply
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        let (reply, done) = made.unwrap_or_else(|| sync_channel(1));
         if self.inbox.request_finish(FinishRequest { teardown, reply }) {
             // The collector itself bounds the device drain; this bounds the rest.
             let _ = done.recv_timeout(self.drain_timeout + Duration::from_secs(30));

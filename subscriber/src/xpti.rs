@@ -198,8 +198,16 @@ impl RememberedKey {
     /// that stays loaded), so no other string can later sit at its address.
     #[inline]
     pub unsafe fn is(&self, key: *const c_char) -> bool {
-        if !key.is_null() && key as usize == self.address.load(Ordering::Relaxed) {
+        if key.is_null() {
+            return false;
+        }
+        if key as usize == self.address.load(Ordering::Relaxed) {
             return true;
+        }
+        // Another text is mostly told by its first byte, without a call.
+        // SAFETY: a NUL-terminated string (contract) has at least one byte.
+        if unsafe { *key } as u8 != self.text[0] {
+            return false;
         }
         // SAFETY: the caller's contract.
         unsafe { self.is_by_text(key) }
@@ -373,6 +381,14 @@ impl CText {
 pub unsafe fn c_str_starts_with(p: *const c_char, prefix: &[u8]) -> bool {
     if p.is_null() {
         return false;
+    }
+    // A different first byte answers without calling strncmp (the common
+    // case: most kinds are tested against a prefix they do not have).
+    // SAFETY: a NUL-terminated string has at least one readable byte.
+    if let Some(&first) = prefix.first() {
+        if unsafe { *p } as u8 != first {
+            return false;
+        }
     }
     // SAFETY: `p` is a NUL-terminated string (contract) and `prefix` is
     // `prefix.len()` readable bytes; strncmp stops at the first difference

@@ -838,10 +838,81 @@ impl Recorder {
 
     #[inline(always)]
     fn task_here(&self, t: &ThreadState, begin: bool, event: EventRef<'_>) {
-        if self.running() && self.held_task(t, begin, event) {
+        if self.running() && (self.held_task(t, begin, event) || self.bound_task(t, begin, event)) {
             return;
         }
         self.task_general(t, begin, event);
+    }
+
+    /// The task of the submission this thread bound last and holds nothing
+    /// back for (a kernel's: node_create, task_begin, the UR launch,
+    /// signal, task_end, all on this thread), taken as
+    /// [`Recorder::task_general`] takes it, without its general matching:
+    /// the binding is this thread's last (no shared table), the begin finds
+    /// no task open, the end finds this submission's. Returns false, having
+    /// changed nothing, in any other case: the general path then takes it.
+    #[inline(always)]
+    fn bound_task(&self, t: &ThreadState, begin: bool, event: EventRef<'_>) -> bool {
+        let Some(binding) = bound_here(t, event) else {
+            return false;
+        };
+        if binding.merged || binding.unrecorded || t.held.get().is_some() {
+            return false;
+        }
+        let submission = (binding.node, binding.instance);
+        let open = t.open_task.get();
+        // The general path numbers the thread here when it has no number.
+        let thread = thread_number::current(t);
+        if begin {
+            if open.is_some() {
+                return false;
+            }
+            t.open_task.set(Some(dependencies::OpenTask {
+                submission,
+                begin_ns: monotonic_ns(),
+                signalled: None,
+            }));
+            return true;
+        }
+        let Some(open) = open.filter(|o| o.submission == submission) else {
+            return false;
+        };
+        self.bound_task_end(t, open, thread);
+        true
+    }
+
+    /// The end of [`Recorder::bound_task`]'s task `open` on thread number
+    /// `thread`: as the general path's end of a task with no submission
+    /// held back (out of line: the begin stays small).
+    #[inline(never)]
+    fn bound_task_end(&self, t: &ThreadState, open: dependencies::OpenTask, thread: u32) {
+        let ns = monotonic_ns();
+        self.nodes.forget_here(t);
+        dependencies::end_task(t);
+        let (node, instance) = open.submission;
+        let begin_ns = open.begin_ns;
+        match open.signalled {
+            Some(event) => {
+                let record = Record::SignalledTask {
+                    node,
+                    instance,
+                    thread,
+                    begin_ns,
+                    end_ns: ns,
+                    event,
+                };
+                self.send_with_event(record, event);
+            }
+            None => {
+                self.send(Record::Task {
+                    node,
+                    instance,
+                    thread,
+                    begin_ns,
+                    end_ns: ns,
+                });
+            }
+        }
     }
 
     /// [`Recorder::task`] for every task but the held direct-path
@@ -1038,7 +1109,14 @@ impl Recorder {
     /// signal: the instance's device event (`ur_event_handle_t`, may be null).
     pub fn signal(&self, event: EventRef<'_>, device_event: usize) {
         thread_state::with(|t| {
-            let Some(binding) = self.followed_submission(t, event) else {
+            // Mostly the submission this thread bound last, while running:
+            // what `followed_submission` would find first, without its call.
+            let bound = if self.running() {
+                bound_here(t, event)
+            } else {
+                None
+            };
+            let Some(binding) = bound.or_else(|| self.followed_submission(t, event)) else {
                 return;
             };
             self.release_held_here(t);
@@ -1372,6 +1450,21 @@ fn forget_held(t: &ThreadState) {
     t.open_task.set(None);
     t.held.set(None);
     t.last_bound.set(None);
+}
+
+/// The binding this thread made last ([`NodeTable::bind_here`] or
+/// [`NodeTable::keep_here`]) when it is `event`'s: what
+/// [`NodeTable::own_submission`] finds first.
+///
+/// [`NodeTable::bind_here`]: crate::identity::NodeTable::bind_here
+/// [`NodeTable::keep_here`]: crate::identity::NodeTable::keep_here
+/// [`NodeTable::own_submission`]: crate::identity::NodeTable::own_submission
+#[inline(always)]
+fn bound_here(t: &ThreadState, event: EventRef<'_>) -> Option<Binding> {
+    match t.last_bound.get() {
+        Some((key, binding)) if key == BoundKey::of(event) => Some(binding),
+        _ => None,
+    }
 }
 
 /// The submission this thread holds back when `event` is its own (bound at
