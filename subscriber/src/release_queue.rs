@@ -8,8 +8,10 @@
 //! blocks stays full) and the lock of the arena the blocks came from,
 //! which the submitting thread's own allocations take too; and that
 //! thread's cache was never refilled by them, so its next allocations
-//! took the slow path as well (docs/performance.md: "Releases on the
-//! submitting thread"). So the collector forgets an event it has read
+//! took the slow path as well (docs/performance.md, "the read events
+//! released on the submitting threads": on the H200 the whole process of
+//! 200,000 tiny memcpys went from 1.03 to 0.90–0.92 times the program
+//! timing itself). So the collector forgets an event it has read
 //! ([`ze_bridge::TimestampSource::forget`]) and queues it here, and a
 //! submitting thread that has just retained its own command's event
 //! releases up to [`PER_SUBMISSION`] queued ones: one in, one out, as the
