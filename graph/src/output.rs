@@ -38,10 +38,7 @@ where
 {
     let tmp = tmp_path(path);
     let result = (|| {
-        let mut w = BufWriter::new(File::create(&tmp)?);
-        write(&mut w)?;
-        w.flush()?;
-        let file = w.into_inner().map_err(|e| e.into_error())?;
+        let file = write_file(&tmp, write)?;
         file.sync_all()?;
         drop(file);
         fs::rename(&tmp, path)
@@ -115,13 +112,7 @@ impl AtomicBatch {
         F: FnOnce(&mut BufWriter<File>) -> io::Result<()>,
     {
         let tmp = tmp_path(path);
-        let result = (|| {
-            let mut w = BufWriter::new(File::create(&tmp)?);
-            write(&mut w)?;
-            w.flush()?;
-            w.into_inner().map_err(|e| e.into_error())
-        })();
-        match result {
+        match write_file(&tmp, write) {
             Ok(file) => {
                 self.written.push((path.to_path_buf(), file));
                 Ok(())
@@ -183,6 +174,18 @@ impl Drop for AtomicBatch {
             let _ = fs::remove_file(tmp_path(&path));
         }
     }
+}
+
+/// Creates `path` and writes it through `write`, buffered; returns the
+/// file flushed, not yet fsynced.
+fn write_file<F>(path: &Path, write: F) -> io::Result<File>
+where
+    F: FnOnce(&mut BufWriter<File>) -> io::Result<()>,
+{
+    let mut w = BufWriter::new(File::create(path)?);
+    write(&mut w)?;
+    w.flush()?;
+    w.into_inner().map_err(|e| e.into_error())
 }
 
 /// Fsyncs the directory `dir` (best effort: a rename in it is then durable).
