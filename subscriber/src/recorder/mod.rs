@@ -889,30 +889,7 @@ impl Recorder {
         let ns = monotonic_ns();
         self.nodes.forget_here(t);
         dependencies::end_task(t);
-        let (node, instance) = open.submission;
-        let begin_ns = open.begin_ns;
-        match open.signalled {
-            Some(event) => {
-                let record = Record::SignalledTask {
-                    node,
-                    instance,
-                    thread,
-                    begin_ns,
-                    end_ns: ns,
-                    event,
-                };
-                self.send_with_event(record, event);
-            }
-            None => {
-                self.send(Record::Task {
-                    node,
-                    instance,
-                    thread,
-                    begin_ns,
-                    end_ns: ns,
-                });
-            }
-        }
+        self.send_task(open.submission, thread, (open.begin_ns, ns), open.signalled);
     }
 
     /// [`Recorder::task`] for every task but the held direct-path
@@ -967,29 +944,12 @@ impl Recorder {
                 self.send_with_event(record, open.signalled.unwrap_or(0));
             }
             (Some(open), None) if open.submission == (node, instance) => {
-                let (begin_ns, end_ns) = (open.begin_ns, ns);
-                match open.signalled {
-                    Some(event) => {
-                        let record = Record::SignalledTask {
-                            node,
-                            instance,
-                            thread,
-                            begin_ns,
-                            end_ns,
-                            event,
-                        };
-                        self.send_with_event(record, event);
-                    }
-                    None => {
-                        self.send(Record::Task {
-                            node,
-                            instance,
-                            thread,
-                            begin_ns,
-                            end_ns,
-                        });
-                    }
-                }
+                self.send_task(
+                    (node, instance),
+                    thread,
+                    (open.begin_ns, ns),
+                    open.signalled,
+                );
             }
             (other, held) => {
                 if let Some(h) = held {
@@ -1095,6 +1055,41 @@ impl Recorder {
     fn send_with_event(&self, record: Record, event: u64) {
         if !self.send(record) && is_retained(event) {
             self.release_unsent(event);
+        }
+    }
+
+    /// Sends a task that ran from `begin_ns` to `end_ns` on thread number
+    /// `thread`: with its submission's device event when it was signalled
+    /// (released again if the full queue refuses it).
+    #[inline]
+    fn send_task(
+        &self,
+        (node, instance): (NodeId, u64),
+        thread: u32,
+        (begin_ns, end_ns): (u64, u64),
+        signalled: Option<u64>,
+    ) {
+        match signalled {
+            Some(event) => {
+                let record = Record::SignalledTask {
+                    node,
+                    instance,
+                    thread,
+                    begin_ns,
+                    end_ns,
+                    event,
+                };
+                self.send_with_event(record, event);
+            }
+            None => {
+                self.send(Record::Task {
+                    node,
+                    instance,
+                    thread,
+                    begin_ns,
+                    end_ns,
+                });
+            }
         }
     }
 
