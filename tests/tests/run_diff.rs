@@ -9,7 +9,8 @@
 //! measured on the loaded machine, 4 in 90, and the test's level). On this
 //! machine the device is the loaded CPU: now and then one run meets a
 //! burst of load and its kernels are slower all through (2.7x once), which
-//! diff rightly reports; a set of A/A runs that fails is run once more.
+//! diff rightly reports; a set of A/A runs that fails is run once more, and
+//! so is the base and longer pair when its unchanged kernel moved 25% or more.
 //! Two MPI job directories made of the same runs are compared rank by rank.
 //! Bad input gives exit 2 and one line naming the directory.
 
@@ -61,14 +62,30 @@ fn verdicts(base: &Path, new: &Path) -> BTreeMap<String, BTreeMap<String, String
 #[test]
 fn a_kernel_made_twice_as_long_is_slower_and_a_a_pairs_pass() {
     let alike: Vec<Traced> = (0..4).map(|_| pair("diff-aa", ROUNDS)).collect();
-    let longer = pair("diff-longer", "1600000");
     let changed = tag_line(SOURCE, "changed").to_string();
     let unchanged = tag_line(SOURCE, "unchanged").to_string();
 
-    let out = diff(&[&alike[0].dir, &longer.dir, &"--fail-slower", &"25"]);
+    // The base and the longer run. A run that meets a burst of load has
+    // both kernels slower all through (the unchanged one +116% once, in
+    // CI), which diff rightly reports: when the unchanged kernel moved by
+    // 25% or more, the comparison says nothing of diff and is made once
+    // more with two fresh runs, as a failing A/A set is.
+    let mut base = &alike[0];
+    let fresh_base;
+    let mut longer = pair("diff-longer", "1600000");
+    let mut unchanged_pct: f64 = unchanged_change(base, &longer, &unchanged);
+    if unchanged_pct.abs() >= 25.0 {
+        eprintln!("unchanged kernel moved {unchanged_pct:+.1}%: a run met a burst of load; comparing two fresh runs");
+        fresh_base = pair("diff-aa", ROUNDS);
+        base = &fresh_base;
+        longer = pair("diff-longer", "1600000");
+        unchanged_pct = unchanged_change(base, &longer, &unchanged);
+    }
+
+    let out = diff(&[&base.dir, &longer.dir, &"--fail-slower", &"25"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
-    let rows = verdicts(&alike[0].dir, &longer.dir);
+    let rows = verdicts(&base.dir, &longer.dir);
     assert_eq!(rows[&changed]["verdict"], "slower", "{text}");
     assert!(
         rows[&changed]["change_pct"].parse::<f64>().unwrap() > 25.0,
@@ -78,7 +95,6 @@ fn a_kernel_made_twice_as_long_is_slower_and_a_a_pairs_pass() {
     // its times can shift by a little more than diff's 10% (+10.8% once,
     // with CI's other lane running), which diff rightly calls `slower`:
     // that is counted like an A/A false alarm, not a failure.
-    let unchanged_pct: f64 = rows[&unchanged]["change_pct"].parse().unwrap();
     if rows[&unchanged]["verdict"] != "same" {
         eprintln!("unchanged kernel: a false alarm under load ({unchanged_pct:+.1}%)");
     }
@@ -97,7 +113,7 @@ fn a_kernel_made_twice_as_long_is_slower_and_a_a_pairs_pass() {
             std::fs::copy(from.join(f), to.join(f)).unwrap();
         }
     };
-    rank("a", 0, &alike[0].dir);
+    rank("a", 0, &base.dir);
     rank("a", 1, &alike[1].dir);
     rank("b", 0, &longer.dir);
     rank("b", 2, &alike[2].dir);
@@ -148,6 +164,13 @@ fn a_kernel_made_twice_as_long_is_slower_and_a_a_pairs_pass() {
         assert!(sets.len() < 2, "A/A sets failed twice: {tried:#?}");
         sets.push((0..4).map(|_| pair("diff-aa", ROUNDS)).collect());
     }
+}
+
+/// The unchanged kernel's change in percent from `base` to `new`.
+fn unchanged_change(base: &Traced, new: &Traced, unchanged: &str) -> f64 {
+    verdicts(&base.dir, &new.dir)[unchanged]["change_pct"]
+        .parse()
+        .unwrap()
 }
 
 /// Every pair of `set` diffed: (comparisons, false alarms, the pairs that
