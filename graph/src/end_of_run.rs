@@ -82,7 +82,8 @@ pub fn write_run_files(
     now_ns: u64,
     notes: &RunNotes,
 ) -> io::Result<String> {
-    // One batch: the files' fsyncs overlap (see `AtomicBatch`).
+    // One batch: every file is renamed into place once all are written
+    // (see `AtomicBatch`).
     let mut batch = AtomicBatch::default();
     let windows_line = windows::windows_line(graph.windows(), now_ns);
     batch.write(&dir.join(crate::output::GRAPH_DOT), |w| {

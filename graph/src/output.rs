@@ -1,6 +1,15 @@
 //! Writing the output files: each one atomically (a `.tmp` file in the same
-//! directory, flushed, fsynced, renamed over the target), so a reader never
-//! sees half a file and a crash leaves the previous one.
+//! directory, flushed, renamed over the target), so a reader never sees
+//! half a file and a program killed while writing leaves the previous one.
+//!
+//! No file is fsynced: a rename is atomic against the death of the process
+//! (the kernel keeps what was written and writes its page cache back as for
+//! any file), which is what a traced program meets (a signal, the scheduler's
+//! `SIGKILL`, the out-of-memory killer). Only a crash of the machine itself
+//! could then leave an empty file, and a run's outputs are remade from its
+//! journal (`syclgraph report`). The fsyncs cost the exit 5 to 8 ms for a
+//! 50,000-kernel run here (nine files; more on a parallel file system), and
+//! the collector two every second for the graph-file snapshots.
 
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
@@ -30,7 +39,7 @@ pub fn tmp_path(path: &Path) -> PathBuf {
 }
 
 /// Write `path` through `write`: into `path.tmp` in the same directory, then
-/// flush, fsync, rename over `path` and fsync the directory (best effort).
+/// flush and rename over `path` (see the module docs: no fsync).
 /// On any error the temporary file is removed and `path` is left untouched.
 pub fn write_atomically<F>(path: &Path, write: F) -> io::Result<()>
 where
@@ -38,17 +47,12 @@ where
 {
     let tmp = tmp_path(path);
     let result = (|| {
-        let file = write_file(&tmp, write)?;
-        file.sync_all()?;
-        drop(file);
+        drop(write_file(&tmp, write)?);
         fs::rename(&tmp, path)
     })();
     if let Err(e) = result {
         let _ = fs::remove_file(&tmp);
         return Err(e);
-    }
-    if let Some(dir) = path.parent() {
-        sync_dir(dir);
     }
     Ok(())
 }
@@ -71,7 +75,7 @@ pub fn write_critical_files(dir: &Path, graph: &Run) -> io::Result<()> {
     batch.commit()
 }
 
-/// [`write_critical_files`] into `batch`: made durable and renamed by its
+/// [`write_critical_files`] into `batch`: renamed by its
 /// [`AtomicBatch::commit`].
 pub fn write_critical_files_into(
     batch: &mut AtomicBatch,
@@ -91,17 +95,14 @@ pub fn write_critical_files_into(
 
 /// Several files written atomically together, for the exit: each is
 /// written into its `.tmp` file first ([`AtomicBatch::write`]); then
-/// [`AtomicBatch::commit`] fsyncs them all at once (one thread each, so
-/// that their waits for the disk overlap instead of adding up: the exit's
-/// large files took several milliseconds each to fsync one after the
-/// other), renames each over its target in the order written and fsyncs
-/// each directory once. A failed write or fsync leaves every target
-/// untouched and removes the `.tmp` files (as does dropping a batch not
-/// committed); a failed rename leaves the files renamed before it.
+/// [`AtomicBatch::commit`] renames each over its target in the order
+/// written. A failed write leaves every target untouched and removes the
+/// `.tmp` files (as does dropping a batch not committed); a failed rename
+/// leaves the files renamed before it.
 #[derive(Default)]
 pub struct AtomicBatch {
-    /// Each written `.tmp` file (flushed, not yet fsynced) and its target.
-    written: Vec<(PathBuf, File)>,
+    /// The target of each written (and flushed) `.tmp` file.
+    written: Vec<PathBuf>,
 }
 
 impl AtomicBatch {
@@ -113,8 +114,8 @@ impl AtomicBatch {
     {
         let tmp = tmp_path(path);
         match write_file(&tmp, write) {
-            Ok(file) => {
-                self.written.push((path.to_path_buf(), file));
+            Ok(_) => {
+                self.written.push(path.to_path_buf());
                 Ok(())
             }
             Err(e) => {
@@ -124,45 +125,21 @@ impl AtomicBatch {
         }
     }
 
-    /// Fsyncs every written file (at once), renames each over its target
-    /// and fsyncs their directories (best effort), as [`write_atomically`]
-    /// does for one file.
+    /// Renames every written file over its target, in the order written,
+    /// as [`write_atomically`] does for one file.
     pub fn commit(mut self) -> io::Result<()> {
         let written = std::mem::take(&mut self.written);
-        let mut result = std::thread::scope(|scope| {
-            // A file whose thread could not be started is fsynced here.
-            let waits: Vec<_> = written
-                .iter()
-                .map(|(_, file)| {
-                    std::thread::Builder::new()
-                        .spawn_scoped(scope, move || file.sync_all())
-                        .map_err(|_| file)
-                })
-                .collect();
-            waits.into_iter().try_for_each(|wait| match wait {
-                Ok(thread) => thread
-                    .join()
-                    .unwrap_or_else(|_| Err(io::Error::other("fsync panicked"))),
-                Err(file) => file.sync_all(),
-            })
-        });
-        let mut dirs: Vec<&Path> = Vec::new();
-        for (path, _) in &written {
+        let mut result = Ok(());
+        for path in &written {
             let tmp = tmp_path(path);
             if result.is_ok() {
                 result = fs::rename(&tmp, path);
                 if result.is_ok() {
-                    if let Some(dir) = path.parent().filter(|d| !dirs.contains(d)) {
-                        dirs.push(dir);
-                    }
                     continue;
                 }
             }
-            // Not renamed (an fsync or an earlier rename failed).
+            // Not renamed (an earlier rename failed).
             let _ = fs::remove_file(&tmp);
-        }
-        for dir in dirs {
-            sync_dir(dir);
         }
         result
     }
@@ -170,14 +147,14 @@ impl AtomicBatch {
 
 impl Drop for AtomicBatch {
     fn drop(&mut self) {
-        for (path, _) in self.written.drain(..) {
+        for path in self.written.drain(..) {
             let _ = fs::remove_file(tmp_path(&path));
         }
     }
 }
 
 /// Creates `path` and writes it through `write`, buffered; returns the
-/// file flushed, not yet fsynced.
+/// file flushed.
 fn write_file<F>(path: &Path, write: F) -> io::Result<File>
 where
     F: FnOnce(&mut BufWriter<File>) -> io::Result<()>,
@@ -186,18 +163,6 @@ where
     write(&mut w)?;
     w.flush()?;
     w.into_inner().map_err(|e| e.into_error())
-}
-
-/// Fsyncs the directory `dir` (best effort: a rename in it is then durable).
-fn sync_dir(dir: &Path) {
-    let dir = if dir.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        dir
-    };
-    if let Ok(d) = File::open(dir) {
-        let _ = d.sync_all();
-    }
 }
 
 /// Write `kernels.csv` into `dir` all at once from the instances the graph
