@@ -16,7 +16,7 @@
 
 use syclgraph_graph::record::{NodeId, NodeInfo};
 
-use crate::identity::{FastMap, RecentMap, RECENT_CAPACITY};
+use crate::identity::{FastMap, RecentMap, RECENT_CAPACITY, RECENT_ROOM};
 pub use crate::thread_state::OpenTask;
 use crate::thread_state::ThreadState;
 
@@ -110,7 +110,7 @@ impl Default for Dependencies {
             // table's bindings, so that the submitting thread never
             // rehashes it while it fills (it did, about once per doubling:
             // ~150 instructions per command on average under callgrind).
-            owners: RecentMap::presized(RECENT_CAPACITY),
+            owners: RecentMap::presized(RECENT_ROOM),
             held: FastMap::default(),
         }
     }

@@ -13,12 +13,11 @@
 
 use syclgraph_graph::record::{NodeId, Record};
 
-use crate::identity::RECENT_CAPACITY;
 use crate::timing_slot::is_retained;
 
 /// Device event → its submission, on the collector: two generations like
 /// [`crate::identity::RecentMap`] (an owner is kept for at least
-/// [`RECENT_CAPACITY`] later events), no lock.
+/// [`CAPACITY`] later events), no lock.
 #[derive(Default)]
 pub struct EventOwners {
     generations: [Generation; 2],
@@ -64,7 +63,7 @@ impl EventOwners {
 
     #[inline(always)]
     fn insert(&mut self, event: u64, owner: (NodeId, u64)) {
-        if self.generations[self.current].len >= RECENT_CAPACITY {
+        if self.generations[self.current].len >= CAPACITY {
             self.rotate();
         }
         self.generations[self.current].insert(event, owner);
@@ -94,9 +93,12 @@ impl EventOwners {
     }
 }
 
-/// Slots of a generation: twice [`RECENT_CAPACITY`] (a power of two), so
-/// that a full generation is half full.
-const SLOTS: usize = 2 * RECENT_CAPACITY;
+/// Owners a generation holds before the next one starts.
+const CAPACITY: usize = 1 << 16;
+
+/// Slots of a generation: twice [`CAPACITY`] (a power of two), so that a
+/// full generation is half full.
+const SLOTS: usize = 2 * CAPACITY;
 
 /// One generation: event → owner in an open-addressed table (linear
 /// probing) that never removes one entry, only all of them. A device event
@@ -221,11 +223,11 @@ mod tests {
     fn an_owner_is_kept_for_a_generation_of_later_events() {
         let mut owners = EventOwners::default();
         owners.learn(&signal(1, 0x10));
-        for i in 0..RECENT_CAPACITY as u64 {
+        for i in 0..CAPACITY as u64 {
             owners.learn(&signal(2, 0x1_0000 + i * 8));
         }
         assert_eq!(owners.owner(0x10), Some((1, 1)), "in the older generation");
-        for i in 0..RECENT_CAPACITY as u64 {
+        for i in 0..CAPACITY as u64 {
             owners.learn(&signal(2, 0x100_0000 + i * 8));
         }
         assert_eq!(owners.owner(0x10), None, "two generations later");

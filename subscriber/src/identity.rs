@@ -111,8 +111,16 @@ impl<K: std::hash::Hash + Eq, V: Copy> RecentMap<K, V> {
     }
 }
 
-/// Entries a [`RecentMap`] generation holds before it is rotated.
-pub const RECENT_CAPACITY: usize = 1 << 16;
+/// Entries a [`RecentMap`] generation holds before it is rotated: three
+/// quarters of [`RECENT_ROOM`], so that a shard the hash fills a little
+/// more than the others (a few percent) still fits its table.
+pub const RECENT_CAPACITY: usize = 49_152;
+
+/// The room a presized [`RecentMap`] generation is made with: 7/8 of
+/// 65,536, so that its shards' tables have 65,536 slots in all (a table
+/// holds 7/8 of its slots). Room for 65,536 entries took 131,072 slots:
+/// the node table's bindings were 14.9 MB, now 7.5 (docs/performance.md).
+pub const RECENT_ROOM: usize = 57_344;
 
 /// What [`NodeTable::resolve`] found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -163,7 +171,7 @@ impl Default for NodeTable {
             by_address: FastMap::default(),
             by_text: FastMap::default(),
             extra_addresses: AtomicUsize::new(0),
-            live: RecentMap::presized(RECENT_CAPACITY),
+            live: RecentMap::presized(RECENT_ROOM),
             next: AtomicU32::new(0),
             id: NEXT_TABLE.fetch_add(1, Ordering::Relaxed),
         }
@@ -444,7 +452,7 @@ impl Interner {
 
 #[cfg(test)]
 mod tests {
-    use super::{virtual_event, NodeTable, RecentMap, Resolved};
+    use super::{virtual_event, NodeTable, RecentMap, Resolved, RECENT_CAPACITY, RECENT_ROOM};
     use crate::xpti::EventRef;
 
     /// An event of the code location `payload` (all else zero).
@@ -539,6 +547,22 @@ mod tests {
         map.insert(0, 3);
         assert_eq!(map.get(&0), Some(3));
         assert_eq!(map.len(), 3);
+    }
+
+    #[test]
+    fn a_presized_generation_fills_to_its_rotation_without_growing() {
+        // Heap addresses 64 bytes apart, as the runtime's unique_ids are.
+        let map: RecentMap<u64, u32> = RecentMap::presized(RECENT_ROOM);
+        let capacity = |m: &RecentMap<u64, u32>| m.generations[0].capacity();
+        let made = capacity(&map);
+        assert!(made >= RECENT_ROOM, "{made}");
+        // Not twice the room (room for 65,536 made 114,688).
+        assert!(made < RECENT_ROOM + RECENT_ROOM / 8, "{made}");
+        for i in 0..RECENT_CAPACITY as u64 {
+            map.insert(0x5555_0000_0000 + i * 64, 1);
+        }
+        assert_eq!(capacity(&map), made, "a shard grew before the rotation");
+        assert!(map.rotate_if_full(RECENT_CAPACITY));
     }
 
     #[test]
