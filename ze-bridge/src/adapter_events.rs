@@ -24,7 +24,7 @@
 //! where any check fails, nothing is called directly.
 
 use crate::entry_table::{find_runtime_library, image_matches, plain_name, runtime_symbols};
-use crate::maps::{executable_file, readable};
+use crate::maps::Maps;
 
 /// How far past the start of an adapter's dispatch table its event table
 /// is looked for (the whole `ur_dditable_t` is a few KiB).
@@ -86,7 +86,7 @@ pub fn event_table_index(words: &[usize], functions: [usize; 4]) -> Option<usize
 pub unsafe fn find_built_in_adapter_events(event: usize) -> Result<AdapterEvents, String> {
     let library = find_runtime_library().ok_or("no libsycl.so is loaded")?;
     let symbols = runtime_symbols(&library)?;
-    let maps = std::fs::read_to_string("/proc/self/maps").map_err(|e| e.to_string())?;
+    let maps = Maps::read()?;
     let sample = symbols.sample.as_ref().ok_or("no function to compare")?;
     if !image_matches(&maps, &library, sample) {
         return Err("the runtime library's file is not the mapped image".into());
@@ -98,7 +98,7 @@ pub unsafe fn find_built_in_adapter_events(event: usize) -> Result<AdapterEvents
             .find(|(rest, _)| plain_name(rest) == Some(name))
             .map(|(_, &value)| library.base + value as usize)
             .ok_or_else(|| format!("the runtime names no built-in adapter {name}"))?;
-        if executable_file(&maps, value) {
+        if maps.executable_file(value) {
             Ok(value)
         } else {
             Err(format!("the built-in adapter's {name} is not code"))
@@ -110,7 +110,7 @@ pub unsafe fn find_built_in_adapter_events(event: usize) -> Result<AdapterEvents
         function("urEventRetain")?,
         function("urEventRelease")?,
     ];
-    if event == 0 || !event.is_multiple_of(8) || !readable(&maps, event, event + 8) {
+    if event == 0 || !event.is_multiple_of(8) || !maps.readable(event, event + 8) {
         return Err("the event is not readable".into());
     }
     // SAFETY: the caller's live handle; its first word readable (checked).
@@ -120,7 +120,7 @@ pub unsafe fn find_built_in_adapter_events(event: usize) -> Result<AdapterEvents
     }
     // The readable part of the table's first SCAN_BYTES.
     let mut end = table + SCAN_BYTES;
-    while end > table && !readable(&maps, table, end) {
+    while end > table && !maps.readable(table, end) {
         end -= 4096.min(end - table);
     }
     if end - table < 8 * (RELEASE_SLOT + 1) {

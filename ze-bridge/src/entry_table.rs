@@ -46,7 +46,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use object::{Object, ObjectSection, ObjectSymbol, SymbolKind};
 
-use crate::maps::{executable_file, readable, writable_private, writable_private_end};
+use crate::maps::Maps;
 
 /// The loader context's singleton (`AtomicSingleton<ur_lib::context_t>::instance`).
 const LIB_CONTEXT: &str = "_ZN15AtomicSingletonIN6ur_lib9context_tEE8instanceE";
@@ -219,7 +219,7 @@ pub struct EntryTable {
     /// the layer calls on), when at least [`MIN_ENTRIES`] functions agree.
     next_distance: Result<isize, String>,
     /// The process's mappings when the table was found.
-    maps: String,
+    maps: Maps,
 }
 
 /// Finds the runtime's [`EntryTable`]. Reads only: nothing is written.
@@ -235,7 +235,7 @@ pub fn find_entry_table() -> Result<EntryTable, String> {
             "the runtime's symbol table does not name the tracing layer's functions".into(),
         );
     }
-    let maps = std::fs::read_to_string("/proc/self/maps").map_err(|e| e.to_string())?;
+    let maps = Maps::read()?;
     let sample = symbols.sample.as_ref().ok_or("no function to compare")?;
     if !image_matches(&maps, &library, sample) {
         return Err("the runtime library's file is not the mapped image".into());
@@ -359,12 +359,12 @@ impl EntryTable {
             .and_then(|(_, rest)| plain_name(rest))
             .ok_or("not an entry of the table")?;
         let next_at = at.wrapping_add_signed(distance);
-        if !writable_private(&self.maps, next_at, next_at + 8) {
+        if !self.maps.writable_private(next_at, next_at + 8) {
             return Err("the layer's entry is not in its table".into());
         }
         // SAFETY: an aligned word in a writable mapping (checked).
         let next = unsafe { (next_at as *const usize).read_volatile() };
-        if next == 0 || !executable_file(&self.maps, next) {
+        if next == 0 || !self.maps.executable_file(next) {
             return Err("the layer's entry does not hold code".into());
         }
         match self.next_functions.get(&next).and_then(|n| plain_name(n)) {
@@ -421,10 +421,10 @@ impl EntryTable {
 
 /// True when the function `sample` (its file value and first bytes) has
 /// those bytes in `library`'s mapped image: the file read is the one mapped.
-pub(crate) fn image_matches(maps: &str, library: &LoadedLibrary, sample: &(u64, Vec<u8>)) -> bool {
+pub(crate) fn image_matches(maps: &Maps, library: &LoadedLibrary, sample: &(u64, Vec<u8>)) -> bool {
     let (value, bytes) = sample;
     let at = library.base + *value as usize;
-    readable(maps, at, at + bytes.len())
+    maps.readable(at, at + bytes.len())
         // SAFETY: checked readable just above.
         && unsafe { std::slice::from_raw_parts(at as *const u8, bytes.len()) } == &bytes[..]
 }
@@ -451,20 +451,20 @@ pub fn table_distance(top: &[(usize, &str)], next: &[(usize, &str)]) -> Option<(
 /// # Safety
 /// `singleton` is the runtime address of the singleton's symbol.
 unsafe fn words_holding<'a>(
-    maps: &str,
+    maps: &Maps,
     singleton: usize,
     size: u64,
     wanted: &HashMap<usize, &'a str>,
 ) -> Vec<(usize, &'a str)> {
     let words = (size as usize / 8).clamp(1, 4);
-    if !writable_private(maps, singleton, singleton + words * 8) {
+    if !maps.writable_private(singleton, singleton + words * 8) {
         return Vec::new();
     }
     let mut best = Vec::new();
     for i in 0..words {
         // SAFETY: the singleton's words lie in a writable mapping (checked).
         let context = unsafe { ((singleton + i * 8) as *const usize).read_volatile() };
-        let Some(end) = writable_private_end(maps, context) else {
+        let Some(end) = maps.writable_private_end(context) else {
             continue;
         };
         let end = end.min(context.saturating_add(SCAN_BYTES));
