@@ -11,7 +11,7 @@ use std::path::Path;
 
 use crate::analyses::violations::find_violations;
 use crate::critical_path_text::critical_path_text;
-use crate::output::{write_atomically, write_critical_files_into, AtomicBatch};
+use crate::output::{write_critical_files_into, AtomicBatch};
 use crate::record::SpanKind;
 use crate::regions_csv::{region_block, region_rows};
 use crate::spans::span_kind_str;
@@ -56,17 +56,31 @@ pub struct RunNotes {
 }
 
 /// Writes graph.dot (after a line saying which windows were recorded, a
-/// window still open ending at `now_ns`) and summary.csv atomically. Never
+/// window still open ending at `now_ns`) and summary.csv atomically, both
+/// renamed into place once both are written. Never
 /// inlined: `bench/tools/report.py` gives the collector's cost without
 /// these rewrites by this function's inclusive cost.
 #[inline(never)]
 pub fn write_graph_files(dir: &Path, graph: &Run, now_ns: u64) -> io::Result<()> {
-    let windows = windows::windows_line(graph.windows(), now_ns);
-    write_atomically(&dir.join(crate::output::GRAPH_DOT), |w| {
-        writeln!(w, "// syclgraph {windows}")?;
+    let mut batch = AtomicBatch::default();
+    let windows_line = windows::windows_line(graph.windows(), now_ns);
+    write_graph_files_into(&mut batch, dir, graph, &windows_line)?;
+    batch.commit()
+}
+
+/// [`write_graph_files`] into `batch` (its windows line given), for the
+/// snapshots and the exit alike.
+fn write_graph_files_into(
+    batch: &mut AtomicBatch,
+    dir: &Path,
+    graph: &Run,
+    windows_line: &str,
+) -> io::Result<()> {
+    batch.write(&dir.join(crate::output::GRAPH_DOT), |w| {
+        writeln!(w, "// syclgraph {windows_line}")?;
         dot::write_dot(w, graph)
     })?;
-    write_atomically(&dir.join(crate::output::SUMMARY_CSV), |w| {
+    batch.write(&dir.join(crate::output::SUMMARY_CSV), |w| {
         summary::write_summary_csv(w, graph)
     })
 }
@@ -86,13 +100,7 @@ pub fn write_run_files(
     // (see `AtomicBatch`).
     let mut batch = AtomicBatch::default();
     let windows_line = windows::windows_line(graph.windows(), now_ns);
-    batch.write(&dir.join(crate::output::GRAPH_DOT), |w| {
-        writeln!(w, "// syclgraph {windows_line}")?;
-        dot::write_dot(w, graph)
-    })?;
-    batch.write(&dir.join(crate::output::SUMMARY_CSV), |w| {
-        summary::write_summary_csv(w, graph)
-    })?;
+    write_graph_files_into(&mut batch, dir, graph, &windows_line)?;
     write_critical_files_into(&mut batch, dir, graph)?;
     batch.write(&dir.join("instances.dot"), |w| {
         writeln!(w, "// syclgraph {windows_line}")?;

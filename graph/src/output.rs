@@ -45,16 +45,9 @@ pub fn write_atomically<F>(path: &Path, write: F) -> io::Result<()>
 where
     F: FnOnce(&mut BufWriter<File>) -> io::Result<()>,
 {
-    let tmp = tmp_path(path);
-    let result = (|| {
-        drop(write_file(&tmp, write)?);
-        fs::rename(&tmp, path)
-    })();
-    if let Err(e) = result {
-        let _ = fs::remove_file(&tmp);
-        return Err(e);
-    }
-    Ok(())
+    let mut batch = AtomicBatch::default();
+    batch.write(path, write)?;
+    batch.commit()
 }
 
 /// Write `graph.dot`, `summary.csv`, `critical_path.csv`, `idle_gaps.csv`
