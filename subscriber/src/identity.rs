@@ -329,12 +329,7 @@ impl NodeTable {
     /// code location and instance), else from the table.
     #[inline]
     pub fn own_submission(&self, t: &ThreadState, event: EventRef<'_>) -> Option<Binding> {
-        if let Some((key, binding)) = t.last_bound.get() {
-            if key == BoundKey::of(event) {
-                return Some(binding);
-            }
-        }
-        self.submission_elsewhere(event.unique_id())
+        bound_here(t, event).or_else(|| self.submission_elsewhere(event.unique_id()))
     }
 
     /// [`NodeTable::submission`], kept out of line: the rare path of
@@ -361,6 +356,17 @@ impl NodeTable {
     #[inline]
     pub fn submission(&self, uid: u64) -> Option<Binding> {
         self.live.get(&uid)
+    }
+}
+
+/// The binding this thread made last ([`NodeTable::bind_here`] or
+/// [`NodeTable::keep_here`]) when it is `event`'s: what
+/// [`NodeTable::own_submission`] tries first.
+#[inline(always)]
+pub fn bound_here(t: &ThreadState, event: EventRef<'_>) -> Option<Binding> {
+    match t.last_bound.get() {
+        Some((key, binding)) if key == BoundKey::of(event) => Some(binding),
+        _ => None,
     }
 }
 

@@ -23,7 +23,8 @@ use crate::clock::monotonic_ns;
 use crate::counters::Counters;
 use crate::dependencies::{self, Dependencies};
 use crate::identity::{
-    Binding, BoundKey, EdgeOrigin, EdgeTable, FastMap, Interner, NodeFlags, NodeTable, Resolved,
+    bound_here, Binding, BoundKey, EdgeOrigin, EdgeTable, FastMap, Interner, NodeFlags, NodeTable,
+    Resolved,
 };
 use crate::inbox::{Inbox, Item};
 use crate::sycl_graphs::{
@@ -1445,21 +1446,6 @@ fn forget_held(t: &ThreadState) {
     t.open_task.set(None);
     t.held.set(None);
     t.last_bound.set(None);
-}
-
-/// The binding this thread made last ([`NodeTable::bind_here`] or
-/// [`NodeTable::keep_here`]) when it is `event`'s: what
-/// [`NodeTable::own_submission`] finds first.
-///
-/// [`NodeTable::bind_here`]: crate::identity::NodeTable::bind_here
-/// [`NodeTable::keep_here`]: crate::identity::NodeTable::keep_here
-/// [`NodeTable::own_submission`]: crate::identity::NodeTable::own_submission
-#[inline(always)]
-fn bound_here(t: &ThreadState, event: EventRef<'_>) -> Option<Binding> {
-    match t.last_bound.get() {
-        Some((key, binding)) if key == BoundKey::of(event) => Some(binding),
-        _ => None,
-    }
 }
 
 /// The submission this thread holds back when `event` is its own (bound at
