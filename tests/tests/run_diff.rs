@@ -40,8 +40,11 @@ fn diff(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
     cmd.output().unwrap()
 }
 
+/// `--csv`'s rows (column → value) by source line.
+type Verdicts = BTreeMap<String, BTreeMap<String, String>>;
+
 /// `--csv`'s rows by source line.
-fn verdicts(base: &Path, new: &Path) -> BTreeMap<String, BTreeMap<String, String>> {
+fn verdicts(base: &Path, new: &Path) -> Verdicts {
     let out = diff(&[&base, &new, &"--csv"]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let mut reader = csv::Reader::from_reader(&out.stdout[..]);
@@ -73,19 +76,23 @@ fn a_kernel_made_twice_as_long_is_slower_and_a_a_pairs_pass() {
     let mut base = &alike[0];
     let fresh_base;
     let mut longer = pair("diff-longer", "1600000");
-    let mut unchanged_pct: f64 = unchanged_change(base, &longer, &unchanged);
-    if unchanged_pct.abs() >= 25.0 {
-        eprintln!("unchanged kernel moved {unchanged_pct:+.1}%: a run met a burst of load; comparing two fresh runs");
+    let mut rows = verdicts(&base.dir, &longer.dir);
+    let moved = |rows: &Verdicts| -> f64 { rows[&unchanged]["change_pct"].parse().unwrap() };
+    if moved(&rows).abs() >= 25.0 {
+        eprintln!(
+            "unchanged kernel moved {:+.1}%: a run met a burst of load; comparing two fresh runs",
+            moved(&rows)
+        );
         fresh_base = pair("diff-aa", ROUNDS);
         base = &fresh_base;
         longer = pair("diff-longer", "1600000");
-        unchanged_pct = unchanged_change(base, &longer, &unchanged);
+        rows = verdicts(&base.dir, &longer.dir);
     }
+    let unchanged_pct = moved(&rows);
 
     let out = diff(&[&base.dir, &longer.dir, &"--fail-slower", &"25"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
-    let rows = verdicts(&base.dir, &longer.dir);
     assert_eq!(rows[&changed]["verdict"], "slower", "{text}");
     assert!(
         rows[&changed]["change_pct"].parse::<f64>().unwrap() > 25.0,
@@ -164,13 +171,6 @@ fn a_kernel_made_twice_as_long_is_slower_and_a_a_pairs_pass() {
         assert!(sets.len() < 2, "A/A sets failed twice: {tried:#?}");
         sets.push((0..4).map(|_| pair("diff-aa", ROUNDS)).collect());
     }
-}
-
-/// The unchanged kernel's change in percent from `base` to `new`.
-fn unchanged_change(base: &Traced, new: &Traced, unchanged: &str) -> f64 {
-    verdicts(&base.dir, &new.dir)[unchanged]["change_pct"]
-        .parse()
-        .unwrap()
 }
 
 /// Every pair of `set` diffed: (comparisons, false alarms, the pairs that
