@@ -41,11 +41,14 @@ pub enum Teardown {
 /// Sleeps from this long on may be cut short by the next record.
 pub const LONG_SLEEP: Duration = Duration::from_millis(2);
 
-/// The exit path's request: write the outputs, then signal `reply`.
+/// The exit path's request: release the runtime's objects and write the
+/// outputs, signalling `reply` after each.
 pub struct FinishRequest {
     /// Whether device events may still be read and released.
     pub teardown: Teardown,
-    /// Signalled when the outputs are written.
+    /// Signalled twice (room for both): once nothing of the runtime is
+    /// used any more, so that its teardown may go on, and once the outputs
+    /// are written.
     pub reply: SyncSender<()>,
 }
 

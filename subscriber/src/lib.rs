@@ -19,7 +19,8 @@
 //!    streams `kernels.csv`.
 //! 4. [`session`]: the one owner of the lifecycle (start, pause/resume,
 //!    fork, finish). At exit, before the runtime tears down, it has the
-//!    collector drain, and graph.dot / summary.csv are written atomically.
+//!    collector drain the device events; the collector writes the outputs
+//!    while the runtime tears down, and the library's unload waits for them.
 #![warn(missing_docs)]
 
 pub mod c_api;
@@ -114,6 +115,20 @@ pub unsafe extern "C" fn xptiTraceInit(
         }
     });
 }
+
+/// Run by the dynamic loader at the process's end, after the runtime's own
+/// destructors (the library is `NODELETE`: never unloaded before): waits
+/// for the outputs the exit left the collector writing.
+extern "C" fn at_unload() {
+    let _ = catch_unwind(session::wait_for_outputs);
+}
+
+/// The loader calls each function of `.fini_array` when it unloads the
+/// library. `at_unload` takes nothing and never unwinds.
+#[cfg(target_os = "linux")]
+#[used]
+#[link_section = ".fini_array"]
+static AT_UNLOAD: extern "C" fn() = at_unload;
 
 /// Called by the XPTI framework when a stream ends. For `sycl` this comes
 /// late in the runtime's shutdown: the outputs are normally written already

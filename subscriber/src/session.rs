@@ -18,8 +18,12 @@
 //! (after the runtime registered its own shutdown, so that it runs first:
 //! [`register_exit_handler_after_runtime`]): it runs before the runtime
 //! releases its contexts, asks the collector to read every device event
-//! still in flight, release it, and write the files, and waits for that
-//! (bounded by `SYCLGRAPH_DRAIN_TIMEOUT_MS`).
+//! still in flight and release it, and waits for that (bounded by
+//! `SYCLGRAPH_DRAIN_TIMEOUT_MS`). The collector then writes
+//! the files while the runtime tears itself down (it frees XPTI's trace
+//! points then, about 4 µs a kernel on a CPU), and the library's unload at
+//! the process's very end ([`wait_for_outputs`], after the runtime's
+//! destructors) waits for them.
 
 use std::ffi::CStr;
 use std::path::PathBuf;
@@ -80,6 +84,9 @@ pub struct Session {
     /// nothing (an allocation there can pay for the heap's consolidation
     /// of the runtime's frees, thousands of instructions, varying by run).
     finish_reply: Mutex<Option<FinishReply>>,
+    /// The reply channel's receiving end while the collector writes the
+    /// outputs (after the runtime let go): [`wait_for_outputs`] takes it.
+    outputs_pending: Mutex<Option<Receiver<()>>>,
 }
 
 /// Both ends of a finish request's reply channel.
@@ -252,7 +259,8 @@ impl Session {
             output_dir: config.output_dir,
             drain_timeout: Duration::from_millis(config.drain_timeout_ms),
             capture,
-            finish_reply: Mutex::new(Some(sync_channel(1))),
+            finish_reply: Mutex::new(Some(sync_channel(2))),
+            outputs_pending: Mutex::new(None),
         };
         if !paused {
             session.note_toggle(true);
@@ -422,12 +430,35 @@ impl Session {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .take();
-        let (reply, done) = made.unwrap_or_else(|| sync_channel(1));
+        let (reply, done) = made.unwrap_or_else(|| sync_channel(2));
         if self.inbox.request_finish(FinishRequest { teardown, reply }) {
-            // The collector itself bounds the device drain; this bounds the rest.
-            let _ = done.recv_timeout(self.drain_timeout + Duration::from_secs(30));
+            // The collector itself bounds the device drain; this bounds the
+            // rest of its use of the runtime. The outputs come after.
+            if done.recv_timeout(self.exit_bound()).is_ok() {
+                *self
+                    .outputs_pending
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner) = Some(done);
+            }
         }
         self.state().store(FINISHED, Ordering::Release);
+    }
+
+    /// Waits for the outputs the finish left the collector writing, once.
+    fn wait_for_outputs(&self) {
+        let pending = self
+            .outputs_pending
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(written) = pending {
+            let _ = written.recv_timeout(self.exit_bound());
+        }
+    }
+
+    /// How long the exit waits for each of the collector's two signals.
+    fn exit_bound(&self) -> Duration {
+        self.drain_timeout + Duration::from_secs(30)
     }
 
     /// Where this session writes its outputs.
@@ -518,10 +549,20 @@ pub fn register_exit_handler_after_runtime() {
     let _ = unsafe { libc::atexit(at_exit) };
 }
 
-/// Drains the collector and writes the outputs, once (at exit, or from
-/// `xptiTraceFinish`). Later calls return at once.
+/// Drains the collector and has it write the outputs, once (at exit, or
+/// from `xptiTraceFinish`); returns once nothing of the runtime is used any
+/// more, the outputs being written on. Later calls return at once.
 pub fn finish(teardown: Teardown) {
     if let Some(session) = current() {
         session.finish(teardown);
+    }
+}
+
+/// Waits until the outputs a [`finish`] left the collector writing are
+/// written (bounded like the finish): called when the library is unloaded
+/// at the process's end, after the runtime's own teardown.
+pub fn wait_for_outputs() {
+    if let Some(session) = current() {
+        session.wait_for_outputs();
     }
 }
