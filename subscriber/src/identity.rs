@@ -15,6 +15,7 @@ use dashmap::DashMap;
 use rustc_hash::FxBuildHasher;
 use syclgraph_graph::record::{EdgeId, NodeId, StrId};
 
+use crate::recent_bindings::RecentBindings;
 use crate::thread_state::ThreadState;
 pub use crate::thread_state::{Binding, BoundKey, LastNode, NodeCell, NodeFlags};
 use crate::xpti::{is_known_file, EventRef, PayloadKey};
@@ -119,7 +120,7 @@ pub const RECENT_CAPACITY: usize = 49_152;
 /// The room a presized [`RecentMap`] generation is made with: 7/8 of
 /// 65,536, so that its shards' tables have 65,536 slots in all (a table
 /// holds 7/8 of its slots). Room for 65,536 entries took 131,072 slots:
-/// the node table's bindings were 14.9 MB, now 7.5 (docs/performance.md).
+/// the dependencies' event map was 6.25 MB, now 3.1 (docs/performance.md).
 pub const RECENT_ROOM: usize = 57_344;
 
 /// What [`NodeTable::resolve`] found.
@@ -158,8 +159,8 @@ pub struct NodeTable {
     by_text: FastMap<PayloadText, Entry>,
     extra_addresses: AtomicUsize,
     /// Every submission's unique_id: the runtime gives each scheduler
-    /// command a new one, so this fills up in any long run.
-    live: RecentMap<u64, Binding>,
+    /// command a new one, so this keeps the newest only.
+    live: RecentBindings,
     next: AtomicU32,
     /// This table's number, for [`LastNode::table`].
     id: u64,
@@ -171,7 +172,7 @@ impl Default for NodeTable {
             by_address: FastMap::default(),
             by_text: FastMap::default(),
             extra_addresses: AtomicUsize::new(0),
-            live: RecentMap::presized(RECENT_ROOM),
+            live: RecentBindings::default(),
             next: AtomicU32::new(0),
             id: NEXT_TABLE.fetch_add(1, Ordering::Relaxed),
         }
@@ -347,15 +348,10 @@ impl NodeTable {
         t.last_bound.set(None);
     }
 
-    /// Forgets the oldest bindings once there are many (see [`RecentMap`]).
-    pub fn forget_old_bindings(&self) {
-        self.live.rotate_if_full(RECENT_CAPACITY);
-    }
-
     /// The submission the event with `uid` stands for, if it was bound.
     #[inline]
     pub fn submission(&self, uid: u64) -> Option<Binding> {
-        self.live.get(&uid)
+        self.live.get(uid)
     }
 }
 

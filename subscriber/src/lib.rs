@@ -46,6 +46,7 @@ pub mod native_commands;
 pub mod output;
 pub mod output_dir;
 pub mod queue_order;
+pub mod recent_bindings;
 pub mod recorder;
 pub mod registrations;
 pub mod release_queue;

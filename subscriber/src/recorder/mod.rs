@@ -1419,10 +1419,10 @@ impl Recorder {
         }
     }
 
-    /// Bounds the per-submission tables (unique_id bindings, event
-    /// owners): called by the collector thread, off the hot path.
+    /// Bounds the per-submission table of event owners (the unique_id
+    /// bindings bound themselves): called by the collector thread, off the
+    /// hot path.
     pub fn forget_old_entries(&self) {
-        self.nodes.forget_old_bindings();
         self.deps.forget_old_owners();
     }
 
