@@ -6,11 +6,11 @@
 use std::fs::File;
 use std::path::Path;
 
-use syclgraph_graph::journal::RUN_JOURNAL;
+use syclgraph_graph::journal::{JOURNAL_FILE, RUN_JOURNAL};
 use syclgraph_graph::replay::{replay_journal, JournalEnd, Replay};
 use syclgraph_graph::{Limits, Run};
 
-use crate::leftover::{live_owner, JOURNAL_FILE};
+use crate::leftover::live_owner;
 
 /// Why `dir` is no finished run's directory, if it is not one: missing,
 /// not a directory, its program still running, or killed and not

@@ -21,18 +21,14 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use syclgraph_graph::end_of_run::{write_run_files, RunNotes};
+use syclgraph_graph::journal::JOURNAL_FILE;
 use syclgraph_graph::journal::RUN_JOURNAL;
 use syclgraph_graph::kernels_csv::KernelRowWriter;
-use syclgraph_graph::output::tmp_path;
+use syclgraph_graph::output::{tmp_path, OWNER_FILE};
 use syclgraph_graph::perfetto::{TraceStart, TraceWriter};
 use syclgraph_graph::replay::{replay_journal, JournalEnd, Replay};
 use syclgraph_graph::Limits;
 
-/// The journal's file name in an output directory (the subscriber's
-/// `journal_file.rs`).
-pub const JOURNAL_FILE: &str = ".syclgraph-journal";
-/// The subscriber's claim on its output directory: the writer's pid.
-const OWNER_FILE: &str = ".syclgraph-owner";
 /// `SYCLGRAPH_TRACE_MAX_MB`'s default, in bytes: the run's own bound is
 /// not on disk.
 const TRACE_MAX_BYTES: u64 = 1024 << 20;

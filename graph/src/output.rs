@@ -24,6 +24,10 @@ use crate::writers::kernels_csv::write_kernel_rows;
 use crate::writers::regions_csv::{region_rows, write_regions_csv, REGIONS_CSV};
 use crate::writers::summary::write_summary_csv;
 
+/// The subscriber's claim on an output directory while it writes there:
+/// the file holds the writer's pid (removed at its end).
+pub const OWNER_FILE: &str = ".syclgraph-owner";
+
 /// The task graph file.
 pub const GRAPH_DOT: &str = "graph.dot";
 /// The summary file: one row per device command node.

@@ -17,13 +17,11 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
+use syclgraph_graph::journal::JOURNAL_FILE;
 use syclgraph_graph::journal::{append_record, JournalReader, JOURNAL_HEADER, RUN_JOURNAL};
 use syclgraph_graph::record::Record;
 
 use crate::warn;
-
-/// The journal's file name in the output directory.
-pub const JOURNAL_FILE: &str = ".syclgraph-journal";
 
 /// Bytes buffered before they are written without waiting for the flush.
 const WRITE_ABOVE: usize = 1 << 20;

@@ -2,6 +2,8 @@
 //! with our pid; a directory in use by a live process, or written by this
 //! process before it called exec, is not reused) and given up at the end.
 
+use syclgraph_graph::output::OWNER_FILE;
+
 use crate::config::Config;
 use crate::warn;
 
@@ -44,9 +46,6 @@ pub fn release_output_dir(dir: &std::path::Path) {
         let _ = std::fs::remove_file(owner);
     }
 }
-
-/// Names the process writing into an output directory.
-const OWNER_FILE: &str = ".syclgraph-owner";
 
 /// The pid in `dir`'s owner file, if that process is alive and not us.
 fn live_owner(dir: &std::path::Path, pid: u32) -> Option<u32> {

@@ -75,6 +75,11 @@ pub const JOURNAL_HEADER: &[u8] = b"syclgraph journal 2\n";
 /// for `syclgraph whatif` and `syclgraph report` to replay.
 pub const RUN_JOURNAL: &str = "run.journal";
 
+/// The journal of a run under way, in its output directory (renamed to
+/// [`RUN_JOURNAL`] when the run ends; a killed run leaves it for
+/// `syclgraph report` to convert).
+pub const JOURNAL_FILE: &str = ".syclgraph-journal";
+
 /// The header's magic, before the format version.
 const JOURNAL_MAGIC: &[u8] = b"syclgraph journal ";
 
