@@ -985,6 +985,10 @@ impl Collector {
         // Nothing below calls the runtime: its teardown goes on beside the
         // writing (XPTI alone frees its trace points for ~4 µs a kernel
         // there), and the library's unload waits for the second signal.
+        // A program that dies in that teardown (a crash in a driver's
+        // destructor, an exit handler's `_exit`) leaves a whole journal,
+        // which `syclgraph run` converts.
+        self.output.flush_journal();
         let _ = reply.send(());
         match self.output.finish(&losses) {
             Ok(()) => crate::job::finished(&self.config.output_dir),

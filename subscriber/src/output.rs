@@ -186,6 +186,13 @@ impl Output {
         flush_pipeline(&mut self.pipeline);
     }
 
+    /// Pushes the journal's buffered records to its file: before the exit
+    /// lets the runtime's teardown go on, so that a program dying in it
+    /// leaves every record for its conversion.
+    pub fn flush_journal(&mut self) {
+        self.journal.flush();
+    }
+
     /// Whether records were applied since the last snapshot.
     pub fn changed(&self) -> bool {
         self.changed

@@ -17,6 +17,10 @@
 //                                   atexit handlers, no static destructors)
 //   faults after-exec               one kernel (fault_after_exec), prints
 //                                   "after exec <value>", exits 0
+//   faults abort-at-exit [rounds]   returns from main; an exit handler
+//                                   registered before the runtime's start
+//                                   (so it runs after the runtime's own
+//                                   shutdown handler) calls abort()
 // stdout is deterministic and flushed before each fault.
 #include "common.hpp"
 
@@ -62,6 +66,10 @@ int main(int argc, char **argv) {
   }
   const char *mode = argv[1];
   int rounds = argc > 2 ? std::atoi(argv[2]) : 20;
+  const bool abort_at_exit = std::strcmp(mode, "abort-at-exit") == 0;
+  if (abort_at_exit) {
+    std::atexit([] { std::abort(); });
+  }
   Work w;
 
   if (std::strcmp(mode, "after-exec") == 0) {
@@ -106,6 +114,9 @@ int main(int argc, char **argv) {
     t.detach();
     std::this_thread::sleep_for(std::chrono::seconds(30));
     std::printf("the other thread did not exit\n");
+    return 0;
+  }
+  if (abort_at_exit) {
     return 0;
   }
   if (std::strcmp(mode, "abort") == 0) {

@@ -257,6 +257,58 @@ fn sigterm_to_the_launcher_leaves_whole_files() {
     assert!(syclgraph_lines(&err).is_empty(), "{err}");
 }
 
+/// A program that dies late in its exit, in an exit handler that runs
+/// after the runtime's shutdown handler: syclgraph writes its files beside
+/// the runtime's teardown, so the abort may come before they are written.
+/// Whichever came first, the files are whole when the launcher exits (the
+/// collector's, or the launcher's conversion of the journal), and the exit
+/// code is the program's.
+#[test]
+fn a_program_aborting_in_its_exit_handler_leaves_whole_files() {
+    const SRC: &str = "tests/programs/faults.cpp";
+    let cwd = fresh_dir("killed-at-exit");
+    let dir = cwd.join("out");
+    let mut cmd = Command::new(syclgraph_exe());
+    cmd.current_dir(&cwd)
+        .args(["run", "-o", "out", "--"])
+        .arg(program("faults"))
+        .args(["abort-at-exit", "300"]);
+    for var in CLEARED {
+        cmd.env_remove(var);
+    }
+    let out = output_within(cmd, Duration::from_secs(120));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(134), "{stderr}");
+    for f in [
+        "summary.txt",
+        "critical_path.csv",
+        "idle_gaps.csv",
+        "graph.dot",
+        "summary.csv",
+        "run.journal",
+    ] {
+        assert!(
+            dir.join(f).is_file(),
+            "no {f} in {}:\n{stderr}",
+            dir.display()
+        );
+    }
+    assert!(!dir.join(".syclgraph-journal").exists(), "{stderr}");
+    let tmp: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(tmp.is_empty(), "temporary files left: {tmp:?}");
+    let rows = read_csv(&dir.join("kernels.csv"));
+    let kernels = rows_at(&rows, SRC, tag_line(SRC, "fault_kernel"));
+    assert_eq!(kernels.len(), 300, "fault_kernel rows:\n{stderr}");
+    let summary = std::fs::read_to_string(dir.join("summary.txt")).unwrap();
+    assert!(summary.contains("critical path: "), "{summary}");
+    check_pftrace(&dir, false);
+}
+
 #[test]
 fn sigkill_to_the_program_alone_leaves_whole_files() {
     let cwd = fresh_dir("killed-kill");
