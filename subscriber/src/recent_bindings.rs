@@ -157,14 +157,10 @@ impl RecentBindings {
         found.map(|(_, binding)| binding)
     }
 
-    /// Bindings written and still in the ring (for tests and sizes).
-    pub fn len(&self) -> usize {
+    /// Inserts begun, up to the ring's size (the tests' check of a full ring).
+    #[cfg(test)]
+    fn len(&self) -> usize {
         (self.next.load(Ordering::Relaxed) as usize).min(RING_SLOTS)
-    }
-
-    /// True before the first insert.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 
     /// Points an index entry at ring place `seq`: the first empty or stale

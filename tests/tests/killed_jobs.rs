@@ -169,7 +169,19 @@ fn number_before(line: &str, word: &str) -> u64 {
 
 /// Checks that `dir` holds a killed program's whole files, converted by
 /// the launcher: returns the kernels.csv rows.
-fn check_whole(dir: &Path) -> usize {
+/// The `.tmp` files in `dir` (a write not renamed into place).
+fn tmp_files(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect()
+}
+
+/// Every file a finished run has is in `dir`, with no journal left to
+/// convert and no `.tmp` file; `context` goes into the messages.
+fn assert_files_whole(dir: &Path, context: &str) {
     for f in [
         "summary.txt",
         "critical_path.csv",
@@ -180,20 +192,23 @@ fn check_whole(dir: &Path) -> usize {
         "summary.csv",
         "run.journal",
     ] {
-        assert!(dir.join(f).is_file(), "no {f} in {}", dir.display());
+        assert!(
+            dir.join(f).is_file(),
+            "no {f} in {}{context}",
+            dir.display()
+        );
     }
     assert!(
         !dir.join(".syclgraph-journal").exists(),
-        "{}",
+        "{}{context}",
         dir.display()
     );
-    let tmp: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".tmp"))
-        .collect();
-    assert!(tmp.is_empty(), "temporary files left: {tmp:?}");
+    let tmp = tmp_files(dir);
+    assert!(tmp.is_empty(), "temporary files left: {tmp:?}{context}");
+}
+
+fn check_whole(dir: &Path) -> usize {
+    assert_files_whole(dir, "");
     let summary = std::fs::read_to_string(dir.join("summary.txt")).unwrap();
     assert!(
         summary.starts_with("converted by `syclgraph run` from .syclgraph-journal"),
@@ -279,28 +294,7 @@ fn a_program_aborting_in_its_exit_handler_leaves_whole_files() {
     let out = output_within(cmd, Duration::from_secs(120));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(134), "{stderr}");
-    for f in [
-        "summary.txt",
-        "critical_path.csv",
-        "idle_gaps.csv",
-        "graph.dot",
-        "summary.csv",
-        "run.journal",
-    ] {
-        assert!(
-            dir.join(f).is_file(),
-            "no {f} in {}:\n{stderr}",
-            dir.display()
-        );
-    }
-    assert!(!dir.join(".syclgraph-journal").exists(), "{stderr}");
-    let tmp: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".tmp"))
-        .collect();
-    assert!(tmp.is_empty(), "temporary files left: {tmp:?}");
+    assert_files_whole(&dir, &format!(":\n{stderr}"));
     let rows = read_csv(&dir.join("kernels.csv"));
     let kernels = rows_at(&rows, SRC, tag_line(SRC, "fault_kernel"));
     assert_eq!(kernels.len(), 300, "fault_kernel rows:\n{stderr}");
@@ -454,12 +448,7 @@ fn a_second_ctrl_c_stops_the_conversion_and_leaves_no_half_file() {
         "{text}"
     );
     assert!(!text.contains("syclgraph completed its files"), "{text}");
-    let left: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".tmp"))
-        .collect();
+    let left = tmp_files(&dir);
     assert!(left.is_empty(), "temporary files left: {left:?}");
     assert!(dir.join(".syclgraph-journal").is_file());
     assert!(!dir.join("summary.txt").exists());
